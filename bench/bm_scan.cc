@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+// uriscan_bench: scanning named corpora, uriscan beside its peers.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/support/corpus.h"
+#include "uriscan/uriscan.h"
+
+#if URISCAN_HAVE_URIPARSER
+#include <uriparser/Uri.h>
+#endif
+
+namespace {
+
+using uriscan::ComponentSpans;
+using uriscan::OwnedBatch;
+
+struct Corpus {
+  std::string name;
+  OwnedBatch batch;
+  size_t valid = 0;  // by the scalar oracle
+};
+
+std::vector<Corpus>& Corpora() {
+  static std::vector<Corpus> corpora;
+  return corpora;
+}
+
+void Report(benchmark::State& state, const Corpus& c) {
+  const double uris = static_cast<double>(c.batch.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(c.batch.data.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(c.batch.size()));
+  state.counters["URIs/s"] = benchmark::Counter(
+      uris * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["ns/URI"] = benchmark::Counter(
+      uris * state.iterations() * 1e-9,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// The scalar parser over the batch: the reference every target must match.
+void BM_ScanScalar(benchmark::State& state, const Corpus* c) {
+  ComponentSpans spans;
+  uriscan::Scan(c->batch.view(), &spans);
+  size_t valid = 0;
+  for (size_t i = 0; i < spans.size(); ++i) valid += spans.error_kind[i] == 0;
+  if (valid != c->valid || spans.size() != c->batch.size()) {
+    state.SkipWithError("scan disagrees with the oracle's counts");
+    return;
+  }
+  for (auto _ : state) {
+    uriscan::Scan(c->batch.view(), &spans);
+    benchmark::DoNotOptimize(spans.flags.data());
+    benchmark::ClobberMemory();
+  }
+  state.counters["valid"] = static_cast<double>(valid);
+  Report(state, *c);
+}
+
+#if URISCAN_HAVE_URIPARSER
+// uriparser's RFC 3986 parser, one reference at a time.
+size_t UriparserAccepts(const Corpus& c) {
+  size_t accepted = 0;
+  UriUriA uri;
+  const char* error_pos = nullptr;
+  const uriscan::Batch b = c.batch.view();
+  for (size_t i = 0; i < b.count; ++i) {
+    const char* first = b.data + b.offsets[i];
+    const char* last = b.data + b.offsets[i + 1];
+    if (uriParseSingleUriExA(&uri, first, last, &error_pos) == URI_SUCCESS) {
+      ++accepted;
+      uriFreeUriMembersA(&uri);
+    }
+  }
+  return accepted;
+}
+
+void BM_uriparser(benchmark::State& state, const Corpus* c) {
+  const size_t accepted = UriparserAccepts(*c);
+  if (accepted == 0 && c->valid > 0) {
+    state.SkipWithError("uriparser accepted nothing");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(UriparserAccepts(*c));
+  state.counters["accepted"] = static_cast<double>(accepted);
+  Report(state, *c);
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  std::vector<uriscan::testing::CorpusFile> files =
+      uriscan::testing::LoadCorpora();
+  for (auto& f : files) {
+    if (f.name == "tricky" || f.name == "apache_access") continue;
+    Corpus c;
+    c.name = f.name;
+    if (!uriscan::BatchFromLines(f.bytes, &c.batch)) continue;
+    ComponentSpans spans;
+    for (size_t i = 0; i < c.batch.size(); ++i)
+      c.valid += uriscan::ParseUriReference(c.batch.view().Get(i)).valid();
+    benchmark::AddCustomContext(
+        "corpus." + c.name,
+        std::to_string(c.batch.size()) + " lines, " +
+            std::to_string(c.batch.data.size()) + " bytes, " +
+            std::to_string(c.batch.size() - c.valid) + " invalid");
+    Corpora().push_back(std::move(c));
+  }
+  benchmark::AddCustomContext("highway.target", uriscan::DispatchedTargetName());
+  for (const Corpus& c : Corpora()) {
+    benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
+                                 BM_ScanScalar, &c);
+#if URISCAN_HAVE_URIPARSER
+    benchmark::RegisterBenchmark(("BM_uriparser/" + c.name).c_str(),
+                                 BM_uriparser, &c);
+#endif
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

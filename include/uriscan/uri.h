@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// One URI reference: parse it into components (RFC 3986 Appendix A).
+#ifndef URISCAN_URI_H_
+#define URISCAN_URI_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "uriscan/error.h"
+
+namespace uriscan {
+
+// Which host rule matched (§3.2.2). First match wins, as in the ABNF:
+// "01.2.3.4" and "256.1.1.1" are reg-names.
+enum class HostKind : uint8_t {
+  kRegName = 0,
+  kIPv4 = 1,
+  kIPv6 = 2,
+  kIPvFuture = 3,
+};
+
+// Bits of the uint16_t flags column. The kHas* component bits say which
+// components are *defined* (their delimiter is present): "http://a" has no
+// query, "http://a?" has an empty one. The path is always defined; the host
+// is defined exactly when the authority is. Flags are 0 for an invalid URI.
+namespace flags {
+inline constexpr uint16_t kHasScheme = 1u << 0;
+inline constexpr uint16_t kHasAuthority = 1u << 1;
+inline constexpr uint16_t kHasUserinfo = 1u << 2;
+inline constexpr uint16_t kHasPort = 1u << 3;
+inline constexpr uint16_t kHasQuery = 1u << 4;
+inline constexpr uint16_t kHasFragment = 1u << 5;
+inline constexpr int kHostKindShift = 6;  // two bits: a HostKind
+inline constexpr uint16_t kHostKindMask = 3u << kHostKindShift;
+// Hints for later stages (normalization skips URIs without them):
+inline constexpr uint16_t kHasPctEncoded = 1u << 8;  // a '%' anywhere
+inline constexpr uint16_t kHasUpperCase = 1u << 9;   // A-Z in scheme or host
+inline constexpr uint16_t kHasDotSegment = 1u << 10; // "." or ".." segment
+}  // namespace flags
+
+// The boundaries of one URI reference, as byte offsets from its start.
+// They never decrease, in this order (see spans.h for the picture):
+//   0 <= scheme_end <= authority_begin <= userinfo_end <= host_begin
+//     <= host_end <= port_begin <= path_begin <= path_end <= query_begin
+//     <= fragment_begin <= size
+// An undefined component is empty and sits where it would have started.
+struct Boundaries {
+  uint32_t scheme_end = 0;       // the ':' after the scheme
+  uint32_t authority_begin = 0;  // just after "//"
+  uint32_t userinfo_end = 0;     // the '@'
+  uint32_t host_begin = 0;
+  uint32_t host_end = 0;
+  uint32_t port_begin = 0;       // just after the ':'
+  uint32_t path_begin = 0;
+  uint32_t path_end = 0;         // the '?', the '#' or the end
+  uint32_t query_begin = 0;      // just after the '?'
+  uint32_t fragment_begin = 0;   // just after the '#'
+};
+
+// A parsed URI reference: a view over the caller's text (which must outlive
+// it) plus its boundaries, flags and error.
+class UriReference {
+ public:
+  UriReference() = default;
+  UriReference(std::string_view text, const Boundaries& b, uint16_t flags,
+               ScanError error)
+      : text_(text), b_(b), flags_(flags), error_(error) {}
+
+  bool valid() const { return error_.kind == ErrorKind::kNone; }
+  ScanError error() const { return error_; }
+  uint16_t flags() const { return flags_; }
+  const Boundaries& boundaries() const { return b_; }
+  std::string_view text() const { return text_; }
+  HostKind host_kind() const {
+    return static_cast<HostKind>((flags_ & flags::kHostKindMask) >>
+                                 flags::kHostKindShift);
+  }
+
+  // Each accessor returns nullopt for an undefined component (and for every
+  // component of an invalid reference). Values are raw: nothing is decoded.
+  std::optional<std::string_view> scheme() const;
+  std::optional<std::string_view> authority() const;
+  std::optional<std::string_view> userinfo() const;
+  std::optional<std::string_view> host() const;  // IP literals keep [ ]
+  std::optional<std::string_view> port() const;
+  std::string_view path() const;  // always defined (maybe empty)
+  std::optional<std::string_view> query() const;
+  std::optional<std::string_view> fragment() const;
+
+ private:
+  uint32_t size32() const { return static_cast<uint32_t>(text_.size()); }
+  std::string_view Slice(uint32_t begin, uint32_t end) const {
+    return text_.substr(begin, end - begin);
+  }
+  std::string_view text_;
+  Boundaries b_;
+  uint16_t flags_ = 0;
+  ScanError error_;
+};
+
+// Parses `text` as an RFC 3986 URI-reference (§4.1) with the scalar parser.
+// Never fails loudly: an invalid reference has valid() == false and error()
+// holds the rule broken and the first offending byte. Text longer than
+// 2^32 - 1 bytes gives kTooLong. Does not allocate.
+[[nodiscard]] UriReference ParseUriReference(std::string_view text);
+
+// Recomposes a valid reference from its components (RFC 3986 §5.3). For any
+// valid parse the result equals text() byte for byte.
+std::string Recompose(const UriReference& uri);
+
+// Host-literal checks on their own (the text between '[' and ']' for the
+// first two). Each returns the offset of the first offending byte, or
+// std::nullopt when `text` matches the rule exactly.
+std::optional<uint32_t> CheckIPv6Address(std::string_view text);
+std::optional<uint32_t> CheckIPvFuture(std::string_view text);
+bool IsIPv4Address(std::string_view text);  // dotted dec-octets, exact
+
+}  // namespace uriscan
+
+#endif  // URISCAN_URI_H_

@@ -1,0 +1,15 @@
+// SPDX-License-Identifier: MIT
+// Umbrella header for the uriscan library.
+#ifndef URISCAN_URISCAN_H_
+#define URISCAN_URISCAN_H_
+
+#include "uriscan/error.h"
+#include "uriscan/spans.h"
+#include "uriscan/uri.h"
+
+namespace uriscan {
+// The Highway target the kernels dispatch to on this machine ("AVX2", ...).
+const char* DispatchedTargetName();
+}  // namespace uriscan
+
+#endif  // URISCAN_URISCAN_H_

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+// The uriscan command: parse, validate and stats over files or stdin.
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "src/cli/input.h"
+#include "src/cli/output.h"
+#include "uriscan/uriscan.h"
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+constexpr char kUsage[] =
+    "usage: uriscan COMMAND [OPTIONS] [FILE...]\n"
+    "\n"
+    "Reads one URI reference per line (RFC 3986) from each FILE, or from\n"
+    "stdin when there is none or FILE is '-'. A \"\\r\" before \"\\n\" is\n"
+    "dropped. Output keeps one record per input line, in order.\n"
+    "\n"
+    "commands:\n"
+    "  parse [--format=jsonl|tsv]  one record per line with its components\n"
+    "  validate                    diagnostics for invalid lines only;\n"
+    "                              exit 1 if there is any\n"
+    "  stats                       a summary: counts, error kinds, host\n"
+    "                              kinds, throughput\n"
+    "\n"
+    "options:\n"
+    "  --max-line=BYTES  longer lines are reported as too-long (default\n"
+    "                    16777216); memory stays bounded by it\n"
+    "  --quiet           no progress and no summary on stderr\n"
+    "  --help, --version\n"
+    "\n"
+    "Diagnostics go to stderr as FILE:LINE:COL: error: KIND: MESSAGE\n"
+    "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
+    "(validate), 2 usage or I/O error.\n";
+
+enum class Command { kParse, kValidate, kStats };
+enum class Format { kJsonl, kTsv };
+
+struct Options {
+  Command command = Command::kParse;
+  Format format = Format::kJsonl;
+  bool quiet = false;
+  size_t max_line = 16u << 20;
+  std::vector<std::string> files;
+};
+
+struct Totals {
+  uint64_t lines = 0, valid = 0, bytes = 0;
+  std::array<uint64_t, kErrorKindCount> by_error{};
+  std::array<uint64_t, 4> by_host{};
+  uint64_t scheme = 0, authority = 0, userinfo = 0, port = 0, query = 0,
+           fragment = 0;
+  double scan_seconds = 0;
+};
+
+int Usage(const char* message) {
+  std::fprintf(stderr, "uriscan: %s\n\n%s", message, kUsage);
+  return 2;
+}
+
+bool ParseSize(const char* text, size_t* out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text || *end != '\0' || v == 0 || v >= (1ull << 32)) return false;
+  *out = static_cast<size_t>(v);
+  return true;
+}
+
+// Returns -1 when the options are fine, else the exit status.
+int ParseOptions(int argc, char** argv, Options* opt) {
+  if (argc < 2) return Usage("no command given");
+  const std::string cmd = argv[1];
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (cmd == "--version") {
+    std::printf("uriscan 0.1.0 (Highway target %s)\n", DispatchedTargetName());
+    return 0;
+  }
+  if (cmd == "parse") {
+    opt->command = Command::kParse;
+  } else if (cmd == "validate") {
+    opt->command = Command::kValidate;
+  } else if (cmd == "stats") {
+    opt->command = Command::kStats;
+  } else {
+    return Usage(("unknown command '" + cmd + "'").c_str());
+  }
+  bool options_done = false;
+  for (int i = 2; i < argc; ++i) {
+    const char* a = argv[i];
+    if (options_done || a[0] != '-' || std::strcmp(a, "-") == 0) {
+      opt->files.emplace_back(a);
+    } else if (std::strcmp(a, "--") == 0) {
+      options_done = true;
+    } else if (std::strcmp(a, "--format=jsonl") == 0 &&
+               opt->command == Command::kParse) {
+      opt->format = Format::kJsonl;
+    } else if (std::strcmp(a, "--format=tsv") == 0 &&
+               opt->command == Command::kParse) {
+      opt->format = Format::kTsv;
+    } else if (std::strcmp(a, "--quiet") == 0) {
+      opt->quiet = true;
+    } else if (std::strncmp(a, "--max-line=", 11) == 0) {
+      if (!ParseSize(a + 11, &opt->max_line))
+        return Usage("--max-line takes a byte count from 1 to 4294967295");
+    } else if (std::strcmp(a, "--help") == 0) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    } else {
+      return Usage((std::string("unknown option '") + a + "' for " + cmd)
+                       .c_str());
+    }
+  }
+  if (opt->files.empty()) opt->files.emplace_back("-");
+  return -1;
+}
+
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled && isatty(2)) {}
+  void Update(const Totals& t) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    std::fprintf(stderr, "\r%llu lines, %.1f MB, %.1f MB/s   ",
+                 static_cast<unsigned long long>(t.lines), t.bytes / 1e6,
+                 secs > 0 ? t.bytes / 1e6 / secs : 0.0);
+    shown_ = true;
+  }
+  void Clear() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point start_ = Clock::now(), last_ = Clock::now();
+};
+
+void Count(const UriReference& uri, Totals* t) {
+  ++t->lines;
+  if (!uri.valid()) {
+    ++t->by_error[static_cast<size_t>(uri.error().kind)];
+    return;
+  }
+  ++t->valid;
+  const uint16_t f = uri.flags();
+  t->scheme += (f & flags::kHasScheme) != 0;
+  t->userinfo += (f & flags::kHasUserinfo) != 0;
+  t->port += (f & flags::kHasPort) != 0;
+  t->query += (f & flags::kHasQuery) != 0;
+  t->fragment += (f & flags::kHasFragment) != 0;
+  if (f & flags::kHasAuthority) {
+    ++t->authority;
+    ++t->by_host[static_cast<size_t>(uri.host_kind())];
+  }
+}
+
+void PrintStats(const Options& opt, const Totals& t, double wall) {
+  auto pct = [&](uint64_t n) { return t.lines ? 100.0 * n / t.lines : 0.0; };
+  std::printf("uriscan stats: RFC 3986 URI-reference, strict\n");
+  for (const std::string& f : opt.files)
+    std::printf("  input            %s\n", f == "-" ? "<stdin>" : f.c_str());
+  std::printf("  URIs scanned     %llu (%.1f MB)\n",
+              static_cast<unsigned long long>(t.lines), t.bytes / 1e6);
+  std::printf("  valid            %llu (%.2f %%)\n",
+              static_cast<unsigned long long>(t.valid), pct(t.valid));
+  std::printf("  invalid          %llu (%.2f %%)\n",
+              static_cast<unsigned long long>(t.lines - t.valid),
+              pct(t.lines - t.valid));
+  for (int k = 1; k < kErrorKindCount; ++k) {
+    if (t.by_error[k] == 0) continue;
+    std::printf("    %-16s %llu\n", ErrorKindName(static_cast<ErrorKind>(k)),
+                static_cast<unsigned long long>(t.by_error[k]));
+  }
+  std::printf("  host kinds       name %llu, ipv4 %llu, ipv6 %llu, "
+              "ipvfuture %llu\n",
+              static_cast<unsigned long long>(t.by_host[0]),
+              static_cast<unsigned long long>(t.by_host[1]),
+              static_cast<unsigned long long>(t.by_host[2]),
+              static_cast<unsigned long long>(t.by_host[3]));
+  std::printf("  defined          scheme %llu, authority %llu, userinfo %llu, "
+              "port %llu, query %llu, fragment %llu\n",
+              static_cast<unsigned long long>(t.scheme),
+              static_cast<unsigned long long>(t.authority),
+              static_cast<unsigned long long>(t.userinfo),
+              static_cast<unsigned long long>(t.port),
+              static_cast<unsigned long long>(t.query),
+              static_cast<unsigned long long>(t.fragment));
+  const double scan = t.scan_seconds > 0 ? t.scan_seconds : 1e-9;
+  std::printf("  scan throughput  %.1f MB/s, %.2f M URIs/s (scalar parser, "
+              "1 thread, %s)\n",
+              t.bytes / 1e6 / scan, t.lines / 1e6 / scan,
+              DispatchedTargetName());
+  std::printf("  wall time        %.3f s (reading and counting included)\n",
+              wall);
+}
+
+void PrintSummary(const Totals& t) {
+  std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
+                  std::to_string(t.valid) + " valid, " +
+                  std::to_string(t.lines - t.valid) + " invalid";
+  const char* sep = " (";
+  for (int k = 1; k < kErrorKindCount; ++k) {
+    if (t.by_error[k] == 0) continue;
+    s += sep;
+    s += ErrorKindName(static_cast<ErrorKind>(k));
+    s += ' ';
+    s += std::to_string(t.by_error[k]);
+    sep = ", ";
+  }
+  if (t.lines != t.valid) s += ')';
+  std::fprintf(stderr, "%s\n", s.c_str());
+}
+
+int Run(const Options& opt) {
+  const auto start = std::chrono::steady_clock::now();
+  Writer out(stdout);
+  Writer err(stderr);
+  Totals totals;
+  Progress progress(!opt.quiet);
+  LineReader reader(4u << 20, opt.max_line);
+  OwnedBatch batch;
+  ComponentSpans spans;
+  int status = 0;
+  if (opt.command == Command::kParse && opt.format == Format::kTsv)
+    AppendTsvHeader(&out.buffer());
+  for (const std::string& file : opt.files) {
+    const std::string name = file == "-" ? "<stdin>" : file;
+    std::string open_error;
+    if (!reader.Open(file, &open_error)) {
+      err.Flush();
+      std::fprintf(stderr, "uriscan: cannot open '%s': %s\n", file.c_str(),
+                   open_error.c_str());
+      status = 2;
+      continue;
+    }
+    uint64_t line = 0;
+    for (;;) {
+      const LineReader::Status st = reader.Next(&batch);
+      if (st == LineReader::Status::kEnd) break;
+      if (st == LineReader::Status::kError) {
+        err.Flush();
+        std::fprintf(stderr, "uriscan: error reading '%s' after line %llu: %s\n",
+                     name.c_str(), static_cast<unsigned long long>(line),
+                     reader.error().c_str());
+        status = 2;
+        break;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      const bool too_long_line = st == LineReader::Status::kTooLongLine;
+      if (too_long_line) batch.offsets.push_back(0);  // one empty row
+      Scan(batch.view(), &spans);
+      totals.scan_seconds += std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - t0)
+                                 .count();
+      totals.bytes += batch.data.size() + batch.view().count;
+      const char* data = batch.data.data();
+      for (size_t i = 0; i < spans.size(); ++i) {
+        ++line;
+        UriReference uri = spans.Row(i, data);
+        // Over-long lines are errors whether or not they fit in a chunk, so
+        // the result never depends on how the input was read.
+        if (too_long_line || uri.text().size() > opt.max_line) {
+          uri = UriReference(uri.text(), Boundaries{}, 0,
+                             {ErrorKind::kTooLong,
+                              static_cast<uint32_t>(opt.max_line)});
+        }
+        Count(uri, &totals);
+        if (!uri.valid() && opt.command != Command::kStats)
+          AppendDiagnostic(name, line, uri.error(), &err.buffer());
+        if (opt.command == Command::kParse) {
+          if (opt.format == Format::kJsonl) {
+            AppendJsonRecord(uri, &out.buffer());
+            out.buffer().push_back('\n');
+          } else {
+            AppendTsvRecord(line, uri, &out.buffer());
+          }
+        }
+      }
+      out.MaybeFlush();
+      err.MaybeFlush();
+      progress.Update(totals);
+    }
+  }
+  out.Flush();
+  err.Flush();
+  progress.Clear();
+  if (out.failed()) {
+    std::fprintf(stderr, "uriscan: error writing output\n");
+    return 2;
+  }
+  const double wall = std::chrono::duration<double>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  if (opt.command == Command::kStats) {
+    PrintStats(opt, totals, wall);
+  } else if (!opt.quiet) {
+    PrintSummary(totals);
+  }
+  if (status == 0 && opt.command == Command::kValidate &&
+      totals.valid != totals.lines) {
+    status = 1;
+  }
+  return status;
+}
+
+}  // namespace
+}  // namespace cli
+}  // namespace uriscan
+
+int main(int argc, char** argv) {
+  uriscan::cli::Options opt;
+  const int early = uriscan::cli::ParseOptions(argc, argv, &opt);
+  if (early >= 0) return early;
+  return uriscan::cli::Run(opt);
+}

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// JSON Lines and TSV records, diagnostics.
+#include "src/cli/output.h"
+
+#include <charconv>
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+void AppendNumber(uint64_t v, std::string* out) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof(digits), v);
+  out->append(digits, r.ptr);
+}
+
+// A JSON string. Valid references hold only printable ASCII without '"' or
+// '\\', but the escaping stays complete for any bytes.
+void AppendJsonString(std::string_view s, std::string* out) {
+  static const char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(static_cast<char>(c));
+    } else if (c < 0x20 || c == 0x7f) {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 15]);
+    } else {
+      out->push_back(static_cast<char>(c));
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendJsonField(const char* key, std::string_view value,
+                     std::string* out) {
+  out->append(",\"").append(key).append("\":");
+  AppendJsonString(value, out);
+}
+
+void AppendTsvField(const std::optional<std::string_view>& v,
+                    std::string* out) {
+  out->push_back('\t');
+  if (v) {
+    out->append(*v);
+  } else {
+    out->append("\\N");
+  }
+}
+
+}  // namespace
+
+bool Writer::Flush() {
+  if (!buf_.empty() && !failed_) {
+    if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size())
+      failed_ = true;
+  }
+  buf_.clear();
+  if (!failed_ && std::fflush(out_) != 0) failed_ = true;
+  return !failed_;
+}
+
+const char* HostTypeName(HostKind kind) {
+  switch (kind) {
+    case HostKind::kRegName: return "name";
+    case HostKind::kIPv4: return "ipv4";
+    case HostKind::kIPv6: return "ipv6";
+    case HostKind::kIPvFuture: return "ipvfuture";
+  }
+  return "name";
+}
+
+void AppendJsonRecord(const UriReference& uri, std::string* out) {
+  if (!uri.valid()) {
+    out->append("{\"valid\":false,\"error\":\"")
+        .append(ErrorKindName(uri.error().kind))
+        .append("\",\"at\":");
+    AppendNumber(uri.error().offset, out);
+    out->push_back('}');
+    return;
+  }
+  out->append("{\"valid\":true");
+  if (auto v = uri.scheme()) AppendJsonField("scheme", *v, out);
+  if (auto v = uri.userinfo()) AppendJsonField("userinfo", *v, out);
+  if (auto v = uri.host()) {
+    AppendJsonField("host", *v, out);
+    AppendJsonField("host_type", HostTypeName(uri.host_kind()), out);
+  }
+  if (auto v = uri.port()) AppendJsonField("port", *v, out);
+  AppendJsonField("path", uri.path(), out);
+  if (auto v = uri.query()) AppendJsonField("query", *v, out);
+  if (auto v = uri.fragment()) AppendJsonField("fragment", *v, out);
+  out->push_back('}');
+}
+
+void AppendTsvHeader(std::string* out) {
+  out->append(
+      "line\tvalid\tscheme\tuserinfo\thost\tport\tpath\tquery\tfragment\t"
+      "host_type\terror\n");
+}
+
+void AppendTsvRecord(uint64_t line, const UriReference& uri,
+                     std::string* out) {
+  AppendNumber(line, out);
+  if (!uri.valid()) {
+    out->append("\tfalse");
+    for (int i = 0; i < 8; ++i) out->append("\t\\N");
+    out->push_back('\t');
+    out->append(ErrorKindName(uri.error().kind));
+    out->push_back('\n');
+    return;
+  }
+  out->append("\ttrue");
+  AppendTsvField(uri.scheme(), out);
+  AppendTsvField(uri.userinfo(), out);
+  AppendTsvField(uri.host(), out);
+  AppendTsvField(uri.port(), out);
+  AppendTsvField(uri.path(), out);
+  AppendTsvField(uri.query(), out);
+  AppendTsvField(uri.fragment(), out);
+  AppendTsvField(uri.host() ? std::optional<std::string_view>(
+                                  HostTypeName(uri.host_kind()))
+                            : std::nullopt,
+                 out);
+  out->append("\t\\N\n");
+}
+
+void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,
+                      std::string* out) {
+  out->append(file).push_back(':');
+  AppendNumber(line, out);
+  out->push_back(':');
+  AppendNumber(static_cast<uint64_t>(error.offset) + 1, out);
+  out->append(": error: ")
+      .append(ErrorKindName(error.kind))
+      .append(": ")
+      .append(ErrorKindMessage(error.kind));
+  out->push_back('\n');
+}
+
+}  // namespace cli
+}  // namespace uriscan

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+// Record formats of the uriscan command (DESIGN.md §5) and a buffered writer.
+#ifndef URISCAN_SRC_CLI_OUTPUT_H_
+#define URISCAN_SRC_CLI_OUTPUT_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "uriscan/uri.h"
+
+namespace uriscan {
+namespace cli {
+
+// Collects output and writes it in large blocks.
+class Writer {
+ public:
+  explicit Writer(std::FILE* out) : out_(out) {}
+  ~Writer() { Flush(); }
+  std::string& buffer() { return buf_; }
+  void MaybeFlush() {
+    if (buf_.size() >= (1u << 20)) Flush();
+  }
+  bool Flush();
+  bool failed() const { return failed_; }
+
+ private:
+  std::FILE* out_;
+  std::string buf_;
+  bool failed_ = false;
+};
+
+const char* HostTypeName(HostKind kind);  // name, ipv4, ipv6, ipvfuture
+
+// One JSON object (no newline): keys present exactly when defined.
+void AppendJsonRecord(const UriReference& uri, std::string* out);
+// The TSV header line and one row, each with its "\n".
+void AppendTsvHeader(std::string* out);
+void AppendTsvRecord(uint64_t line, const UriReference& uri, std::string* out);
+
+// FILE:LINE:COL: error: <kind>: <message>, with "\n". COL counts bytes from 1.
+void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,
+                      std::string* out);
+
+}  // namespace cli
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_CLI_OUTPUT_H_

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Batches and ComponentSpans: building, filling, checking.
+#include <cstring>
+#include <limits>
+
+#include "uriscan/spans.h"
+
+namespace uriscan {
+
+bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
+  out->data.clear();
+  out->offsets.assign(1, 0);
+  if (bytes.size() >= std::numeric_limits<uint32_t>::max()) return false;
+  out->data.resize(bytes.size());
+  char* dst = out->data.data();
+  size_t written = 0;
+  size_t pos = 0;
+  while (pos < bytes.size()) {
+    const void* nl = std::memchr(bytes.data() + pos, '\n', bytes.size() - pos);
+    const size_t end =
+        nl ? static_cast<const char*>(nl) - bytes.data() : bytes.size();
+    size_t line_end = end;
+    if (nl && line_end > pos && bytes[line_end - 1] == '\r') --line_end;
+    std::memcpy(dst + written, bytes.data() + pos, line_end - pos);
+    written += line_end - pos;
+    out->offsets.push_back(static_cast<uint32_t>(written));
+    pos = end + 1;
+  }
+  out->data.resize(written);
+  return true;
+}
+
+void ComponentSpans::Resize(size_t n) {
+  for (auto* col : {&uri_begin, &scheme_end, &authority_begin, &userinfo_end,
+                    &host_begin, &host_end, &port_begin, &path_begin,
+                    &path_end, &query_begin, &fragment_begin, &uri_end,
+                    &error_offset}) {
+    col->resize(n);
+  }
+  flags.resize(n);
+  error_kind.resize(n);
+}
+
+void ComponentSpans::SetRow(size_t i, uint32_t begin, const UriReference& uri) {
+  const Boundaries& b = uri.boundaries();
+  uri_begin[i] = begin;
+  scheme_end[i] = begin + b.scheme_end;
+  authority_begin[i] = begin + b.authority_begin;
+  userinfo_end[i] = begin + b.userinfo_end;
+  host_begin[i] = begin + b.host_begin;
+  host_end[i] = begin + b.host_end;
+  port_begin[i] = begin + b.port_begin;
+  path_begin[i] = begin + b.path_begin;
+  path_end[i] = begin + b.path_end;
+  query_begin[i] = begin + b.query_begin;
+  fragment_begin[i] = begin + b.fragment_begin;
+  uri_end[i] = begin + static_cast<uint32_t>(uri.text().size());
+  flags[i] = uri.flags();
+  error_kind[i] = static_cast<uint8_t>(uri.error().kind);
+  error_offset[i] = uri.error().offset;
+}
+
+UriReference ComponentSpans::Row(size_t i, const char* data) const {
+  const uint32_t base = uri_begin[i];
+  Boundaries b;
+  b.scheme_end = scheme_end[i] - base;
+  b.authority_begin = authority_begin[i] - base;
+  b.userinfo_end = userinfo_end[i] - base;
+  b.host_begin = host_begin[i] - base;
+  b.host_end = host_end[i] - base;
+  b.port_begin = port_begin[i] - base;
+  b.path_begin = path_begin[i] - base;
+  b.path_end = path_end[i] - base;
+  b.query_begin = query_begin[i] - base;
+  b.fragment_begin = fragment_begin[i] - base;
+  return UriReference(std::string_view(data + base, uri_end[i] - base), b,
+                      flags[i], Error(i));
+}
+
+bool ComponentSpans::Validate(size_t i) const {
+  if (i >= size()) return false;
+  const uint32_t cols[] = {uri_begin[i],  scheme_end[i],     authority_begin[i],
+                           userinfo_end[i], host_begin[i],   host_end[i],
+                           port_begin[i], path_begin[i],     path_end[i],
+                           query_begin[i], fragment_begin[i], uri_end[i]};
+  for (size_t k = 1; k < sizeof(cols) / sizeof(cols[0]); ++k)
+    if (cols[k] < cols[k - 1]) return false;
+  const bool valid = error_kind[i] == 0;
+  if (error_kind[i] >= kErrorKindCount) return false;
+  if (!valid) {
+    // Invalid rows: no flags, every boundary at uri_begin but the end.
+    for (size_t k = 1; k + 1 < sizeof(cols) / sizeof(cols[0]); ++k)
+      if (cols[k] != uri_begin[i]) return false;
+    return flags[i] == 0 &&
+           (error_offset[i] <= uri_end[i] - uri_begin[i] ||
+            error_kind[i] == static_cast<uint8_t>(ErrorKind::kTooLong));
+  }
+  return error_offset[i] == 0;
+}
+
+void Scan(const Batch& batch, ComponentSpans* spans) {
+  spans->Resize(batch.count);
+  for (size_t i = 0; i < batch.count; ++i) {
+    spans->SetRow(i, batch.offsets[i], ParseUriReference(batch.Get(i)));
+  }
+}
+
+}  // namespace uriscan
