@@ -80,6 +80,7 @@ std::optional<uint32_t> CheckIPv6Address(std::string_view s) {
       elided = true;
       pos += 2;
       if (pos == n) return std::nullopt;  // "...::" (form 9)
+      if (pieces >= 7) return pos;  // "::" must stand for at least one piece
       continue;
     }
     if (pieces + 1 > (elided ? 7 : 8)) return pos;

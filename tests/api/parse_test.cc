@@ -158,6 +158,7 @@ TEST(ParseTest, IPv6AllNineForms) {
       {"1:2:3:4:5:6:7:1.2.3.4", 15},
       {"1:2:3:4:5:6::1.2.3.4", 14},
       {"", 0},
+      {"1:2:3:4:5:6:7::8", 15},  // found by the uriparser differential test
   };
   for (const LiteralCase& c : cases) {
     const auto bad = CheckIPv6Address(c.text);

@@ -1,1 +1,213 @@
+// SPDX-License-Identifier: MIT
+// The uriscan command end to end: golden outputs, diagnostics, exit codes,
+// and every kind of bad input, checked for line alignment.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include "gtest/gtest.h"
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Write(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/uriscan_cli_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    const std::string cmd = "rm -rf '" + dir_ + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0);
+  }
+  std::string Path(const char* name) const { return dir_ + "/" + name; }
+  // Runs `uriscan ARGS` with `input` on stdin.
+  Result Run(const std::string& args, const std::string& input = "") {
+    Write(Path("stdin"), input);
+    const std::string cmd = std::string(URISCAN_CLI) + " " + args + " < '" +
+                            Path("stdin") + "' > '" + Path("stdout") +
+                            "' 2> '" + Path("stderr") + "'";
+    const int raw = std::system(cmd.c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = Slurp(Path("stdout"));
+    r.err = Slurp(Path("stderr"));
+    return r;
+  }
+  std::string dir_;
+};
+
+size_t CountLines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+const std::string kTricky =
+    std::string(URISCAN_SOURCE_DIR) + "/corpus/handmade/tricky.txt";
+
+TEST_F(CliTest, ParseJsonlMatchesGolden) {
+  const Result r = Run("parse --format=jsonl --quiet " + kTricky);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, Slurp(std::string(URISCAN_SOURCE_DIR) +
+                         "/corpus/handmade/tricky.expected.jsonl"));
+}
+
+TEST_F(CliTest, ParseTsvMatchesGolden) {
+  const Result r = Run("parse --format=tsv --quiet " + kTricky);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, Slurp(std::string(URISCAN_SOURCE_DIR) +
+                         "/corpus/handmade/tricky.expected.tsv"));
+}
+
+TEST_F(CliTest, JsonlIsTheDefaultAndKeysFollowDefinedness) {
+  const Result r = Run("parse", "http://a?\n//h:\n");
+  EXPECT_EQ(r.out,
+            "{\"valid\":true,\"scheme\":\"http\",\"host\":\"a\",\"host_type\":"
+            "\"name\",\"path\":\"\",\"query\":\"\"}\n"
+            "{\"valid\":true,\"host\":\"h\",\"host_type\":\"name\",\"port\":"
+            "\"\",\"path\":\"\"}\n");
+  EXPECT_EQ(r.err, "uriscan: 2 lines, 2 valid, 0 invalid\n");
+}
+
+TEST_F(CliTest, DiagnosticsNameFileLineAndColumn) {
+  Write(Path("in.txt"), "http://ok/\nhttp://a/%zz\n");
+  const Result r = Run("validate " + Path("in.txt"));
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(Path("in.txt") +
+                       ":2:10: error: pct-encoded: '%' not followed by two "
+                       "hex digits\n"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, ValidateExitsZeroWhenAllValid) {
+  const Result r = Run("validate --quiet", "http://a/\n\n/b\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CliTest, BadBytesKeepLineAlignment) {
+  // NUL, non-ASCII and invalid UTF-8, a lone CR, an empty line, CRLF, and a
+  // last line without "\n": one record per line, in order.
+  const std::string input = std::string("a\0b\n", 4) + "\xff\xfe\n" +
+                            "caf\xc3\xa9\n" + "x\ry\n" + "\n" + "ok\r\n" +
+                            "last";
+  const Result r = Run("parse --format=tsv --quiet", input);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "line\tvalid\tscheme\tuserinfo\thost\tport\tpath\tquery\tfragment"
+            "\thost_type\terror\n"
+            "1\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tdisallowed-byte\n"
+            "2\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tdisallowed-byte\n"
+            "3\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tdisallowed-byte\n"
+            "4\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\tdisallowed-byte\n"
+            "5\ttrue\t\\N\t\\N\t\\N\t\\N\t\t\\N\t\\N\t\\N\t\\N\n"
+            "6\ttrue\t\\N\t\\N\t\\N\t\\N\tok\t\\N\t\\N\t\\N\t\\N\n"
+            "7\ttrue\t\\N\t\\N\t\\N\t\\N\tlast\t\\N\t\\N\t\\N\t\\N\n");
+  EXPECT_NE(r.err.find("<stdin>:1:2: error: disallowed-byte"), std::string::npos);
+  EXPECT_NE(r.err.find("<stdin>:3:4: error: disallowed-byte"), std::string::npos);
+  EXPECT_NE(r.err.find("<stdin>:4:2: error: disallowed-byte"), std::string::npos);
+}
+
+TEST_F(CliTest, MegabyteLineIsParsedWhole) {
+  const std::string big = "http://a/" + std::string(1 << 20, 'x');
+  const Result r = Run("parse --quiet", "http://b/\n" + big + "\n/c\n");
+  EXPECT_EQ(r.status, 0);
+  ASSERT_EQ(CountLines(r.out), 3u);
+  EXPECT_NE(r.out.find("\"path\":\"/" + std::string(1 << 20, 'x') + "\""),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\"path\":\"/c\"}\n"), std::string::npos);
+}
+
+TEST_F(CliTest, OverLongLineIsAnErrorAndAlignmentHolds) {
+  // Over the limit whether it ends inside one read chunk or far beyond it.
+  for (size_t len : {size_t{100}, size_t{9} << 20}) {
+    const Result r = Run("parse --quiet --max-line=64",
+                         "/a\n" + std::string(len, 'y') + "\n/b\n");
+    EXPECT_EQ(r.status, 0);
+    EXPECT_EQ(r.out,
+              "{\"valid\":true,\"path\":\"/a\"}\n"
+              "{\"valid\":false,\"error\":\"too-long\",\"at\":64}\n"
+              "{\"valid\":true,\"path\":\"/b\"}\n")
+        << len;
+    EXPECT_NE(r.err.find("<stdin>:2:65: error: too-long"), std::string::npos);
+  }
+}
+
+TEST_F(CliTest, EmptyInputGivesNoRecords) {
+  Write(Path("empty.txt"), "");
+  const Result r = Run("parse --format=jsonl " + Path("empty.txt"));
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "uriscan: 0 lines, 0 valid, 0 invalid\n");
+}
+
+TEST_F(CliTest, MissingFileIsExit2AndOtherFilesStillRun) {
+  Write(Path("a.txt"), "/x\n");
+  const Result r = Run("parse --quiet " + Path("nope.txt") + " " + Path("a.txt"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot open '" + Path("nope.txt") +
+                       "': No such file or directory"),
+            std::string::npos);
+  EXPECT_EQ(r.out, "{\"valid\":true,\"path\":\"/x\"}\n");
+}
+
+TEST_F(CliTest, LineNumbersRestartPerFile) {
+  Write(Path("a.txt"), "/x\n%\n");
+  Write(Path("b.txt"), "%\n");
+  const Result r = Run("validate " + Path("a.txt") + " - " + Path("b.txt"),
+                       "/ok\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(Path("a.txt") + ":2:1: error: pct-encoded"),
+            std::string::npos);
+  EXPECT_NE(r.err.find(Path("b.txt") + ":1:1: error: pct-encoded"),
+            std::string::npos);
+  EXPECT_NE(r.err.find("4 lines, 2 valid, 2 invalid (pct-encoded 2)"),
+            std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorsExit2) {
+  EXPECT_EQ(Run("").status, 2);
+  EXPECT_EQ(Run("frobnicate").status, 2);
+  EXPECT_EQ(Run("parse --format=xml").status, 2);
+  EXPECT_EQ(Run("validate --max-line=0").status, 2);
+  const Result help = Run("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("usage: uriscan"), std::string::npos);
+}
+
+TEST_F(CliTest, StatsSummarizesKindsAndHosts) {
+  const Result r = Run("stats", "http://1.2.3.4/\nhttp://[::1]/\n%\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("URIs scanned     3"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pct-encoded      1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("name 0, ipv4 1, ipv6 1, ipvfuture 0"),
+            std::string::npos)
+      << r.out;
+}
+
+}  // namespace
