@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The main job: build the uriscan command (Release) and scan the bundled
+# corpora, printing a summary. Installs what it needs on Debian 12.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash tools/setup.sh build
+cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release \
+  -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF >/dev/null
+cmake --build build/release -j2 --target uriscan_cli generated_corpus >/dev/null
+inputs=(build/release/corpus/generated.txt corpus/handmade/tricky.txt)
+for f in ../shared/corpus/*.txt; do [ -f "$f" ] && inputs+=("$f"); done
+build/release/uriscan stats "${inputs[@]}"

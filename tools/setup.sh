@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages a job needs, only when some are missing.
+# usage: tools/setup.sh build|test|bench
+set -euo pipefail
+build=(g++ make cmake libhwy-dev libmimalloc-dev)
+test=("${build[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
+bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
+       libcurl4-openssl-dev)
+case "${1:-}" in
+  build) want=("${build[@]}") ;;
+  test) want=("${test[@]}" libbenchmark-dev) ;;
+  bench) want=("${bench[@]}" libgtest-dev nlohmann-json3-dev) ;;
+  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+esac
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+    missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "setup: installing ${missing[*]}" >&2
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || {
+    echo "setup: run as root, or install: ${missing[*]}" >&2; exit 2; }
+  sudo=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

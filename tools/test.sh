@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The whole test suite: the Release-mode suite, then the same suite under
+# AddressSanitizer + UndefinedBehaviorSanitizer (a separate Debug build),
+# then the shared CLI contract checker. Installs what it needs on Debian 12.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+bash tools/setup.sh test
+
+echo "== build/test (RelWithDebInfo)"
+cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/test -j2
+ctest --test-dir build/test -j2 --output-on-failure
+
+echo "== build/asan (Debug, -fsanitize=address,undefined)"
+cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DURISCAN_SANITIZE=ON \
+  -DURISCAN_BUILD_BENCH=OFF >/dev/null
+cmake --build build/asan -j2
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build/asan -j2 --output-on-failure
+
+if [ -f ../shared/tools/check_cli.py ]; then
+  echo "== ../shared/tools/check_cli.py parse"
+  python3 ../shared/tools/check_cli.py build/test/uriscan parse
+fi
