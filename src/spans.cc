@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Batches and ComponentSpans: building, filling, checking.
+#include "uriscan/spans.h"
+
 #include <cstring>
 #include <limits>
 
-#include "uriscan/spans.h"
+#include "kernels/kernels.h"
 
 namespace uriscan {
 
@@ -98,10 +100,31 @@ bool ComponentSpans::Validate(size_t i) const {
   return error_offset[i] == 0;
 }
 
-void Scan(const Batch& batch, ComponentSpans* spans) {
+void ScanScalar(const Batch& batch, ComponentSpans* spans) {
   spans->Resize(batch.count);
   for (size_t i = 0; i < batch.count; ++i) {
     spans->SetRow(i, batch.offsets[i], ParseUriReference(batch.Get(i)));
+  }
+}
+
+void Scan(const Batch& batch, ComponentSpans* spans) {
+  spans->Resize(batch.count);
+  if (batch.count == 0) return;
+  const kernels::SpanColumns cols{
+      spans->uri_begin.data(),    spans->scheme_end.data(),
+      spans->authority_begin.data(), spans->userinfo_end.data(),
+      spans->host_begin.data(),   spans->host_end.data(),
+      spans->port_begin.data(),   spans->path_begin.data(),
+      spans->path_end.data(),     spans->query_begin.data(),
+      spans->fragment_begin.data(), spans->uri_end.data(),
+      spans->flags.data(),        spans->error_kind.data(),
+      spans->error_offset.data()};
+  kernels::ScanBatch(reinterpret_cast<const uint8_t*>(batch.data),
+                     batch.offsets, batch.count, cols);
+  // The rare rows the fast path left (errors, IP literals, long URIs).
+  for (size_t i = 0; i < batch.count; ++i) {
+    if (spans->error_kind[i] == kernels::kNeedsScalar)
+      spans->SetRow(i, batch.offsets[i], ParseUriReference(batch.Get(i)));
   }
 }
 

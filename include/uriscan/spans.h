@@ -91,9 +91,16 @@ struct ComponentSpans {
   bool Validate(size_t i) const;
 };
 
-// Scans every reference of `batch` into `*spans` (resized to batch.count).
-// Never stops at an invalid reference; allocates only when growing columns.
+// Scans every reference of `batch` into `*spans` (resized to batch.count)
+// with the SIMD kernels of the best Highway target this CPU supports; rows
+// the fast path cannot settle (invalid ones, IP literals, URIs over 256
+// bytes) go to the scalar parser. Never stops at an invalid reference;
+// allocates only when growing columns. Reads no byte at or past
+// data + offsets[count].
 void Scan(const Batch& batch, ComponentSpans* spans);
+// The same with the scalar parser alone: the oracle. Every column of Scan()
+// is bit-identical to this one's, on every target.
+void ScanScalar(const Batch& batch, ComponentSpans* spans);
 
 }  // namespace uriscan
 
