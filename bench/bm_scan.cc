@@ -94,8 +94,8 @@ void BM_uriparser(benchmark::State& state, const Corpus* c) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
-  std::vector<uriscan::testing::CorpusFile> files =
-      uriscan::testing::LoadCorpora();
+  std::vector<uriscan::test_corpus::CorpusFile> files =
+      uriscan::test_corpus::LoadCorpora();
   for (auto& f : files) {
     if (f.name == "tricky" || f.name == "apache_access") continue;
     Corpus c;

@@ -64,7 +64,7 @@ TEST(ScanTest, ValidateRejectsBrokenRows) {
 }
 
 TEST(CorpusScanTest, EveryRowHoldsAndEveryValidLineRecomposes) {
-  const auto corpora = testing::LoadCorpora();
+  const auto corpora = test_corpus::LoadCorpora();
   ASSERT_GE(corpora.size(), 2u) << "the generated and tricky corpora are missing";
   for (const auto& corpus : corpora) {
     OwnedBatch b;

@@ -116,7 +116,7 @@ void Report(const std::string& name, const Tally& t) {
 }
 
 TEST(UriparserDiffTest, CorporaAgree) {
-  const auto corpora = testing::LoadCorpora();
+  const auto corpora = test_corpus::LoadCorpora();
   ASSERT_GE(corpora.size(), 2u);
   for (const auto& corpus : corpora) {
     OwnedBatch b;
@@ -132,7 +132,7 @@ TEST(UriparserDiffTest, CorporaAgree) {
 // to the grammar.
 TEST(UriparserDiffTest, SingleByteMutationsAgree) {
   static const char kBytes[] = ":/?#[]@%!$&'()*+,;=-._~aZ09fFvV \"<>\\^`{|}\x7f";
-  const auto corpora = testing::LoadCorpora();
+  const auto corpora = test_corpus::LoadCorpora();
   Tally t;
   for (const auto& corpus : corpora) {
     OwnedBatch b;

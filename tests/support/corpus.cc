@@ -6,7 +6,7 @@
 #include <sstream>
 
 namespace uriscan {
-namespace testing {
+namespace test_corpus {
 
 bool ReadFile(const std::string& path, std::string* bytes) {
   std::ifstream in(path, std::ios::binary);
@@ -41,5 +41,5 @@ std::vector<CorpusFile> LoadCorpora() {
   return out;
 }
 
-}  // namespace testing
+}  // namespace test_corpus
 }  // namespace uriscan

@@ -7,7 +7,7 @@
 #include <vector>
 
 namespace uriscan {
-namespace testing {
+namespace test_corpus {
 
 struct CorpusFile {
   std::string name;  // "generated", "kasztp", ...
@@ -23,7 +23,7 @@ std::vector<CorpusFile> LoadCorpora();
 // Only the shared ones (empty when ../shared/corpus is absent).
 std::vector<CorpusFile> LoadSharedCorpora();
 
-}  // namespace testing
+}  // namespace test_corpus
 }  // namespace uriscan
 
 #endif  // URISCAN_TESTS_SUPPORT_CORPUS_H_

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+// The SIMD scanner on every Highway target, forced one at a time, compared
+// column by column with the scalar oracle (ScanScalar). Inputs live in
+// exact-size heap buffers so AddressSanitizer catches any over-read.
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hwy/targets.h"
+#include "hwy/tests/hwy_gtest.h"
+#include "kernels/kernels.h"
+#include "tests/support/corpus.h"
+#include "uriscan/uriscan.h"
+
+namespace uriscan {
+namespace {
+
+// Rows appended back to back, as a batch will hold them.
+struct Rows {
+  std::string data;
+  std::vector<uint32_t> offsets{0};
+  void Add(std::string_view row) {
+    data.append(row);
+    offsets.push_back(static_cast<uint32_t>(data.size()));
+  }
+};
+
+// A batch whose bytes sit in a heap block of exactly their size.
+class ExactBatch {
+ public:
+  explicit ExactBatch(const Rows& rows)
+      : bytes_(new char[rows.data.size()]), offsets_(rows.offsets) {
+    if (!rows.data.empty())
+      std::memcpy(bytes_.get(), rows.data.data(), rows.data.size());
+  }
+  Batch view() const {
+    return Batch{bytes_.get(), offsets_.data(), offsets_.size() - 1};
+  }
+
+ private:
+  std::unique_ptr<char[]> bytes_;
+  std::vector<uint32_t> offsets_;
+};
+
+// Every column of Scan() against ScanScalar(); the first difference fails.
+::testing::AssertionResult SameAsOracle(const Batch& batch) {
+  ComponentSpans fast, oracle;
+  Scan(batch, &fast);
+  ScanScalar(batch, &oracle);
+  if (fast.size() != oracle.size())
+    return ::testing::AssertionFailure() << "row count differs";
+  struct Col {
+    const char* name;
+    const std::vector<uint32_t>* a;
+    const std::vector<uint32_t>* b;
+  };
+  const Col cols[] = {
+      {"uri_begin", &fast.uri_begin, &oracle.uri_begin},
+      {"scheme_end", &fast.scheme_end, &oracle.scheme_end},
+      {"authority_begin", &fast.authority_begin, &oracle.authority_begin},
+      {"userinfo_end", &fast.userinfo_end, &oracle.userinfo_end},
+      {"host_begin", &fast.host_begin, &oracle.host_begin},
+      {"host_end", &fast.host_end, &oracle.host_end},
+      {"port_begin", &fast.port_begin, &oracle.port_begin},
+      {"path_begin", &fast.path_begin, &oracle.path_begin},
+      {"path_end", &fast.path_end, &oracle.path_end},
+      {"query_begin", &fast.query_begin, &oracle.query_begin},
+      {"fragment_begin", &fast.fragment_begin, &oracle.fragment_begin},
+      {"uri_end", &fast.uri_end, &oracle.uri_end},
+      {"error_offset", &fast.error_offset, &oracle.error_offset}};
+  for (size_t i = 0; i < fast.size(); ++i) {
+    std::string diff;
+    for (const Col& c : cols)
+      if ((*c.a)[i] != (*c.b)[i])
+        diff += std::string(" ") + c.name + " " + std::to_string((*c.a)[i]) +
+                " vs " + std::to_string((*c.b)[i]);
+    if (fast.flags[i] != oracle.flags[i])
+      diff += " flags " + std::to_string(fast.flags[i]) + " vs " +
+              std::to_string(oracle.flags[i]);
+    if (fast.error_kind[i] != oracle.error_kind[i])
+      diff += " error_kind " + std::to_string(fast.error_kind[i]) + " vs " +
+              std::to_string(oracle.error_kind[i]);
+    if (!fast.Validate(i)) diff += " Validate() fails";
+    if (!diff.empty()) {
+      return ::testing::AssertionFailure()
+             << "row " << i << " '" << std::string(batch.Get(i)) << "' on "
+             << DispatchedTargetName() << ":" << diff;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+const char* const kSamples[] = {
+    "https://user:pw@www.Example.com:8080/a/./b/../c%7E/d.html?x=1&y=%41#frag",
+    "http://192.168.0.1/index.php?q=a/b?c",
+    "file:///usr/share/doc/../lib/x.txt",
+    "mailto:John.Doe@example.com",
+    "//cdn.example.org/x.js?v=3",
+    "../up/./here;p=1?q#f",
+    "urn:isbn:0451450523",
+    "http://[2001:db8::7]:80/c=GB?objectClass?one",
+};
+
+class ScanTargetTest : public hwy::TestWithParamTarget {
+ protected:
+  void SetUp() override {
+    hwy::TestWithParamTarget::SetUp();
+    // The kernels really run on the requested target, not a fallback.
+    ASSERT_STREQ(DispatchedTargetName(), hwy::TargetName(GetParam()));
+  }
+};
+HWY_TARGET_INSTANTIATE_TEST_SUITE_P(ScanTargetTest);
+
+// Lengths 0..300 at every start offset 0..63 in the buffer.
+TEST_P(ScanTargetTest, LengthsAndStartOffsets) {
+  for (const char* sample : kSamples) {
+    std::string text = sample;
+    while (text.size() < 300) text += "/seg%20ment";
+    for (size_t len = 0; len <= 300; ++len) {
+      Rows rows;
+      for (size_t off = 0; off < 64; ++off) {
+        rows.Add(std::string(off, 'a'));  // moves the next start
+        rows.Add(text.substr(0, len));
+      }
+      ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view())) << "len " << len;
+    }
+  }
+}
+
+// Each delimiter, triplet, "://", bracket pair and bad byte at every
+// position, so each straddles every 16/32/64-byte block boundary.
+TEST_P(ScanTargetTest, PiecesAcrossBlockBoundaries) {
+  const std::string pieces[] = {":", "/", "?", "#", "@", "[", "]", "%", "%4",
+                                "%41", "%4g", "%zz", "://", "//", "[::1]",
+                                "[v1.x]", ".", "..", "/./", "/../", " ", "\x7f",
+                                "\x80", std::string(1, '\0'), "\r", "A", "+",
+                                ":80", "@h:1", "1.2.3.4", "#x#"};
+  const std::string bases[] = {
+      "http://h" + std::string(200, 'p'),
+      "s://" + std::string(100, 'u') + "@" + std::string(100, 'h'),
+      std::string(220, 'x'),
+      "http://a/" + std::string(100, 'b') + "?" + std::string(100, 'q')};
+  for (const std::string& base : bases) {
+    Rows rows;
+    for (const std::string& piece : pieces) {
+      for (size_t at = 0; at <= base.size(); ++at) {
+        rows.Add(base.substr(0, at) + piece + base.substr(at));
+        rows.Add(base.substr(0, at) + piece);  // the piece at the end
+      }
+    }
+    ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view()));
+  }
+}
+
+// Every single-byte replacement, by the bytes that matter to the grammar,
+// of the first 400 URIs of each corpus (a few thousand URIs in all).
+TEST_P(ScanTargetTest, SingleByteMutationsOfCorpora) {
+  static const char kBytes[] = ":/?#[]@%.A09+ \"{\x7f\x80";
+  size_t uris = 0;
+  for (const auto& corpus : test_corpus::LoadCorpora()) {
+    OwnedBatch lines;
+    ASSERT_TRUE(BatchFromLines(corpus.bytes, &lines));
+    Rows rows;
+    for (size_t i = 0; i < lines.size() && i < 400; ++i, ++uris) {
+      std::string s(lines.view().Get(i));
+      for (size_t pos = 0; pos < s.size(); ++pos) {
+        const char keep = s[pos];
+        for (const char* c = kBytes; c < kBytes + sizeof(kBytes) - 1; ++c) {
+          s[pos] = *c;
+          rows.Add(s);
+        }
+        s[pos] = keep;
+      }
+    }
+    ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view())) << corpus.name;
+  }
+  EXPECT_GT(uris, 2000u);
+}
+
+TEST_P(ScanTargetTest, WholeCorpora) {
+  for (const auto& corpus : test_corpus::LoadCorpora()) {
+    OwnedBatch lines;
+    ASSERT_TRUE(BatchFromLines(corpus.bytes, &lines));
+    Rows rows;
+    for (size_t i = 0; i < lines.size(); ++i) rows.Add(lines.view().Get(i));
+    ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view())) << corpus.name;
+  }
+}
+
+TEST_P(ScanTargetTest, RandomBytesFromTheUriAlphabet) {
+  static const char kAlphabet[] = "htp:/?#@[]%.1234abcdefABCDEF:v-+_~!$&'=,; ";
+  std::mt19937_64 rng(3986);
+  Rows rows;
+  for (int i = 0; i < 20000; ++i) {
+    std::string s;
+    const size_t len = rng() % 140;
+    for (size_t k = 0; k < len; ++k)
+      s.push_back(kAlphabet[rng() % (sizeof(kAlphabet) - 1)]);
+    if (rng() % 3 == 0) s = "http://" + s;
+    rows.Add(s);
+  }
+  ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view())) << "seed 3986";
+}
+
+TEST_P(ScanTargetTest, ClassifyCountsGenDelims) {
+  std::string text;
+  for (const char* s : kSamples) text += s;
+  size_t want = 0;
+  for (char c : text) want += c == ':' || c == '/' || c == '?' || c == '#';
+  for (size_t len = 0; len <= text.size(); ++len) {
+    std::unique_ptr<uint8_t[]> exact(new uint8_t[len]);  // exact size
+    if (len) std::memcpy(exact.get(), text.data(), len);
+    size_t expect = 0;
+    for (size_t k = 0; k < len; ++k)
+      expect += text[k] == ':' || text[k] == '/' || text[k] == '?' || text[k] == '#';
+    ASSERT_EQ(kernels::CountGenDelims(exact.get(), len), expect) << len;
+  }
+  EXPECT_GT(want, 0u);
+}
+
+}  // namespace
+}  // namespace uriscan
