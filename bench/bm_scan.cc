@@ -8,8 +8,16 @@
 #include "tests/support/corpus.h"
 #include "uriscan/uriscan.h"
 
+#include "kernels/kernels.h"
+
 #if URISCAN_HAVE_URIPARSER
 #include <uriparser/Uri.h>
+#endif
+#if URISCAN_HAVE_BOOST_URL
+#include <boost/url/parse.hpp>
+#endif
+#if URISCAN_HAVE_CURL
+#include <curl/curl.h>
 #endif
 
 namespace {
@@ -41,10 +49,47 @@ void Report(benchmark::State& state, const Corpus& c) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// The dispatched SIMD scan; checked once against the scalar oracle.
+void BM_Scan(benchmark::State& state, const Corpus* c) {
+  ComponentSpans spans, oracle;
+  uriscan::Scan(c->batch.view(), &spans);
+  uriscan::ScanScalar(c->batch.view(), &oracle);
+  if (spans.flags != oracle.flags || spans.path_end != oracle.path_end ||
+      spans.host_end != oracle.host_end ||
+      spans.error_offset != oracle.error_offset) {
+    state.SkipWithError("SIMD scan differs from the scalar oracle");
+    return;
+  }
+  for (auto _ : state) {
+    uriscan::Scan(c->batch.view(), &spans);
+    benchmark::DoNotOptimize(spans.flags.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(uriscan::DispatchedTargetName());
+  Report(state, *c);
+}
+
+// The classification kernel alone over the batch bytes: the floor.
+void BM_Classify(benchmark::State& state, const Corpus* c) {
+  const auto* bytes = reinterpret_cast<const uint8_t*>(c->batch.data.data());
+  const size_t size = c->batch.data.size();
+  uint64_t want = 0;
+  for (char ch : c->batch.data)
+    want += ch == ':' || ch == '/' || ch == '?' || ch == '#';
+  if (uriscan::kernels::CountGenDelims(bytes, size) != want) {
+    state.SkipWithError("classification miscounts gen-delims");
+    return;
+  }
+  for (auto _ : state)
+    benchmark::DoNotOptimize(uriscan::kernels::CountGenDelims(bytes, size));
+  state.SetLabel(uriscan::DispatchedTargetName());
+  Report(state, *c);
+}
+
 // The scalar parser over the batch: the reference every target must match.
 void BM_ScanScalar(benchmark::State& state, const Corpus* c) {
   ComponentSpans spans;
-  uriscan::Scan(c->batch.view(), &spans);
+  uriscan::ScanScalar(c->batch.view(), &spans);
   size_t valid = 0;
   for (size_t i = 0; i < spans.size(); ++i) valid += spans.error_kind[i] == 0;
   if (valid != c->valid || spans.size() != c->batch.size()) {
@@ -52,7 +97,7 @@ void BM_ScanScalar(benchmark::State& state, const Corpus* c) {
     return;
   }
   for (auto _ : state) {
-    uriscan::Scan(c->batch.view(), &spans);
+    uriscan::ScanScalar(c->batch.view(), &spans);
     benchmark::DoNotOptimize(spans.flags.data());
     benchmark::ClobberMemory();
   }
@@ -90,6 +135,51 @@ void BM_uriparser(benchmark::State& state, const Corpus* c) {
 }
 #endif
 
+#if URISCAN_HAVE_BOOST_URL
+// Boost.URL's RFC 3986 URI-reference parser (parse_uri_reference).
+size_t BoostUrlAccepts(const Corpus& c) {
+  size_t accepted = 0;
+  const uriscan::Batch b = c.batch.view();
+  for (size_t i = 0; i < b.count; ++i) {
+    auto r = boost::urls::parse_uri_reference(
+        boost::core::string_view(b.data + b.offsets[i], b.offsets[i + 1] - b.offsets[i]));
+    accepted += r.has_value();
+    benchmark::DoNotOptimize(r);
+  }
+  return accepted;
+}
+
+void BM_BoostUrl(benchmark::State& state, const Corpus* c) {
+  const size_t accepted = BoostUrlAccepts(*c);
+  for (auto _ : state) benchmark::DoNotOptimize(BoostUrlAccepts(*c));
+  state.counters["accepted"] = static_cast<double>(accepted);
+  Report(state, *c);
+}
+#endif
+
+#if URISCAN_HAVE_CURL
+// libcurl's URL API (curl_url_set; WHATWG-leaning, not RFC 3986 exact).
+size_t CurlAccepts(const Corpus& c, CURLU* h, std::string* line) {
+  size_t accepted = 0;
+  const uriscan::Batch b = c.batch.view();
+  for (size_t i = 0; i < b.count; ++i) {
+    line->assign(b.Get(i));  // curl takes a NUL-terminated string
+    accepted += curl_url_set(h, CURLUPART_URL, line->c_str(), 0) == CURLUE_OK;
+  }
+  return accepted;
+}
+
+void BM_curl(benchmark::State& state, const Corpus* c) {
+  CURLU* h = curl_url();
+  std::string line;
+  const size_t accepted = CurlAccepts(*c, h, &line);
+  for (auto _ : state) benchmark::DoNotOptimize(CurlAccepts(*c, h, &line));
+  curl_url_cleanup(h);
+  state.counters["accepted"] = static_cast<double>(accepted);
+  Report(state, *c);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,11 +203,21 @@ int main(int argc, char** argv) {
   }
   benchmark::AddCustomContext("highway.target", uriscan::DispatchedTargetName());
   for (const Corpus& c : Corpora()) {
+    benchmark::RegisterBenchmark(("BM_Scan/" + c.name).c_str(), BM_Scan, &c);
     benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
                                  BM_ScanScalar, &c);
+    benchmark::RegisterBenchmark(("BM_Classify/" + c.name).c_str(),
+                                 BM_Classify, &c);
 #if URISCAN_HAVE_URIPARSER
     benchmark::RegisterBenchmark(("BM_uriparser/" + c.name).c_str(),
                                  BM_uriparser, &c);
+#endif
+#if URISCAN_HAVE_BOOST_URL
+    benchmark::RegisterBenchmark(("BM_BoostUrl/" + c.name).c_str(),
+                                 BM_BoostUrl, &c);
+#endif
+#if URISCAN_HAVE_CURL
+    benchmark::RegisterBenchmark(("BM_curl/" + c.name).c_str(), BM_curl, &c);
 #endif
   }
   benchmark::RunSpecifiedBenchmarks();

@@ -5,9 +5,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash tools/setup.sh build
-cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release \
+cmake -S . -B build/main -DCMAKE_BUILD_TYPE=Release \
   -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF >/dev/null
-cmake --build build/release -j2 --target uriscan_cli generated_corpus >/dev/null
-inputs=(build/release/corpus/generated.txt corpus/handmade/tricky.txt)
+cmake --build build/main -j2 --target uriscan_cli generated_corpus >/dev/null
+inputs=(build/main/corpus/generated.txt corpus/handmade/tricky.txt)
 for f in ../shared/corpus/*.txt; do [ -f "$f" ] && inputs+=("$f"); done
-build/release/uriscan stats "${inputs[@]}"
+build/main/uriscan stats "${inputs[@]}"
