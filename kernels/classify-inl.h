@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/kernels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace uriscan {
@@ -18,23 +19,20 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The classes the structural pass needs.
-enum Class : int {
-  kColon,     // ':'
-  kSlash,     // '/'
-  kQuestion,  // '?'
-  kHash,      // '#'
-  kAt,        // '@'
-  kBracket,   // '[' or ']': IP literals, sent to the scalar parser
-  kPercent,   // '%'
-  kHex,       // HEXDIG
-  kDigit,     // DIGIT
-  kDot,       // '.'
-  kUpper,     // 'A'-'Z'
-  kNotScheme, // not ALPHA / DIGIT / "+" / "-" / "."
-  kBad,       // allowed nowhere (§2): CTL, SP, " < > \ ^ ` { | }, DEL, >= 0x80
-  kNumClasses
-};
+using kernels::Class;
+using kernels::kColon;
+using kernels::kSlash;
+using kernels::kQuestion;
+using kernels::kHash;
+using kernels::kAt;
+using kernels::kPercent;
+using kernels::kHex;
+using kernels::kDigit;
+using kernels::kDot;
+using kernels::kUpper;
+using kernels::kNotScheme;
+using kernels::kReject;
+using kernels::kNumClasses;
 
 using BlockMasks = uint64_t[kNumClasses];
 
@@ -76,7 +74,6 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, size_t valid,
     AddBits(d, eq('?'), i, &out[kQuestion]);
     AddBits(d, eq('#'), i, &out[kHash]);
     AddBits(d, eq('@'), i, &out[kAt]);
-    AddBits(d, hn::Or(eq('['), eq(']')), i, &out[kBracket]);
     AddBits(d, eq('%'), i, &out[kPercent]);
     AddBits(d, hn::Or(digit, InRange(d, lower, 'a', 'f')), i, &out[kHex]);
     AddBits(d, digit, i, &out[kDigit]);
@@ -89,7 +86,8 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, size_t valid,
         hn::Not(InRange(d, v, 0x21, 0x7E)),
         hn::Or(hn::Or(hn::Or(eq('"'), eq('<')), hn::Or(eq('>'), eq('\\'))),
                hn::Or(hn::Or(eq('^'), eq('`')), InRange(d, v, '{', '}'))));
-    AddBits(d, bad, i, &out[kBad]);
+    // '[' ']' only belong in an IP literal, which the scalar parser takes.
+    AddBits(d, hn::Or(bad, hn::Or(eq('['), eq(']'))), i, &out[kReject]);
   }
   if (valid < 64) {
     const uint64_t keep = (uint64_t{1} << valid) - 1;

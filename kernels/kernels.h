@@ -23,15 +23,39 @@ struct SpanColumns {
   uint32_t* error_offset;
 };
 
+// The byte classes of the classification pass, one bitmask each. Masks are
+// stored block by block: kNumClasses uint64_t words per 64 input bytes.
+enum Class : int {
+  kColon,      // ':'
+  kSlash,      // '/'
+  kQuestion,   // '?'
+  kHash,       // '#'
+  kAt,         // '@'
+  kPercent,    // '%'
+  kHex,        // HEXDIG
+  kDigit,      // DIGIT
+  kDot,        // '.'
+  kUpper,      // 'A'-'Z'
+  kNotScheme,  // not ALPHA / DIGIT / "+" / "-" / "."
+  kReject,     // allowed nowhere (CTL, SP, " < > \ ^ ` { | }, DEL, >= 0x80)
+               // or '[' ']': rows holding one go to the scalar parser
+  kNumClasses
+};
+
+// Words of mask scratch that ScanBatch needs for `bytes` input bytes.
+inline size_t MaskWords(size_t bytes) { return (bytes + 63) / 64 * kNumClasses; }
+
 // Fills every column for the `count` references [offsets[i], offsets[i+1])
 // of `data`. Reads no byte at or past data + offsets[count]. Rows it cannot
 // settle get error_kind = kNeedsScalar and must be re-parsed by the caller.
+// `masks` is caller-owned scratch of MaskWords(offsets[count]) words.
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
-               const SpanColumns& cols);
+               uint64_t* masks, const SpanColumns& cols);
 
 // The classification alone over a whole buffer (the floor for ScanBatch):
-// returns how many bytes are gen-delims ": / ? #".
-uint64_t CountGenDelims(const uint8_t* data, size_t size);
+// adds to counts[k] how many bytes fall in class k.
+void CountClasses(const uint8_t* data, size_t size,
+                  uint64_t counts[kNumClasses]);
 
 }  // namespace kernels
 }  // namespace uriscan

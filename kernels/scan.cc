@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
-// The SIMD batch scanner: classify each URI's bytes into bitmasks, then find
-// every boundary and check every character set with bit arithmetic.
+// The SIMD batch scanner: one classification pass over the whole batch into
+// bitmasks, then every URI's boundaries and character sets by bit
+// arithmetic on those masks, at the URI's own bit positions.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/scan.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
+
 #include <cstring>
 #include <string_view>
 
@@ -17,143 +19,117 @@ namespace uriscan {
 namespace HWY_NAMESPACE {
 namespace {
 
-// URIs up to this many bytes take the fast path; longer ones are rare and
-// go to the scalar parser.
-constexpr uint32_t kMaxWords = 4;
-constexpr uint32_t kMaxFast = 64 * kMaxWords;
+// The masks of a batch: word (i / 64) of class k is at [i / 64 * N + k].
+class Masks {
+ public:
+  explicit Masks(const uint64_t* words) : w_(words) {}
+  uint64_t Word(int k, uint32_t block) const {
+    return w_[static_cast<size_t>(block) * kNumClasses + k];
+  }
+  bool Bit(int k, uint32_t i) const { return (Word(k, i >> 6) >> (i & 63)) & 1; }
+  // The first byte in [from, to) whose class is in `classes` (a bit set of
+  // Class values), or `to`.
+  uint32_t First(uint32_t classes, uint32_t from, uint32_t to) const {
+    if (from >= to) return to;
+    uint32_t block = from >> 6;
+    const uint32_t last = (to - 1) >> 6;
+    uint64_t bits = Union(classes, block) & (~uint64_t{0} << (from & 63));
+    for (;;) {
+      if (bits) {
+        const uint32_t pos =
+            block * 64 + hwy::Num0BitsBelowLS1Bit_Nonzero64(bits);
+        return pos < to ? pos : to;
+      }
+      if (++block > last) return to;
+      bits = Union(classes, block);
+    }
+  }
+  bool Any(uint32_t classes, uint32_t from, uint32_t to) const {
+    return First(classes, from, to) < to;
+  }
 
-struct UriMasks {
-  uint64_t m[kNumClasses][kMaxWords];
+ private:
+  uint64_t Union(uint32_t classes, uint32_t block) const {
+    const uint64_t* w = w_ + static_cast<size_t>(block) * kNumClasses;
+    uint64_t u = 0;
+    for (int k = 0; k < kNumClasses; ++k)
+      if (classes & (1u << k)) u |= w[k];
+    return u;
+  }
+  const uint64_t* w_;
 };
 
-// The first set bit of mask `w` in [from, to), or `to`.
-HWY_INLINE uint32_t FirstSet(const uint64_t* w, uint32_t from, uint32_t to) {
-  if (from >= to) return to;
-  uint32_t word = from >> 6;
-  uint64_t bits = w[word] & (~uint64_t{0} << (from & 63));
-  const uint32_t last = (to - 1) >> 6;
-  for (;;) {
-    if (bits) {
-      const uint32_t pos = word * 64 + hwy::Num0BitsBelowLS1Bit_Nonzero64(bits);
-      return pos < to ? pos : to;
-    }
-    if (++word > last) return to;
-    bits = w[word];
-  }
-}
+constexpr uint32_t C(int k) { return 1u << k; }
 
-HWY_INLINE bool AnySet(const uint64_t* w, uint32_t from, uint32_t to) {
-  return FirstSet(w, from, to) < to;
-}
-
-HWY_INLINE bool Bit(const uint64_t* w, uint32_t i) {
-  return (w[i >> 6] >> (i & 63)) & 1;
-}
-
-// Classifies [p, p + n), reading up to 64-byte blocks while they stay before
-// `end`; the last partial block is copied to the stack so nothing past
-// `end` is read.
-HWY_INLINE void Classify(const uint8_t* p, uint32_t n, const uint8_t* end,
-                         UriMasks* um) {
-  BlockMasks block;
-  const uint32_t words = (n + 63) / 64;
-  for (uint32_t w = 0; w < words; ++w) {
-    const uint8_t* q = p + w * 64;
-    const uint32_t valid = n - w * 64 < 64 ? n - w * 64 : 64;
-    if (end - q >= 64) {
-      ClassifyBlock(q, valid, block);
-    } else {
-      HWY_ALIGN uint8_t tail[64] = {0};
-      std::memcpy(tail, q, static_cast<size_t>(end - q));
-      ClassifyBlock(tail, valid, block);
-    }
-    for (int k = 0; k < kNumClasses; ++k) um->m[k][w] = block[k];
-  }
-  for (uint32_t w = words; w < kMaxWords; ++w)  // whole-word ORs stay defined
-    for (int k = 0; k < kNumClasses; ++k) um->m[k][w] = 0;
-}
-
-// One URI reference [p, p + n): fills row i, or returns false when the
-// scalar parser must settle it (an error to locate, an IP literal, ...).
-// Only URIs the RFC grammar accepts are settled here, and for them every
-// column equals the scalar parser's by construction: the same rules, read
-// off the masks.
-HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t n, const UriMasks& um,
-                        Boundaries* b, uint16_t* flags_out) {
-  const auto& m = um.m;
-  if (AnySet(m[kBad], 0, n) || AnySet(m[kBracket], 0, n)) return false;
+// One URI reference [b, e) of `p`: fills its boundaries (relative to b) and
+// flags, or returns false when the scalar parser must settle it (an error
+// to locate, an IP literal). Only references the grammar accepts are
+// settled here, each by the same rule the scalar parser applies.
+HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
+                        const Masks& m, Boundaries* out, uint16_t* flags_out) {
+  if (m.Any(C(kReject), b, e)) return false;
   uint16_t f = 0;
   // pct-encoded = "%" HEXDIG HEXDIG: hex digits are never delimiters, so a
   // triplet cannot straddle two components; only the end can cut it.
-  for (uint32_t i = FirstSet(m[kPercent], 0, n); i < n;
-       i = FirstSet(m[kPercent], i + 1, n)) {
-    if (i + 2 >= n || !Bit(m[kHex], i + 1) || !Bit(m[kHex], i + 2))
-      return false;
+  for (uint32_t i = m.First(C(kPercent), b, e); i < e;
+       i = m.First(C(kPercent), i + 1, e)) {
+    if (i + 2 >= e || !m.Bit(kHex, i + 1) || !m.Bit(kHex, i + 2)) return false;
     f |= flags::kHasPctEncoded;
   }
-  uint64_t delims[kMaxWords];
-  for (uint32_t w = 0; w < kMaxWords; ++w)
-    delims[w] = m[kColon][w] | m[kSlash][w] | m[kQuestion][w] | m[kHash][w];
-  uint32_t pos = 0;
-  const uint32_t first = FirstSet(delims, 0, n);
-  if (first < n && p[first] == ':') {  // scheme (§3.1)
-    if (first == 0 || AnySet(m[kNotScheme], 0, first) || Bit(m[kDigit], 0) ||
-        p[0] == '+' || p[0] == '-' || p[0] == '.') {
+  uint32_t pos = b;
+  const uint32_t first =
+      m.First(C(kColon) | C(kSlash) | C(kQuestion) | C(kHash), b, e);
+  if (first < e && p[first] == ':') {  // scheme = ALPHA *( ... ) (§3.1)
+    if (first == b || m.Any(C(kNotScheme), b, first) || m.Bit(kDigit, b) ||
+        p[b] == '+' || p[b] == '-' || p[b] == '.') {
       return false;
     }
-    if (AnySet(m[kUpper], 0, first)) f |= flags::kHasUpperCase;
+    if (m.Any(C(kUpper), b, first)) f |= flags::kHasUpperCase;
     f |= flags::kHasScheme;
-    b->scheme_end = first;
+    out->scheme_end = first - b;
     pos = first + 1;
   } else {
-    b->scheme_end = 0;
+    out->scheme_end = 0;
   }
-  b->authority_begin = b->userinfo_end = b->host_begin = b->host_end =
-      b->port_begin = pos;
-  if (pos + 1 < n && p[pos] == '/' && p[pos + 1] == '/') {  // authority
+  out->authority_begin = out->userinfo_end = out->host_begin =
+      out->host_end = out->port_begin = pos - b;
+  if (pos + 1 < e && p[pos] == '/' && p[pos + 1] == '/') {  // authority
     f |= flags::kHasAuthority;
     const uint32_t a = pos + 2;
-    uint64_t ends[kMaxWords];
-    for (uint32_t w = 0; w < kMaxWords; ++w)
-      ends[w] = m[kSlash][w] | m[kQuestion][w] | m[kHash][w];
-    const uint32_t e = FirstSet(ends, a, n);
-    const uint32_t at = FirstSet(m[kAt], a, e);
+    const uint32_t end = m.First(C(kSlash) | C(kQuestion) | C(kHash), a, e);
+    const uint32_t at = m.First(C(kAt), a, end);
     uint32_t h = a;
-    b->authority_begin = b->userinfo_end = a;
-    if (at < e) {  // userinfo: '[' ']' are gone, every other byte is fine
+    out->authority_begin = out->userinfo_end = a - b;
+    if (at < end) {  // userinfo: with '[' ']' gone, every other byte is fine
       f |= flags::kHasUserinfo;
-      b->userinfo_end = at;
+      out->userinfo_end = at - b;
       h = at + 1;
-      if (AnySet(m[kAt], h, e)) return false;  // '@' in host or port
+      if (m.Any(C(kAt), h, end)) return false;  // '@' in host or port
     }
-    b->host_begin = h;
-    const uint32_t colon = FirstSet(m[kColon], h, e);
-    b->host_end = colon;
-    if (AnySet(m[kUpper], h, colon)) f |= flags::kHasUpperCase;
-    if (colon > h && Bit(m[kDigit], h) &&
+    const uint32_t colon = m.First(C(kColon), h, end);
+    out->host_begin = h - b;
+    out->host_end = out->port_begin = colon - b;
+    if (m.Any(C(kUpper), h, colon)) f |= flags::kHasUpperCase;
+    if (colon > h && m.Bit(kDigit, h) &&
         IsIPv4Address(std::string_view(reinterpret_cast<const char*>(p) + h,
                                        colon - h))) {
       f |= static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift;
     }
-    b->port_begin = colon;
-    if (colon < e) {  // port = *DIGIT
+    if (colon < end) {  // port = *DIGIT
       f |= flags::kHasPort;
-      b->port_begin = colon + 1;
-      for (uint32_t i = colon + 1; i < e; ++i)
-        if (!Bit(m[kDigit], i)) return false;
+      out->port_begin = colon + 1 - b;
+      for (uint32_t i = colon + 1; i < end; ++i)
+        if (!m.Bit(kDigit, i)) return false;
     }
-    pos = e;
+    pos = end;
   }
-  b->path_begin = pos;
-  uint64_t query_or_fragment[kMaxWords];
-  for (uint32_t w = 0; w < kMaxWords; ++w)
-    query_or_fragment[w] = m[kQuestion][w] | m[kHash][w];
-  const uint32_t path_end = FirstSet(query_or_fragment, pos, n);
-  b->path_end = path_end;
-  // A "." or ".." segment: a dot that starts a segment and is followed by
-  // the segment's end, or by one more dot and the end.
-  for (uint32_t i = FirstSet(m[kDot], pos, path_end); i < path_end;
-       i = FirstSet(m[kDot], i + 1, path_end)) {
+  out->path_begin = pos - b;
+  const uint32_t path_end = m.First(C(kQuestion) | C(kHash), pos, e);
+  out->path_end = path_end - b;
+  // A "." or ".." segment: a dot that starts a segment, followed by the
+  // segment's end, or by one more dot and the end.
+  for (uint32_t i = m.First(C(kDot), pos, path_end); i < path_end;
+       i = m.First(C(kDot), i + 1, path_end)) {
     if (i != pos && p[i - 1] != '/') continue;
     uint32_t j = i + 1;
     if (j < path_end && p[j] == '.') ++j;
@@ -162,42 +138,56 @@ HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t n, const UriMasks& um,
       break;
     }
   }
-  uint32_t q_end = path_end;
-  b->query_begin = path_end;
-  if (path_end < n && p[path_end] == '?') {
+  uint32_t query_end = path_end;
+  out->query_begin = path_end - b;
+  if (path_end < e && p[path_end] == '?') {
     f |= flags::kHasQuery;
-    b->query_begin = path_end + 1;
-    q_end = FirstSet(m[kHash], path_end + 1, n);
+    out->query_begin = path_end + 1 - b;
+    query_end = m.First(C(kHash), path_end + 1, e);
   }
-  b->fragment_begin = n;
-  if (q_end < n) {  // '#': no second '#' in a fragment
-    if (AnySet(m[kHash], q_end + 1, n)) return false;
+  out->fragment_begin = e - b;
+  if (query_end < e) {  // '#', and no second '#' in the fragment
+    if (m.Any(C(kHash), query_end + 1, e)) return false;
     f |= flags::kHasFragment;
-    b->fragment_begin = q_end + 1;
+    out->fragment_begin = query_end + 1 - b;
   }
   *flags_out = f;
   return true;
 }
 
-void ScanRows(const uint8_t* data, const uint32_t* offsets, size_t count,
-              const kernels::SpanColumns& c) {
+// Stage 1: every 64-byte block of [data, data + size) into `masks`; the
+// last partial block goes through a zeroed stack copy, so nothing past
+// `size` is read.
+void ClassifyAll(const uint8_t* data, size_t size, uint64_t* masks) {
+  size_t i = 0;
+  for (; i + 64 <= size; i += 64, masks += kNumClasses) {
+    ClassifyBlock(data + i, 64, *reinterpret_cast<BlockMasks*>(masks));
+  }
+  if (i < size) {
+    HWY_ALIGN uint8_t tail[64] = {0};
+    std::memcpy(tail, data + i, size - i);
+    ClassifyBlock(tail, size - i, *reinterpret_cast<BlockMasks*>(masks));
+  }
+}
+
+}  // namespace
+
+// Exported per target (HWY_EXPORT needs them outside the anonymous
+// namespace).
+void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
+               uint64_t* masks, const kernels::SpanColumns& c) {
   if (count == 0) return;
-  const uint8_t* end = data + offsets[count];
-  UriMasks um;
+  ClassifyAll(data, offsets[count], masks);
+  const Masks m(masks);
   for (size_t i = 0; i < count; ++i) {
     const uint32_t begin = offsets[i];
-    const uint32_t n = offsets[i + 1] - begin;
+    const uint32_t end = offsets[i + 1];
     c.uri_begin[i] = begin;
-    c.uri_end[i] = begin + n;
+    c.uri_end[i] = end;
     c.error_offset[i] = 0;
     Boundaries b;
     uint16_t f = 0;
-    bool settled = false;
-    if (n <= kMaxFast) {
-      Classify(data + begin, n, end, &um);
-      settled = ScanOne(data + begin, n, um, &b, &f);
-    }
-    if (!settled) {
+    if (!ScanOne(data, begin, end, m, &b, &f)) {
       c.error_kind[i] = kernels::kNeedsScalar;
       continue;
     }
@@ -216,34 +206,22 @@ void ScanRows(const uint8_t* data, const uint32_t* offsets, size_t count,
   }
 }
 
-uint64_t CountDelims(const uint8_t* data, size_t size) {
-  uint64_t total = 0;
+void CountClasses(const uint8_t* data, size_t size,
+                  uint64_t counts[kNumClasses]) {
   BlockMasks block;
   size_t i = 0;
   for (; i + 64 <= size; i += 64) {
     ClassifyBlock(data + i, 64, block);
-    total += hwy::PopCount(block[kColon] | block[kSlash] | block[kQuestion] |
-                           block[kHash]);
+    for (int k = 0; k < kNumClasses; ++k) counts[k] += hwy::PopCount(block[k]);
   }
   if (i < size) {
     HWY_ALIGN uint8_t tail[64] = {0};
     std::memcpy(tail, data + i, size - i);
     ClassifyBlock(tail, size - i, block);
-    total += hwy::PopCount(block[kColon] | block[kSlash] | block[kQuestion] |
-                           block[kHash]);
+    for (int k = 0; k < kNumClasses; ++k) counts[k] += hwy::PopCount(block[k]);
   }
-  return total;
 }
 
-}  // namespace
-// Exported names live outside the anonymous namespace for HWY_EXPORT.
-void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
-               const kernels::SpanColumns& cols) {
-  ScanRows(data, offsets, count, cols);
-}
-uint64_t CountGenDelims(const uint8_t* data, size_t size) {
-  return CountDelims(data, size);
-}
 }  // namespace HWY_NAMESPACE
 }  // namespace uriscan
 HWY_AFTER_NAMESPACE();
@@ -252,16 +230,17 @@ HWY_AFTER_NAMESPACE();
 namespace uriscan {
 namespace {
 HWY_EXPORT(ScanBatch);
-HWY_EXPORT(CountGenDelims);
+HWY_EXPORT(CountClasses);
 }  // namespace
 
 namespace kernels {
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
-               const SpanColumns& cols) {
-  HWY_DYNAMIC_DISPATCH(ScanBatch)(data, offsets, count, cols);
+               uint64_t* masks, const SpanColumns& cols) {
+  HWY_DYNAMIC_DISPATCH(ScanBatch)(data, offsets, count, masks, cols);
 }
-uint64_t CountGenDelims(const uint8_t* data, size_t size) {
-  return HWY_DYNAMIC_DISPATCH(CountGenDelims)(data, size);
+void CountClasses(const uint8_t* data, size_t size,
+                  uint64_t counts[kNumClasses]) {
+  HWY_DYNAMIC_DISPATCH(CountClasses)(data, size, counts);
 }
 }  // namespace kernels
 }  // namespace uriscan

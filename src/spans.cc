@@ -119,9 +119,10 @@ void Scan(const Batch& batch, ComponentSpans* spans) {
       spans->fragment_begin.data(), spans->uri_end.data(),
       spans->flags.data(),        spans->error_kind.data(),
       spans->error_offset.data()};
+  spans->masks_.resize(kernels::MaskWords(batch.offsets[batch.count]));
   kernels::ScanBatch(reinterpret_cast<const uint8_t*>(batch.data),
-                     batch.offsets, batch.count, cols);
-  // The rare rows the fast path left (errors, IP literals, long URIs).
+                     batch.offsets, batch.count, spans->masks_.data(), cols);
+  // The rare rows the fast path left (errors, IP literals).
   for (size_t i = 0; i < batch.count; ++i) {
     if (spans->error_kind[i] == kernels::kNeedsScalar)
       spans->SetRow(i, batch.offsets[i], ParseUriReference(batch.Get(i)));

@@ -89,12 +89,16 @@ struct ComponentSpans {
   // Invariant check: boundaries never decrease, the error columns agree
   // with flags, everything stays inside [uri_begin, uri_end].
   bool Validate(size_t i) const;
+
+  // Scratch for Scan(): the byte-class bitmasks of the batch (about 1.5
+  // bytes per input byte), kept to be reused by the next scan.
+  std::vector<uint64_t> masks_;
 };
 
 // Scans every reference of `batch` into `*spans` (resized to batch.count)
 // with the SIMD kernels of the best Highway target this CPU supports; rows
-// the fast path cannot settle (invalid ones, IP literals, URIs over 256
-// bytes) go to the scalar parser. Never stops at an invalid reference;
+// the fast path cannot settle (invalid ones, IP literals) go to the scalar
+// parser. Never stops at an invalid reference;
 // allocates only when growing columns. Reads no byte at or past
 // data + offsets[count].
 void Scan(const Batch& batch, ComponentSpans* spans);
