@@ -19,6 +19,8 @@ namespace uriscan {
 namespace HWY_NAMESPACE {
 namespace {
 
+constexpr uint32_t C(int k) { return 1u << k; }
+
 // The masks of a batch: word (i / 64) of class k is at [i / 64 * N + k].
 class Masks {
  public:
@@ -27,13 +29,15 @@ class Masks {
     return w_[static_cast<size_t>(block) * kNumClasses + k];
   }
   bool Bit(int k, uint32_t i) const { return (Word(k, i >> 6) >> (i & 63)) & 1; }
-  // The first byte in [from, to) whose class is in `classes` (a bit set of
-  // Class values), or `to`.
-  uint32_t First(uint32_t classes, uint32_t from, uint32_t to) const {
+  // The first byte in [from, to) whose class is in kClasses (a bit set of
+  // Class values), or `to`. A template so each union of masks folds to a
+  // few ORs.
+  template <uint32_t kClasses>
+  HWY_INLINE uint32_t First(uint32_t from, uint32_t to) const {
     if (from >= to) return to;
     uint32_t block = from >> 6;
     const uint32_t last = (to - 1) >> 6;
-    uint64_t bits = Union(classes, block) & (~uint64_t{0} << (from & 63));
+    uint64_t bits = Union<kClasses>(block) & (~uint64_t{0} << (from & 63));
     for (;;) {
       if (bits) {
         const uint32_t pos =
@@ -41,25 +45,27 @@ class Masks {
         return pos < to ? pos : to;
       }
       if (++block > last) return to;
-      bits = Union(classes, block);
+      bits = Union<kClasses>(block);
     }
   }
-  bool Any(uint32_t classes, uint32_t from, uint32_t to) const {
-    return First(classes, from, to) < to;
+  template <uint32_t kClasses>
+  HWY_INLINE bool Any(uint32_t from, uint32_t to) const {
+    return First<kClasses>(from, to) < to;
   }
 
  private:
-  uint64_t Union(uint32_t classes, uint32_t block) const {
+  template <uint32_t kClasses>
+  HWY_INLINE uint64_t Union(uint32_t block) const {
     const uint64_t* w = w_ + static_cast<size_t>(block) * kNumClasses;
     uint64_t u = 0;
     for (int k = 0; k < kNumClasses; ++k)
-      if (classes & (1u << k)) u |= w[k];
+      if (kClasses & (1u << k)) u |= w[k];
     return u;
   }
   const uint64_t* w_;
 };
 
-constexpr uint32_t C(int k) { return 1u << k; }
+
 
 // One URI reference [b, e) of `p`: fills its boundaries (relative to b) and
 // flags, or returns false when the scalar parser must settle it (an error
@@ -67,24 +73,24 @@ constexpr uint32_t C(int k) { return 1u << k; }
 // settled here, each by the same rule the scalar parser applies.
 HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
                         const Masks& m, Boundaries* out, uint16_t* flags_out) {
-  if (m.Any(C(kReject), b, e)) return false;
+  if (m.Any<C(kReject)>(b, e)) return false;
   uint16_t f = 0;
   // pct-encoded = "%" HEXDIG HEXDIG: hex digits are never delimiters, so a
   // triplet cannot straddle two components; only the end can cut it.
-  for (uint32_t i = m.First(C(kPercent), b, e); i < e;
-       i = m.First(C(kPercent), i + 1, e)) {
+  for (uint32_t i = m.First<C(kPercent)>(b, e); i < e;
+       i = m.First<C(kPercent)>(i + 1, e)) {
     if (i + 2 >= e || !m.Bit(kHex, i + 1) || !m.Bit(kHex, i + 2)) return false;
     f |= flags::kHasPctEncoded;
   }
   uint32_t pos = b;
   const uint32_t first =
-      m.First(C(kColon) | C(kSlash) | C(kQuestion) | C(kHash), b, e);
+      m.First<C(kColon) | C(kSlash) | C(kQuestion) | C(kHash)>(b, e);
   if (first < e && p[first] == ':') {  // scheme = ALPHA *( ... ) (§3.1)
-    if (first == b || m.Any(C(kNotScheme), b, first) || m.Bit(kDigit, b) ||
+    if (first == b || m.Any<C(kNotScheme)>(b, first) || m.Bit(kDigit, b) ||
         p[b] == '+' || p[b] == '-' || p[b] == '.') {
       return false;
     }
-    if (m.Any(C(kUpper), b, first)) f |= flags::kHasUpperCase;
+    if (m.Any<C(kUpper)>(b, first)) f |= flags::kHasUpperCase;
     f |= flags::kHasScheme;
     out->scheme_end = first - b;
     pos = first + 1;
@@ -96,20 +102,20 @@ HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
   if (pos + 1 < e && p[pos] == '/' && p[pos + 1] == '/') {  // authority
     f |= flags::kHasAuthority;
     const uint32_t a = pos + 2;
-    const uint32_t end = m.First(C(kSlash) | C(kQuestion) | C(kHash), a, e);
-    const uint32_t at = m.First(C(kAt), a, end);
+    const uint32_t end = m.First<C(kSlash) | C(kQuestion) | C(kHash)>(a, e);
+    const uint32_t at = m.First<C(kAt)>(a, end);
     uint32_t h = a;
     out->authority_begin = out->userinfo_end = a - b;
     if (at < end) {  // userinfo: with '[' ']' gone, every other byte is fine
       f |= flags::kHasUserinfo;
       out->userinfo_end = at - b;
       h = at + 1;
-      if (m.Any(C(kAt), h, end)) return false;  // '@' in host or port
+      if (m.Any<C(kAt)>(h, end)) return false;  // '@' in host or port
     }
-    const uint32_t colon = m.First(C(kColon), h, end);
+    const uint32_t colon = m.First<C(kColon)>(h, end);
     out->host_begin = h - b;
     out->host_end = out->port_begin = colon - b;
-    if (m.Any(C(kUpper), h, colon)) f |= flags::kHasUpperCase;
+    if (m.Any<C(kUpper)>(h, colon)) f |= flags::kHasUpperCase;
     if (colon > h && m.Bit(kDigit, h) &&
         IsIPv4Address(std::string_view(reinterpret_cast<const char*>(p) + h,
                                        colon - h))) {
@@ -124,12 +130,12 @@ HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
     pos = end;
   }
   out->path_begin = pos - b;
-  const uint32_t path_end = m.First(C(kQuestion) | C(kHash), pos, e);
+  const uint32_t path_end = m.First<C(kQuestion) | C(kHash)>(pos, e);
   out->path_end = path_end - b;
   // A "." or ".." segment: a dot that starts a segment, followed by the
   // segment's end, or by one more dot and the end.
-  for (uint32_t i = m.First(C(kDot), pos, path_end); i < path_end;
-       i = m.First(C(kDot), i + 1, path_end)) {
+  for (uint32_t i = m.First<C(kDot)>(pos, path_end); i < path_end;
+       i = m.First<C(kDot)>(i + 1, path_end)) {
     if (i != pos && p[i - 1] != '/') continue;
     uint32_t j = i + 1;
     if (j < path_end && p[j] == '.') ++j;
@@ -143,11 +149,11 @@ HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
   if (path_end < e && p[path_end] == '?') {
     f |= flags::kHasQuery;
     out->query_begin = path_end + 1 - b;
-    query_end = m.First(C(kHash), path_end + 1, e);
+    query_end = m.First<C(kHash)>(path_end + 1, e);
   }
   out->fragment_begin = e - b;
   if (query_end < e) {  // '#', and no second '#' in the fragment
-    if (m.Any(C(kHash), query_end + 1, e)) return false;
+    if (m.Any<C(kHash)>(query_end + 1, e)) return false;
     f |= flags::kHasFragment;
     out->fragment_begin = query_end + 1 - b;
   }

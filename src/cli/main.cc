@@ -202,8 +202,8 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
               static_cast<unsigned long long>(t.query),
               static_cast<unsigned long long>(t.fragment));
   const double scan = t.scan_seconds > 0 ? t.scan_seconds : 1e-9;
-  std::printf("  scan throughput  %.1f MB/s, %.2f M URIs/s (scalar parser, "
-              "1 thread, %s)\n",
+  std::printf("  scan throughput  %.1f MB/s, %.2f M URIs/s (SIMD scan, "
+              "1 thread, Highway target %s)\n",
               t.bytes / 1e6 / scan, t.lines / 1e6 / scan,
               DispatchedTargetName());
   std::printf("  wall time        %.3f s (reading and counting included)\n",
