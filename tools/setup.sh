@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a job needs, only when some are missing.
-# usage: tools/setup.sh build|test|bench
+# usage: tools/setup.sh build|test|bench|fuzz
 set -euo pipefail
 build=(g++ make cmake libhwy-dev libmimalloc-dev)
 test=("${build[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
@@ -8,9 +8,10 @@ bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
-  test) want=("${test[@]}" libbenchmark-dev) ;;
+  test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
   bench) want=("${bench[@]}" libgtest-dev nlohmann-json3-dev) ;;
-  *) echo "usage: $0 build|test|bench" >&2; exit 2 ;;
+  fuzz) want=("${build[@]}" clang libclang-rt-14-dev) ;;
+  *) echo "usage: $0 build|test|bench|fuzz" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: the Release-mode suite, then the same suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer (a separate Debug build),
-# then the shared CLI contract checker. Installs what it needs on Debian 12.
+# then the shared CLI contract checker, then a 2-minute differential fuzzing
+# run (clang, libFuzzer). Installs what it needs on Debian 12.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -24,3 +25,6 @@ if [ -f ../shared/tools/check_cli.py ]; then
   echo "== ../shared/tools/check_cli.py parse"
   python3 ../shared/tools/check_cli.py build/test/uriscan parse
 fi
+
+echo "== libFuzzer differential run (every Highway target against the oracle)"
+bash tools/fuzz.sh 120
