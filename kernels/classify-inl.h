@@ -19,7 +19,6 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-using kernels::Class;
 using kernels::kColon;
 using kernels::kSlash;
 using kernels::kQuestion;

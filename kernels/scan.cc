@@ -161,18 +161,22 @@ HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
   return true;
 }
 
-// Stage 1: every 64-byte block of [data, data + size) into `masks`; the
-// last partial block goes through a zeroed stack copy, so nothing past
-// `size` is read.
-void ClassifyAll(const uint8_t* data, size_t size, uint64_t* masks) {
+// Classifies every 64-byte block of [data, data + size) in order and hands
+// each block's masks to `visit`. The last partial block goes through a
+// zeroed stack copy, so nothing past `size` is read.
+template <class Visit>
+HWY_INLINE void ForEachBlock(const uint8_t* data, size_t size, Visit visit) {
+  BlockMasks block;
   size_t i = 0;
-  for (; i + 64 <= size; i += 64, masks += kNumClasses) {
-    ClassifyBlock(data + i, 64, *reinterpret_cast<BlockMasks*>(masks));
+  for (; i + 64 <= size; i += 64) {
+    ClassifyBlock(data + i, 64, block);
+    visit(block);
   }
   if (i < size) {
     HWY_ALIGN uint8_t tail[64] = {0};
     std::memcpy(tail, data + i, size - i);
-    ClassifyBlock(tail, size - i, *reinterpret_cast<BlockMasks*>(masks));
+    ClassifyBlock(tail, size - i, block);
+    visit(block);
   }
 }
 
@@ -183,7 +187,12 @@ void ClassifyAll(const uint8_t* data, size_t size, uint64_t* masks) {
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
                uint64_t* masks, const kernels::SpanColumns& c) {
   if (count == 0) return;
-  ClassifyAll(data, offsets[count], masks);
+  // Stage 1: the masks of the whole batch, block after block.
+  uint64_t* next = masks;
+  ForEachBlock(data, offsets[count], [&next](const BlockMasks& block) {
+    std::memcpy(next, block, sizeof(BlockMasks));
+    next += kNumClasses;
+  });
   const Masks m(masks);
   for (size_t i = 0; i < count; ++i) {
     const uint32_t begin = offsets[i];
@@ -214,18 +223,9 @@ void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
 
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]) {
-  BlockMasks block;
-  size_t i = 0;
-  for (; i + 64 <= size; i += 64) {
-    ClassifyBlock(data + i, 64, block);
+  ForEachBlock(data, size, [counts](const BlockMasks& block) {
     for (int k = 0; k < kNumClasses; ++k) counts[k] += hwy::PopCount(block[k]);
-  }
-  if (i < size) {
-    HWY_ALIGN uint8_t tail[64] = {0};
-    std::memcpy(tail, data + i, size - i);
-    ClassifyBlock(tail, size - i, block);
-    for (int k = 0; k < kNumClasses; ++k) counts[k] += hwy::PopCount(block[k]);
-  }
+  });
 }
 
 }  // namespace HWY_NAMESPACE
