@@ -190,6 +190,42 @@ TEST_F(CliTest, LineNumbersRestartPerFile) {
             std::string::npos);
 }
 
+TEST_F(CliTest, ThreadsAndChunkSizesNeverChangeTheOutput) {
+  // Valid, invalid and over-long lines in two files plus stdin, cut into
+  // chunks of a few lines each so every worker gets many of them.
+  std::string a, b;
+  for (int i = 0; i < 3000; ++i) {
+    a += "http://h" + std::to_string(i) + ".example/p?q=" +
+         std::to_string(i) + "\n";
+    if (i % 7 == 0) a += "ht tp://bad/" + std::to_string(i) + "\n";
+    if (i % 500 == 0) a += std::string(300, 'z') + "\n";
+    b += "/r/" + std::to_string(i) + (i % 11 == 0 ? "%zz\n" : "\n");
+  }
+  Write(Path("a.txt"), a);
+  Write(Path("b.txt"), b);
+  const std::string files = Path("a.txt") + " - " + Path("b.txt");
+  for (const char* cmd : {"parse --format=tsv", "parse", "validate"}) {
+    const Result one = Run(std::string(cmd) +
+                               " --quiet --max-line=200 --threads=1 " + files,
+                           b);
+    ASSERT_EQ(one.status, std::string(cmd) == "validate" ? 1 : 0);
+    ASSERT_NE(one.err.find(Path("b.txt") + ":2993:8: error: pct-encoded"),
+              std::string::npos);
+    for (const char* opts : {"--threads=2 --chunk-size=64",
+                             "--threads=4 --chunk-size=1000",
+                             "--threads=3 --chunk-size=1"}) {
+      const Result many =
+          Run(std::string(cmd) + " --quiet --max-line=200 " + opts + " " +
+                  files,
+              b);
+      EXPECT_EQ(many.status, one.status) << cmd << " " << opts;
+      EXPECT_TRUE(many.out == one.out) << cmd << " " << opts;
+      EXPECT_TRUE(many.err == one.err) << cmd << " " << opts;
+    }
+  }
+  EXPECT_EQ(Run("validate --threads=0").status, 2);
+}
+
 TEST_F(CliTest, UsageErrorsExit2) {
   EXPECT_EQ(Run("").status, 2);
   EXPECT_EQ(Run("frobnicate").status, 2);
