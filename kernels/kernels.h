@@ -57,6 +57,10 @@ void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]);
 
+// Newline splitting: bit i of words[i / 64] is set when data[i] == '\n'.
+// `words` has room for (size + 63) / 64 words; nothing past `size` is read.
+void NewlineMasks(const uint8_t* data, size_t size, uint64_t* words);
+
 }  // namespace kernels
 }  // namespace uriscan
 

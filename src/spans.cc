@@ -2,6 +2,7 @@
 // Batches and ComponentSpans: building, filling, checking.
 #include "uriscan/spans.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -14,20 +15,33 @@ bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
   out->offsets.assign(1, 0);
   if (bytes.size() >= std::numeric_limits<uint32_t>::max()) return false;
   out->data.resize(bytes.size());
+  const char* in = bytes.data();
   char* dst = out->data.data();
   size_t written = 0;
-  size_t pos = 0;
-  while (pos < bytes.size()) {
-    const void* nl = std::memchr(bytes.data() + pos, '\n', bytes.size() - pos);
-    const size_t end =
-        nl ? static_cast<const char*>(nl) - bytes.data() : bytes.size();
-    size_t line_end = end;
-    if (nl && line_end > pos && bytes[line_end - 1] == '\r') --line_end;
-    std::memcpy(dst + written, bytes.data() + pos, line_end - pos);
-    written += line_end - pos;
+  size_t line_begin = 0;
+  auto end_line = [&](size_t end) {  // the line [line_begin, end)
+    std::memcpy(dst + written, in + line_begin, end - line_begin);
+    written += end - line_begin;
     out->offsets.push_back(static_cast<uint32_t>(written));
-    pos = end + 1;
+  };
+  // The newline kernel marks each "\n"; the lines are copied between them
+  // (a "\r" before a "\n" dropped). Pieces keep the bit words on the stack.
+  constexpr size_t kPiece = 64 * 1024;
+  uint64_t words[kPiece / 64];
+  for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
+    const size_t n = std::min(kPiece, bytes.size() - piece);
+    kernels::NewlineMasks(reinterpret_cast<const uint8_t*>(in + piece), n,
+                          words);
+    for (size_t w = 0; w < (n + 63) / 64; ++w) {
+      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        const size_t nl = piece + w * 64 + static_cast<size_t>(
+                                               __builtin_ctzll(bits));
+        end_line(nl > line_begin && in[nl - 1] == '\r' ? nl - 1 : nl);
+        line_begin = nl + 1;
+      }
+    }
   }
+  if (line_begin < bytes.size()) end_line(bytes.size());
   out->data.resize(written);
   return true;
 }

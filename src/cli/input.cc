@@ -5,8 +5,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+
+#include "kernels/kernels.h"
 
 namespace uriscan {
 namespace cli {
@@ -67,7 +71,7 @@ bool LineReader::Fill() {
   }
 }
 
-LineReader::Status LineReader::Next(OwnedBatch* batch) {
+LineReader::Status LineReader::Next(std::string* lines) {
   for (;;) {
     if (skipping_) {
       const void* nl = std::memchr(buf_.data() + begin_, '\n', end_ - begin_);
@@ -85,14 +89,12 @@ LineReader::Status LineReader::Next(OwnedBatch* batch) {
     size_t last = end_ - begin_;
     while (last > 0 && base[last - 1] != '\n') --last;
     if (last > 0) {
-      const bool ok = BatchFromLines(std::string_view(base, last), batch);
-      (void)ok;  // a chunk is far below 4 GiB
+      lines->assign(base, last);
       begin_ += last;
       return Status::kLines;
     }
     if (end_ - begin_ > max_line_) {
-      batch->data.clear();
-      batch->offsets.assign(1, 0);
+      lines->clear();
       skipping_ = true;
       begin_ = end_;
       return Status::kTooLongLine;
@@ -101,13 +103,25 @@ LineReader::Status LineReader::Next(OwnedBatch* batch) {
       if (!error_.empty()) return Status::kError;
       if (begin_ == end_) return Status::kEnd;
       // The last line has no "\n": it is a line all the same.
-      const bool ok = BatchFromLines(
-          std::string_view(buf_.data() + begin_, end_ - begin_), batch);
-      (void)ok;
+      lines->assign(buf_.data() + begin_, end_ - begin_);
       begin_ = end_;
       return Status::kLines;
     }
   }
+}
+
+size_t CountLines(std::string_view lines) {
+  constexpr size_t kPiece = 64 * 1024;
+  uint64_t words[kPiece / 64];
+  size_t n = 0;
+  for (size_t piece = 0; piece < lines.size(); piece += kPiece) {
+    const size_t len = std::min(kPiece, lines.size() - piece);
+    kernels::NewlineMasks(
+        reinterpret_cast<const uint8_t*>(lines.data() + piece), len, words);
+    for (size_t w = 0; w < (len + 63) / 64; ++w)
+      n += static_cast<size_t>(__builtin_popcountll(words[w]));
+  }
+  return n + (!lines.empty() && lines.back() != '\n');
 }
 
 }  // namespace cli

@@ -5,9 +5,8 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
-
-#include "uriscan/spans.h"
 
 namespace uriscan {
 namespace cli {
@@ -27,10 +26,11 @@ class LineReader {
 
   // Opens `path`, or stdin for "-". On failure returns false with a message.
   bool Open(const std::string& path, std::string* error);
-  // The next batch of lines into `*batch` (kLines), one over-long line
-  // (kTooLongLine, `*batch` empty), the end (kEnd), or an I/O error
-  // (kError, message in error()).
-  Status Next(OwnedBatch* batch);
+  // The next run of whole lines, raw, "\n"s included (the last line of the
+  // stream may lack one) into `*lines` (kLines); one over-long line
+  // (kTooLongLine, `*lines` empty); the end (kEnd); or an I/O error (kError,
+  // message in error()).
+  Status Next(std::string* lines);
   const std::string& error() const { return error_; }
   // Bytes consumed so far from this stream.
   size_t bytes_read() const { return bytes_read_; }
@@ -50,6 +50,10 @@ class LineReader {
   size_t bytes_read_ = 0;
   std::string error_;
 };
+
+// How many lines `lines` (from Next) holds: its "\n"s, plus one when the
+// last line has none.
+size_t CountLines(std::string_view lines);
 
 }  // namespace cli
 }  // namespace uriscan

@@ -245,6 +245,7 @@ void PrintSummary(const Totals& t) {
 // One chunk of input lines and everything the command makes of it. Chunks are
 // processed on worker threads and written out in input order.
 struct Chunk {
+  std::string lines;  // raw, as read
   OwnedBatch batch;
   bool too_long_line = false;
   uint64_t first_line = 0;  // line number of the chunk's first line, from 1
@@ -258,7 +259,9 @@ void ProcessChunk(const Options& opt, Chunk* c) {
   c->out.clear();
   c->err.clear();
   c->totals = Totals{};
-  if (c->too_long_line) c->batch.offsets.push_back(0);  // one empty row
+  const bool split_ok = BatchFromLines(c->lines, &c->batch);
+  (void)split_ok;  // a chunk is far below 4 GiB
+  if (c->too_long_line) c->batch.offsets.assign(2, 0);  // one empty row
   const auto t0 = std::chrono::steady_clock::now();
   Scan(c->batch.view(), &c->spans);
   c->totals.scan_seconds = std::chrono::duration<double>(
@@ -354,7 +357,7 @@ int Run(const Options& opt) {
       if (pool.Full()) emit_oldest();
       const size_t slot = pool.Acquire();
       Chunk& c = chunks[slot];
-      const LineReader::Status st = reader.Next(&c.batch);
+      const LineReader::Status st = reader.Next(&c.lines);
       if (st == LineReader::Status::kEnd || st == LineReader::Status::kError) {
         pool.Release(slot);
         if (st == LineReader::Status::kError) {
@@ -372,7 +375,7 @@ int Run(const Options& opt) {
       c.too_long_line = st == LineReader::Status::kTooLongLine;
       c.first_line = lines_read + 1;
       c.name = name;
-      lines_read += c.too_long_line ? 1 : c.batch.view().count;
+      lines_read += c.too_long_line ? 1 : CountLines(c.lines);
       pool.Submit(slot, [&opt, &c] { ProcessChunk(opt, &c); });
     }
   }

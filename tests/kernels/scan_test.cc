@@ -255,5 +255,58 @@ TEST_P(ScanTargetTest, ClassifyMatchesTheClassDefinitions) {
   }
 }
 
+// Every byte value at every position of buffers of lengths 0..200, with
+// newlines scattered among them: one bit per "\n", none past the end.
+TEST_P(ScanTargetTest, NewlineMasksMarkExactlyTheNewlines) {
+  std::mt19937 rng(1630);
+  for (size_t len = 0; len <= 200; ++len) {
+    for (int round = 0; round < 8; ++round) {
+      std::unique_ptr<uint8_t[]> exact(new uint8_t[len + 1]);  // +1: len 0
+      for (size_t k = 0; k < len; ++k) {
+        exact[k] = static_cast<uint8_t>(rng() % 4 == 0 ? '\n' : rng() % 256);
+      }
+      std::vector<uint64_t> words((len + 63) / 64 + 1, ~uint64_t{0});
+      kernels::NewlineMasks(exact.get(), len, words.data());
+      for (size_t i = 0; i < words.size() * 64; ++i) {
+        const bool bit = (words[i / 64] >> (i % 64)) & 1;
+        const bool want = i < len ? exact[i] == '\n'
+                                  : i >= (len + 63) / 64 * 64;  // untouched
+        ASSERT_EQ(bit, want) << "len " << len << " at " << i;
+      }
+    }
+  }
+}
+
+// BatchFromLines (built on the newline kernel) against a byte loop, over
+// inputs longer than its 64 KiB pieces, with "\r\n" and bare "\r".
+TEST_P(ScanTargetTest, BatchFromLinesMatchesAByteLoop) {
+  std::mt19937 rng(3986);
+  for (size_t size : {size_t{0}, size_t{1}, size_t{65535}, size_t{65536},
+                      size_t{65537}, size_t{200000}}) {
+    std::string in(size, 'x');
+    for (char& c : in) {
+      const unsigned r = rng() % 64;
+      c = r == 0 ? '\n' : r == 1 ? '\r' : static_cast<char>('a' + r % 26);
+    }
+    std::vector<std::string> want;
+    std::string line;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in[i] != '\n') {
+        line += in[i];
+        continue;
+      }
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      want.push_back(line);
+      line.clear();
+    }
+    if (!line.empty()) want.push_back(line);
+    OwnedBatch b;
+    ASSERT_TRUE(BatchFromLines(in, &b));
+    ASSERT_EQ(b.size(), want.size()) << size;
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(b.view().Get(i), want[i]) << size << " line " << i;
+  }
+}
+
 }  // namespace
 }  // namespace uriscan
