@@ -4,6 +4,8 @@
 #define URISCAN_URISCAN_H_
 
 #include "uriscan/error.h"
+#include "uriscan/normalize.h"
+#include "uriscan/resolve.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
 

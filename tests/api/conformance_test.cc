@@ -6,6 +6,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/support/seed_vectors.h"
 #include "uriscan/uri.h"
 
 namespace uriscan {
@@ -13,23 +14,7 @@ namespace {
 
 using nlohmann::json;
 
-class SeedVectors : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    std::ifstream in(URISCAN_SEED_VECTORS);
-    if (in) vectors_ = new json(json::parse(in));
-  }
-  static void TearDownTestSuite() {
-    delete vectors_;
-    vectors_ = nullptr;
-  }
-  void SetUp() override {
-    if (!vectors_) GTEST_SKIP() << "no " << URISCAN_SEED_VECTORS;
-  }
-  static const json& V(const char* key) { return vectors_->at(key); }
-  static json* vectors_;
-};
-json* SeedVectors::vectors_ = nullptr;
+using test_corpus::SeedVectors;
 
 std::optional<std::string_view> Str(const json& j) {
   if (j.is_null()) return std::nullopt;

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// Normalization (RFC 3986 §6.2.2 and §6.2.3) under named, versioned
+// profiles, on one URI or a whole batch, and the equivalence ladder.
+#ifndef URISCAN_NORMALIZE_H_
+#define URISCAN_NORMALIZE_H_
+
+#include <mimalloc.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uriscan/spans.h"
+#include "uriscan/uri.h"
+
+namespace uriscan {
+
+// The profiles of DESIGN.md §4. Each is idempotent.
+//  syntax:  §6.2.2 exactly: lowercase scheme and host, uppercase the hex of
+//           every pct-encoded triplet, decode the ones that encode an
+//           unreserved character, remove_dot_segments. An empty port or path
+//           is kept.
+//  scheme:  syntax, then §6.2.3 for the schemes in the table (normalize.cc):
+//           drop an empty port (any scheme) and a default one; an empty path
+//           with an authority becomes "/" (http, https, ws, wss);
+//           "file://localhost/x" becomes "file:///x"; a mailto domain is
+//           lowercased. Other schemes are left alone.
+//  crawler: scheme, then what crawler frontiers merge: no fragment, query
+//           parameters without tracking ones (NormalizeOptions), sorted by
+//           name (stable, byte-wise), empty ones dropped, and no trailing
+//           "." on a host name. Not an RFC equivalence: the URL to fetch is
+//           the original, which the batch API keeps beside the key.
+enum class Profile : uint8_t { kSyntax, kScheme, kCrawler };
+inline constexpr int kProfileCount = 3;
+// Bumped whenever a profile's output changes for some input; mixed into
+// fingerprints with the profile's name.
+inline constexpr uint32_t kProfileVersion = 1;
+const char* ProfileName(Profile profile);  // "syntax", "scheme", "crawler"
+bool ParseProfile(std::string_view name, Profile* profile);
+
+struct NormalizeOptions {
+  // Query parameter names the crawler profile drops; a trailing '*' makes a
+  // prefix. Compared with the parameter's name after §6.2.2 normalization.
+  std::vector<std::string> tracking_params = {
+      "utm_*",  "gclid", "gclsrc", "dclid",  "fbclid", "msclkid",
+      "yclid",  "igshid", "mc_cid", "mc_eid", "_ga",    "_gl"};
+};
+
+// Appends the normal form of `uri` to *out. Returns false (appending
+// nothing) when `uri` is invalid.
+bool Normalize(const UriReference& uri, Profile profile, std::string* out,
+               const NormalizeOptions& options = {});
+std::string Normalize(std::string_view text, Profile profile,
+                      const NormalizeOptions& options = {});  // "" if invalid
+
+// The rungs of the §6.2 comparison ladder, cheapest first.
+enum class Rung : uint8_t {
+  kIdentical,  // §6.2.1 simple string comparison
+  kSyntax,     // equal after syntax-based normalization (§6.2.2)
+  kScheme,     // equal after scheme-based normalization (§6.2.3)
+  kCrawler,    // equal only as crawler dedup keys (not an RFC equivalence)
+  kDifferent,  // not equal on any rung up to the one asked for
+};
+const char* RungName(Rung rung);
+// The first rung at which `a` and `b` become equal, trying rungs up to
+// `up_to` (kSyntax, kScheme or kCrawler). Invalid references are only ever
+// kIdentical (same bytes) or kDifferent.
+Rung Compare(std::string_view a, std::string_view b,
+             Profile up_to = Profile::kScheme,
+             const NormalizeOptions& options = {});
+
+// The output of NormalizeBatch: a batch of normal forms in memory that one
+// mimalloc heap owns (released at once), and their ComponentSpans. Row i is
+// the normal form of input row i; an invalid input row is copied unchanged
+// and keeps its error in spans(). For the crawler profile, original(i) is
+// the input row (the URL to fetch), so the input batch must outlive it.
+class NormalizedBatch {
+ public:
+  NormalizedBatch();
+  ~NormalizedBatch();
+  NormalizedBatch(const NormalizedBatch&) = delete;
+  NormalizedBatch& operator=(const NormalizedBatch&) = delete;
+
+  size_t size() const { return count_; }
+  Batch view() const { return Batch{data_, offsets_, count_}; }
+  std::string_view Get(size_t i) const { return view().Get(i); }
+  std::string_view original(size_t i) const { return input_.Get(i); }
+  const ComponentSpans& spans() const { return spans_; }
+  // Rows copied as they were (already normal, or invalid) and rows
+  // rewritten, for the last batch.
+  size_t copied() const { return copied_; }
+
+ private:
+  friend void NormalizeBatch(const Batch&, const ComponentSpans&, Profile,
+                             NormalizedBatch*, const NormalizeOptions&);
+  void Reset(size_t rows, size_t bytes);
+  char* Reserve(size_t more);  // room for `more` bytes at data_ + size_
+
+  mi_heap_t* heap_ = nullptr;
+  char* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0;
+  uint32_t* offsets_ = nullptr;
+  size_t count_ = 0;
+  size_t copied_ = 0;
+  Batch input_{};
+  ComponentSpans spans_;
+};
+
+// Normalizes every row of `in` (scanned into `in_spans`). Rows whose flags
+// show they are already normal under `profile` are copied with their spans
+// shifted, not re-parsed. *out is replaced.
+void NormalizeBatch(const Batch& in, const ComponentSpans& in_spans,
+                    Profile profile, NormalizedBatch* out,
+                    const NormalizeOptions& options = {});
+
+}  // namespace uriscan
+
+#endif  // URISCAN_NORMALIZE_H_

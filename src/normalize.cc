@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: MIT
+// The normalization profiles (RFC 3986 §6.2.2, §6.2.3 and the crawler's
+// extras), batch normalization into a mimalloc arena, and the ladder.
+#include "uriscan/normalize.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "src/char_class.h"
+#include "uriscan/resolve.h"
+
+namespace uriscan {
+namespace {
+
+// §6.2.3 for the schemes we know; anything else is left alone.
+struct SchemeRule {
+  std::string_view name;
+  uint32_t default_port;
+  bool empty_path_is_slash;  // an empty path with an authority means "/"
+};
+constexpr SchemeRule kSchemes[] = {
+    {"http", 80, true},    {"https", 443, true}, {"ws", 80, true},
+    {"wss", 443, true},    {"ftp", 21, false},   {"gopher", 70, false},
+    {"telnet", 23, false}, {"ldap", 389, false}, {"ldaps", 636, false},
+    {"nntp", 119, false},  {"rtsp", 554, false}, {"imap", 143, false},
+    {"pop", 110, false},   {"ssh", 22, false},   {"sftp", 22, false},
+    {"git", 9418, false},
+};
+
+const SchemeRule* FindScheme(std::string_view lower_scheme) {
+  for (const SchemeRule& r : kSchemes)
+    if (r.name == lower_scheme) return &r;
+  return nullptr;
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+char Upper(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
+int HexValue(char c) {
+  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+bool IsUnreserved(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+// §6.2.2.1 and §6.2.2.2 over one component of a valid reference: every
+// triplet's hex uppercased, unreserved ones decoded; with `lower` (scheme,
+// host) letters outside triplets are lowercased too.
+void AppendPctNormal(std::string_view s, bool lower, std::string* out) {
+  if (!lower && s.find('%') == std::string_view::npos) {
+    out->append(s);
+    return;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '%' && i + 2 < s.size()) {  // a valid reference's triplet
+      const unsigned char v = static_cast<unsigned char>(
+          HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
+      if (IsUnreserved(v)) {
+        out->push_back(lower ? Lower(static_cast<char>(v))
+                             : static_cast<char>(v));
+      } else {
+        out->push_back('%');
+        out->push_back(Upper(s[i + 1]));
+        out->push_back(Upper(s[i + 2]));
+      }
+      i += 2;
+    } else {
+      out->push_back(lower ? Lower(c) : c);
+    }
+  }
+}
+
+// remove_dot_segments for a rootless relative-path reference, which the
+// RFC's algorithm would make absolute ("a/../b" gives "/b"): the path is
+// treated as if under a root, excess ".." are kept (they climb from the
+// base), and "./" goes first when the result would read otherwise (empty,
+// a first segment with ':', or a leading "/").
+void AppendRelativePathDotFree(std::string_view path, std::string* out) {
+  std::string rooted = "/";
+  rooted.append(path);
+  std::string clean;
+  RemoveDotSegments(rooted, AboveRoot::kKeep, &clean);
+  std::string_view rel = std::string_view(clean).substr(1);
+  const size_t colon = rel.find(':'), slash = rel.find('/');
+  if ((rel.empty() && !path.empty()) || (!rel.empty() && rel[0] == '/') ||
+      (colon != std::string_view::npos && colon < slash)) {
+    out->append("./");
+  }
+  out->append(rel);
+}
+
+bool ParamMatches(std::string_view name,
+                  const std::vector<std::string>& patterns) {
+  for (const std::string& p : patterns) {
+    if (!p.empty() && p.back() == '*') {
+      if (name.substr(0, p.size() - 1) == std::string_view(p).substr(0, p.size() - 1))
+        return true;
+    } else if (name == p) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view ParamName(std::string_view param) {
+  return param.substr(0, param.find('='));
+}
+
+// The crawler's query: tracking and empty parameters out, the rest sorted by
+// name (stable, byte-wise). Returns false when every parameter went and at
+// least one was removed: the whole query is then dropped.
+bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
+                        std::string* out) {
+  thread_local std::vector<std::string_view> params;
+  params.clear();
+  bool removed = false;
+  size_t begin = 0;
+  while (begin <= query.size()) {
+    size_t end = query.find('&', begin);
+    if (end == std::string_view::npos) end = query.size();
+    const std::string_view p = query.substr(begin, end - begin);
+    if (p.empty() || ParamMatches(ParamName(p), opt.tracking_params)) {
+      removed = true;
+    } else {
+      params.push_back(p);
+    }
+    begin = end + 1;
+  }
+  if (query.empty()) removed = false;  // "?" alone stays
+  if (params.empty() && removed) return false;
+  std::stable_sort(params.begin(), params.end(),
+                   [](std::string_view a, std::string_view b) {
+                     return ParamName(a) < ParamName(b);
+                   });
+  out->push_back('?');
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (i) out->push_back('&');
+    out->append(params[i]);
+  }
+  return true;
+}
+
+bool IsLocalhost(std::string_view host) { return host == "localhost"; }
+
+}  // namespace
+
+const char* ProfileName(Profile profile) {
+  switch (profile) {
+    case Profile::kSyntax: return "syntax";
+    case Profile::kScheme: return "scheme";
+    case Profile::kCrawler: return "crawler";
+  }
+  return "?";
+}
+
+bool ParseProfile(std::string_view name, Profile* profile) {
+  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
+    if (name == ProfileName(p)) {
+      *profile = p;
+      return true;
+    }
+  }
+  return false;
+}
+
+const char* RungName(Rung rung) {
+  switch (rung) {
+    case Rung::kIdentical: return "identical";
+    case Rung::kSyntax: return "syntax";
+    case Rung::kScheme: return "scheme";
+    case Rung::kCrawler: return "crawler";
+    case Rung::kDifferent: return "different";
+  }
+  return "?";
+}
+
+bool Normalize(const UriReference& uri, Profile profile, std::string* out,
+               const NormalizeOptions& options) {
+  if (!uri.valid()) return false;
+  const bool by_scheme = profile != Profile::kSyntax;
+  const bool crawler = profile == Profile::kCrawler;
+  thread_local std::string scheme, host, path;
+  scheme.clear();
+  host.clear();
+  path.clear();
+  const SchemeRule* rule = nullptr;
+  if (uri.scheme()) {
+    AppendPctNormal(*uri.scheme(), true, &scheme);
+    out->append(scheme);
+    out->push_back(':');
+    if (by_scheme) rule = FindScheme(scheme);
+  }
+  const bool authority = uri.authority().has_value();
+  if (authority) {
+    out->append("//");
+    if (uri.userinfo()) {
+      AppendPctNormal(*uri.userinfo(), false, out);
+      out->push_back('@');
+    }
+    AppendPctNormal(*uri.host(), true, &host);
+    if (crawler && uri.host_kind() == HostKind::kRegName) {
+      size_t n = host.size();
+      while (n > 0 && host[n - 1] == '.') --n;
+      if (n > 0) host.resize(n);  // "example.com." is "example.com"
+    }
+    // file://localhost/x is file:///x (§6.2.3 and 003's void host).
+    if (!(by_scheme && scheme == "file" && !uri.userinfo() && !uri.port() &&
+          IsLocalhost(host))) {
+      out->append(host);
+    }
+    if (const auto port = uri.port()) {
+      bool keep = true;
+      if (by_scheme) {
+        // An empty port always goes; a default one for known schemes.
+        uint64_t value = 0;
+        for (char c : *port) value = std::min<uint64_t>(value * 10 + (c - '0'), 1u << 20);
+        keep = !port->empty() && !(rule && value == rule->default_port);
+      }
+      if (keep) {
+        out->push_back(':');
+        out->append(*port);
+      }
+    }
+  }
+  // The path: triplets first (a decoded "%2E" is a dot), then the dots.
+  AppendPctNormal(uri.path(), false, &path);
+  const size_t path_begin = out->size();
+  if (uri.scheme() || authority || (!path.empty() && path[0] == '/')) {
+    RemoveDotSegments(path, AboveRoot::kClamp, out);
+  } else {
+    AppendRelativePathDotFree(path, out);
+  }
+  if (!authority && out->size() - path_begin >= 2 && (*out)[path_begin] == '/' &&
+      (*out)[path_begin + 1] == '/') {
+    out->insert(path_begin, "/.");  // not to be read as an authority
+  }
+  if (rule && rule->empty_path_is_slash && authority &&
+      out->size() == path_begin) {
+    out->push_back('/');
+  }
+  if (by_scheme && scheme == "mailto") {
+    // Each address's domain is case-insensitive: lowercase after its '@'.
+    bool domain = false;
+    for (size_t i = path_begin; i < out->size(); ++i) {
+      char& c = (*out)[i];
+      if (c == ',') domain = false;
+      else if (c == '@') domain = true;
+      else if (c == '%') i += 2;
+      else if (domain) c = Lower(c);
+    }
+  }
+  if (const auto query = uri.query()) {
+    if (crawler) {
+      thread_local std::string q;
+      q.clear();
+      AppendPctNormal(*query, false, &q);
+      AppendCrawlerQuery(q, options, out);
+    } else {
+      out->push_back('?');
+      AppendPctNormal(*query, false, out);
+    }
+  }
+  if (const auto fragment = uri.fragment(); fragment && !crawler) {
+    out->push_back('#');
+    AppendPctNormal(*fragment, false, out);
+  }
+  return true;
+}
+
+std::string Normalize(std::string_view text, Profile profile,
+                      const NormalizeOptions& options) {
+  std::string out;
+  Normalize(ParseUriReference(text), profile, &out, options);
+  return out;
+}
+
+Rung Compare(std::string_view a, std::string_view b, Profile up_to,
+             const NormalizeOptions& options) {
+  if (a == b) return Rung::kIdentical;
+  const UriReference ua = ParseUriReference(a), ub = ParseUriReference(b);
+  if (!ua.valid() || !ub.valid()) return Rung::kDifferent;
+  std::string na, nb;
+  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
+    na.clear();
+    nb.clear();
+    Normalize(ua, p, &na, options);
+    Normalize(ub, p, &nb, options);
+    if (na == nb) return static_cast<Rung>(static_cast<int>(p) + 1);
+    if (p == up_to) break;
+  }
+  return Rung::kDifferent;
+}
+
+// ---------------------------------------------------------------------------
+// Batches.
+
+NormalizedBatch::NormalizedBatch() = default;
+
+NormalizedBatch::~NormalizedBatch() {
+  if (heap_) mi_heap_destroy(heap_);
+}
+
+void NormalizedBatch::Reset(size_t rows, size_t bytes) {
+  // One heap per batch: the previous batch's memory goes at once.
+  if (heap_) mi_heap_destroy(heap_);
+  heap_ = mi_heap_new();
+  capacity_ = bytes + bytes / 8 + 64;
+  data_ = static_cast<char*>(mi_heap_malloc(heap_, capacity_));
+  size_ = 0;
+  offsets_ = static_cast<uint32_t*>(
+      mi_heap_malloc(heap_, (rows + 1) * sizeof(uint32_t)));
+  offsets_[0] = 0;
+  count_ = rows;
+  copied_ = 0;
+}
+
+char* NormalizedBatch::Reserve(size_t more) {
+  if (size_ + more > capacity_) {
+    capacity_ = std::max(capacity_ * 2, size_ + more);
+    data_ = static_cast<char*>(mi_heap_realloc(heap_, data_, capacity_));
+  }
+  return data_ + size_;
+}
+
+namespace {
+
+// True when row i is its own normal form under `profile`, judged from the
+// scan's flags and a few boundary checks, with no re-parse.
+bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
+                   Profile profile) {
+  const uint16_t f = s.flags[i];
+  if (f & (flags::kHasPctEncoded | flags::kHasUpperCase |
+           flags::kHasDotSegment)) {
+    return false;
+  }
+  if (profile == Profile::kSyntax) return true;
+  const std::string_view scheme(in.data + s.uri_begin[i],
+                                s.scheme_end[i] - s.uri_begin[i]);
+  if (scheme == "mailto" || scheme == "file") return false;
+  if (f & flags::kHasAuthority) {
+    const SchemeRule* rule = (f & flags::kHasScheme) ? FindScheme(scheme) : nullptr;
+    if (f & flags::kHasPort) {
+      if (s.port_begin[i] == s.path_begin[i] || rule) return false;
+    }
+    if (rule && rule->empty_path_is_slash && s.path_begin[i] == s.path_end[i])
+      return false;
+  }
+  if (profile == Profile::kScheme) return true;
+  if (f & (flags::kHasQuery | flags::kHasFragment)) return false;
+  return !(f & flags::kHasAuthority) || s.host_begin[i] == s.host_end[i] ||
+         in.data[s.host_end[i] - 1] != '.';
+}
+
+}  // namespace
+
+void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
+                    NormalizedBatch* out, const NormalizeOptions& options) {
+  const size_t n = in.count;
+  out->Reset(n, n ? in.offsets[n] - in.offsets[0] : 0);
+  out->input_ = in;
+  ComponentSpans& o = out->spans_;
+  o.Resize(n);
+  thread_local std::string row;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t out_begin = static_cast<uint32_t>(out->size_);
+    const bool copy = s.error_kind[i] != 0 || AlreadyNormal(in, s, i, profile);
+    if (copy) {
+      // The row and its spans, shifted to where it lands.
+      const uint32_t b = s.uri_begin[i], e = s.uri_end[i];
+      std::memcpy(out->Reserve(e - b), in.data + b, e - b);
+      out->size_ += e - b;
+      const uint32_t d = out_begin - b;  // wraps; the sums do not
+      o.uri_begin[i] = s.uri_begin[i] + d;
+      o.scheme_end[i] = s.scheme_end[i] + d;
+      o.authority_begin[i] = s.authority_begin[i] + d;
+      o.userinfo_end[i] = s.userinfo_end[i] + d;
+      o.host_begin[i] = s.host_begin[i] + d;
+      o.host_end[i] = s.host_end[i] + d;
+      o.port_begin[i] = s.port_begin[i] + d;
+      o.path_begin[i] = s.path_begin[i] + d;
+      o.path_end[i] = s.path_end[i] + d;
+      o.query_begin[i] = s.query_begin[i] + d;
+      o.fragment_begin[i] = s.fragment_begin[i] + d;
+      o.uri_end[i] = s.uri_end[i] + d;
+      o.flags[i] = s.flags[i];
+      o.error_kind[i] = s.error_kind[i];
+      o.error_offset[i] = s.error_offset[i];
+      ++out->copied_;
+    } else {
+      row.clear();
+      Normalize(s.Row(i, in.data), profile, &row, options);
+      std::memcpy(out->Reserve(row.size()), row.data(), row.size());
+      out->size_ += row.size();
+      // The rewritten row's spans: a scalar parse of the output, the
+      // oracle's own answer.
+      o.SetRow(i, out_begin,
+               ParseUriReference(std::string_view(out->data_ + out_begin,
+                                                  row.size())));
+    }
+    out->offsets_[i + 1] = static_cast<uint32_t>(out->size_);
+  }
+}
+
+}  // namespace uriscan

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// Normalization profiles and the equivalence ladder: the equivalent and
+// not_equivalent seed vectors, each profile's rules, idempotence and batch
+// output (text and spans) over the corpora.
+#include "uriscan/normalize.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "tests/support/corpus.h"
+#include "tests/support/seed_vectors.h"
+
+namespace uriscan {
+namespace {
+
+using test_corpus::SeedVectors;
+
+std::string N(std::string_view text, Profile p = Profile::kSyntax) {
+  return Normalize(text, p);
+}
+
+TEST_F(SeedVectors, EquivalentPairsMeetOnTheirRung) {
+  int n = 0;
+  for (const auto& v : V("equivalent")) {
+    const std::string a = v.at("a"), b = v.at("b");
+    const std::string ladder = v.at("ladder");
+    if (v.value("compat_only", false) || v.value("draft_only", false)) {
+      // RFC 1630 or 2004-draft rules that RFC 3986 does not license.
+      EXPECT_EQ(Compare(a, b, Profile::kScheme), Rung::kDifferent) << v;
+    } else if (ladder.rfind("protocol-based", 0) == 0) {
+      EXPECT_EQ(Compare(a, b, Profile::kCrawler), Rung::kDifferent) << v;
+    } else {
+      const Profile p =
+          ladder == "syntax-based" ? Profile::kSyntax : Profile::kScheme;
+      const Rung want = p == Profile::kSyntax ? Rung::kSyntax : Rung::kScheme;
+      EXPECT_EQ(Compare(a, b, Profile::kScheme), want) << v;
+      if (v.contains("normal_form") && !v.at("normal_form").is_null()) {
+        EXPECT_EQ(N(a, p), v.at("normal_form").get<std::string>()) << v;
+        EXPECT_EQ(N(b, p), v.at("normal_form").get<std::string>()) << v;
+      }
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 19);
+}
+
+TEST_F(SeedVectors, NotEquivalentPairsStayApart) {
+  int n = 0;
+  for (const auto& v : V("not_equivalent")) {
+    const std::string a = v.at("a"), b = v.at("b");
+    if (v.contains("equivalent_at")) {
+      // Apart on the rung named, together on the next (or never, for the
+      // protocol-based one).
+      const std::string at = v.at("at_ladder");
+      EXPECT_EQ(Compare(a, b, at == "syntax-based" ? Profile::kSyntax
+                                                   : Profile::kScheme),
+                Rung::kDifferent)
+          << v;
+    } else {
+      EXPECT_EQ(Compare(a, b, Profile::kScheme), Rung::kDifferent) << v;
+    }
+    ++n;
+  }
+  EXPECT_EQ(n, 7);
+}
+
+TEST(NormalizeTest, SyntaxRules) {
+  EXPECT_EQ(N("HTTP://User@Example.COM:/A/%7e/%2f/./b/../c?Q=%41%3a#F%7E"),
+            "http://User@example.com:/A/~/%2F/c?Q=A%3A#F~");
+  EXPECT_EQ(N("http://ex%41mple.com/"), "http://example.com/");  // host: lower
+  EXPECT_EQ(N("http://[2001:DB8::A]/"), "http://[2001:db8::a]/");
+  EXPECT_EQ(N("http://example.com"), "http://example.com");  // path kept empty
+  EXPECT_EQ(N("/%2E%2E/a/%2e/b"), "/a/b");  // decoded dots are dots
+  // Relative references keep what climbs above the base, and stay relative.
+  EXPECT_EQ(N("../a/./b/../c"), "../a/c");
+  EXPECT_EQ(N("a/.."), "./");
+  EXPECT_EQ(N("a/../b:c"), "./b:c");
+  EXPECT_EQ(N("."), "./");
+  EXPECT_EQ(N(""), "");
+  EXPECT_EQ(N("http://a/b c"), "");  // invalid: nothing
+}
+
+TEST(NormalizeTest, SchemeRules) {
+  const Profile s = Profile::kScheme;
+  EXPECT_EQ(N("http://a:80", s), "http://a/");
+  EXPECT_EQ(N("https://a:443/x", s), "https://a/x");
+  EXPECT_EQ(N("https://a:80/x", s), "https://a:80/x");
+  EXPECT_EQ(N("http://a:080/", s), "http://a/");
+  EXPECT_EQ(N("foo://a:/x", s), "foo://a/x");  // an empty port always goes
+  EXPECT_EQ(N("foo://a:80", s), "foo://a:80");  // unknown scheme: left alone
+  EXPECT_EQ(N("ws://a", s), "ws://a/");
+  EXPECT_EQ(N("ftp://a", s), "ftp://a");
+  EXPECT_EQ(N("FILE://LocalHost/etc/x", s), "file:///etc/x");
+  EXPECT_EQ(N("mailto:Joe@Example.COM,Ann@B.ORG?subject=Hi", s),
+            "mailto:Joe@example.com,Ann@b.org?subject=Hi");
+  EXPECT_EQ(N("http://a/?", s), "http://a/?");  // §6.2.3: "?" stays
+}
+
+TEST(NormalizeTest, CrawlerRules) {
+  const Profile c = Profile::kCrawler;
+  EXPECT_EQ(N("HTTP://Example.COM.:80/a/./b?z=1&utm_source=x&a=2&a=1&&gclid=3#top",
+              c),
+            "http://example.com/a/b?a=2&a=1&z=1");
+  EXPECT_EQ(N("http://a/?utm_medium=email", c), "http://a/");
+  EXPECT_EQ(N("http://a/?", c), "http://a/?");
+  EXPECT_EQ(Compare("http://a/x#1", "http://A:80/x#2", Profile::kCrawler),
+            Rung::kCrawler);
+  NormalizeOptions opt;
+  opt.tracking_params = {"sid"};
+  EXPECT_EQ(Normalize("http://a/?sid=1&utm_x=2", c, opt), "http://a/?utm_x=2");
+}
+
+TEST(NormalizeTest, Ladder) {
+  EXPECT_EQ(Compare("http://a/", "http://a/"), Rung::kIdentical);
+  EXPECT_EQ(Compare("http://A/", "http://a/"), Rung::kSyntax);
+  EXPECT_EQ(Compare("http://a:80/", "http://a/"), Rung::kScheme);
+  EXPECT_EQ(Compare("http://a/#x", "http://a/", Profile::kScheme),
+            Rung::kDifferent);
+  EXPECT_EQ(Compare("http://a/#x", "http://a/", Profile::kCrawler),
+            Rung::kCrawler);
+  EXPECT_EQ(Compare("%zz", "%ZZ", Profile::kCrawler), Rung::kDifferent);
+  EXPECT_EQ(Compare("%zz", "%zz"), Rung::kIdentical);
+}
+
+// Every profile over every corpus: idempotent, the batch equals the
+// one-at-a-time result, its spans equal a scalar scan of its own output,
+// invalid rows come back unchanged, and crawler rows keep the original.
+TEST(NormalizeBatchTest, CorporaIdempotentAndSpansExact) {
+  for (const auto& corpus : test_corpus::LoadCorpora()) {
+    OwnedBatch in;
+    ASSERT_TRUE(BatchFromLines(corpus.bytes, &in));
+    ComponentSpans spans;
+    Scan(in.view(), &spans);
+    for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
+      NormalizedBatch out;
+      NormalizeBatch(in.view(), spans, p, &out);
+      ASSERT_EQ(out.size(), in.size());
+      ComponentSpans oracle;
+      ScanScalar(out.view(), &oracle);
+      NormalizedBatch again;
+      NormalizeBatch(out.view(), oracle, p, &again);
+      size_t rewritten = 0;
+      for (size_t i = 0; i < in.size(); ++i) {
+        const std::string_view src = in.view().Get(i), got = out.Get(i);
+        if (spans.error_kind[i] != 0) {
+          ASSERT_EQ(got, src);
+          ASSERT_EQ(out.spans().error_kind[i], spans.error_kind[i]);
+        } else {
+          ASSERT_EQ(got, Normalize(src, p)) << corpus.name << " " << src;
+          ASSERT_EQ(again.Get(i), got) << "not idempotent: " << src;
+        }
+        rewritten += got != src;
+        if (p == Profile::kCrawler) {
+          ASSERT_EQ(out.original(i), src);
+        }
+        for (auto col : {&ComponentSpans::uri_begin, &ComponentSpans::scheme_end,
+                         &ComponentSpans::authority_begin,
+                         &ComponentSpans::userinfo_end,
+                         &ComponentSpans::host_begin, &ComponentSpans::host_end,
+                         &ComponentSpans::port_begin, &ComponentSpans::path_begin,
+                         &ComponentSpans::path_end, &ComponentSpans::query_begin,
+                         &ComponentSpans::fragment_begin,
+                         &ComponentSpans::uri_end, &ComponentSpans::error_offset}) {
+          ASSERT_EQ((out.spans().*col)[i], (oracle.*col)[i])
+              << corpus.name << " row " << i << " " << got;
+        }
+        ASSERT_EQ(out.spans().flags[i], oracle.flags[i]) << got;
+      }
+      // Every row that changed was rewritten, not copied.
+      EXPECT_LE(out.copied() + rewritten, in.size()) << corpus.name;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace uriscan
