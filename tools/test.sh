@@ -23,7 +23,7 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 
 if [ -f ../shared/tools/check_cli.py ]; then
   echo "== ../shared/tools/check_cli.py parse"
-  python3 ../shared/tools/check_cli.py build/test/uriscan parse
+  python3 ../shared/tools/check_cli.py build/test/uriscan all
 fi
 
 echo "== libFuzzer differential run (every Highway target against the oracle)"

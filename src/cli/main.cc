@@ -13,6 +13,8 @@
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
+#include "uriscan/normalize.h"
+#include "uriscan/resolve.h"
 #include "uriscan/uriscan.h"
 
 namespace uriscan {
@@ -32,6 +34,21 @@ constexpr char kUsage[] =
     "                              exit 1 if there is any\n"
     "  stats                       a summary: counts, error kinds, host\n"
     "                              kinds, throughput\n"
+    "  normalize [--profile=P]     each line's normal form (RFC 3986 §6);\n"
+    "                              P is syntax (§6.2.2), scheme (default,\n"
+    "                              adds §6.2.3) or crawler (adds: no\n"
+    "                              fragment, sorted query without tracking\n"
+    "                              parameters; prints KEY<TAB>ORIGINAL)\n"
+    "  resolve --base=URI          each line resolved against URI (§5.2)\n"
+    "      [--nonstrict]           \"http:g\" is relative to an http base\n"
+    "      [--draft-1997]          the 1997 draft's algorithm (seeds/001)\n"
+    "      [--above-root=clamp|keep|reject]  \"..\" above the root\n"
+    "                              (default clamp, as RFC 3986)\n"
+    "\n"
+    "normalize and resolve: --on-error=keep (default) echoes an invalid line\n"
+    "unchanged, skip drops it, fail stops there with exit 1; each invalid\n"
+    "line gets a diagnostic. --tracking-params=a,b,utm_* replaces the\n"
+    "crawler profile's list of parameters to drop.\n"
     "\n"
     "options:\n"
     "  --max-line=BYTES  longer lines are reported as too-long (default\n"
@@ -47,7 +64,8 @@ constexpr char kUsage[] =
     "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
     "(validate), 2 usage or I/O error.\n";
 
-enum class Command { kParse, kValidate, kStats };
+enum class Command { kParse, kValidate, kStats, kNormalize, kResolve };
+enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
 
 struct Options {
@@ -56,6 +74,13 @@ struct Options {
   bool quiet = false;
   size_t max_line = 16u << 20;
   size_t threads = AvailableCores();
+  OnError on_error = OnError::kKeep;
+  Profile profile = Profile::kScheme;
+  NormalizeOptions normalize;
+  bool has_base = false;
+  std::string base_text;
+  UriReference base;  // over base_text
+  ResolveOptions resolve;
   size_t chunk_bytes = 4u << 20;
   std::vector<std::string> files;
 };
@@ -66,6 +91,8 @@ struct Totals {
   std::array<uint64_t, 4> by_host{};
   uint64_t scheme = 0, authority = 0, userinfo = 0, port = 0, query = 0,
            fragment = 0;
+  uint64_t rewritten = 0;  // normalize: lines whose output differs
+  uint64_t unresolved = 0;  // resolve: valid references refused
   double scan_seconds = 0;
 };
 
@@ -100,6 +127,10 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     opt->command = Command::kValidate;
   } else if (cmd == "stats") {
     opt->command = Command::kStats;
+  } else if (cmd == "normalize") {
+    opt->command = Command::kNormalize;
+  } else if (cmd == "resolve") {
+    opt->command = Command::kResolve;
   } else {
     return Usage(("unknown command '" + cmd + "'").c_str());
   }
@@ -116,6 +147,44 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     } else if (std::strcmp(a, "--format=tsv") == 0 &&
                opt->command == Command::kParse) {
       opt->format = Format::kTsv;
+    } else if (std::strncmp(a, "--on-error=", 11) == 0 &&
+               (opt->command == Command::kNormalize ||
+                opt->command == Command::kResolve)) {
+      const std::string v = a + 11;
+      if (v == "keep") opt->on_error = OnError::kKeep;
+      else if (v == "skip") opt->on_error = OnError::kSkip;
+      else if (v == "fail") opt->on_error = OnError::kFail;
+      else return Usage("--on-error takes keep, skip or fail");
+    } else if (std::strncmp(a, "--profile=", 10) == 0 &&
+               opt->command == Command::kNormalize) {
+      if (!ParseProfile(a + 10, &opt->profile))
+        return Usage("--profile takes syntax, scheme or crawler");
+    } else if (std::strncmp(a, "--tracking-params=", 18) == 0 &&
+               opt->command == Command::kNormalize) {
+      opt->normalize.tracking_params.clear();
+      std::string_view list = a + 18;
+      while (!list.empty()) {
+        const size_t comma = std::min(list.find(','), list.size());
+        if (comma > 0) opt->normalize.tracking_params.emplace_back(list.substr(0, comma));
+        list.remove_prefix(std::min(comma + 1, list.size()));
+      }
+    } else if (std::strncmp(a, "--base=", 7) == 0 &&
+               opt->command == Command::kResolve) {
+      opt->has_base = true;
+      opt->base_text = a + 7;
+    } else if (std::strcmp(a, "--nonstrict") == 0 &&
+               opt->command == Command::kResolve) {
+      opt->resolve.nonstrict = true;
+    } else if (std::strcmp(a, "--draft-1997") == 0 &&
+               opt->command == Command::kResolve) {
+      opt->resolve.draft_1997 = true;
+    } else if (std::strncmp(a, "--above-root=", 13) == 0 &&
+               opt->command == Command::kResolve) {
+      const std::string v = a + 13;
+      if (v == "clamp") opt->resolve.above_root = AboveRoot::kClamp;
+      else if (v == "keep") opt->resolve.above_root = AboveRoot::kKeep;
+      else if (v == "reject") opt->resolve.above_root = AboveRoot::kReject;
+      else return Usage("--above-root takes clamp, keep or reject");
     } else if (std::strcmp(a, "--quiet") == 0) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
@@ -133,6 +202,23 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     } else {
       return Usage((std::string("unknown option '") + a + "' for " + cmd)
                        .c_str());
+    }
+  }
+  if (opt->command == Command::kResolve) {
+    if (!opt->has_base) return Usage("resolve needs --base=URI");
+    opt->base = ParseUriReference(opt->base_text);
+    if (!opt->base.valid()) {
+      std::fprintf(stderr, "uriscan: --base: invalid URI: %s at byte %u\n",
+                   ErrorKindName(opt->base.error().kind),
+                   opt->base.error().offset + 1);
+      return 2;
+    }
+    if (!opt->base.scheme()) {
+      std::fprintf(stderr,
+                   "uriscan: --base: '%s' is a relative reference; a base "
+                   "URI needs a scheme (RFC 3986 §5.1)\n",
+                   opt->base_text.c_str());
+      return 2;
     }
   }
   if (opt->files.empty()) opt->files.emplace_back("-");
@@ -225,7 +311,7 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
               opt.threads == 1 ? "" : "s");
 }
 
-void PrintSummary(const Totals& t) {
+void PrintSummary(const Options& opt, const Totals& t, bool stopped) {
   std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
                   std::to_string(t.valid) + " valid, " +
                   std::to_string(t.lines - t.valid) + " invalid";
@@ -239,6 +325,11 @@ void PrintSummary(const Totals& t) {
     sep = ", ";
   }
   if (t.lines != t.valid) s += ')';
+  if (opt.command == Command::kNormalize)
+    s += ", " + std::to_string(t.rewritten) + " rewritten";
+  if (opt.command == Command::kResolve && t.unresolved)
+    s += ", " + std::to_string(t.unresolved) + " above the root (not resolved)";
+  if (stopped) s += "; stopped at the first invalid line (--on-error=fail)";
   std::fprintf(stderr, "%s\n", s.c_str());
 }
 
@@ -253,12 +344,26 @@ struct Chunk {
   ComponentSpans spans;
   std::string out, err;
   Totals totals;
+  bool failed = false;  // --on-error=fail met an invalid line: out stops there
 };
+
+// The text of the current document for a 1997 same-document reference: the
+// base without its fragment, then the reference's fragment.
+void AppendSameDocument(const UriReference& base, std::string_view fragment,
+                        std::string* out) {
+  const std::string_view text = base.text();
+  const auto base_fragment = base.fragment();
+  out->append(base_fragment ? text.substr(0, text.size() -
+                                                 base_fragment->size() - 1)
+                            : text);
+  out->append(fragment);
+}
 
 void ProcessChunk(const Options& opt, Chunk* c) {
   c->out.clear();
   c->err.clear();
   c->totals = Totals{};
+  c->failed = false;
   const bool split_ok = BatchFromLines(c->lines, &c->batch);
   (void)split_ok;  // a chunk is far below 4 GiB
   if (c->too_long_line) c->batch.offsets.assign(2, 0);  // one empty row
@@ -268,6 +373,13 @@ void ProcessChunk(const Options& opt, Chunk* c) {
                                std::chrono::steady_clock::now() - t0)
                                .count();
   c->totals.bytes = c->batch.data.size() + c->batch.view().count;
+  // mimalloc heaps belong to the thread that made them: one arena per
+  // worker thread, reused chunk after chunk.
+  thread_local NormalizedBatch normalized;
+  if (opt.command == Command::kNormalize) {
+    NormalizeBatch(c->batch.view(), c->spans, opt.profile, &normalized,
+                   opt.normalize);
+  }
   const char* data = c->batch.data.data();
   uint64_t line = c->first_line;
   for (size_t i = 0; i < c->spans.size(); ++i, ++line) {
@@ -280,9 +392,53 @@ void ProcessChunk(const Options& opt, Chunk* c) {
                           static_cast<uint32_t>(opt.max_line)});
     }
     Count(uri, &c->totals);
-    if (!uri.valid() && opt.command != Command::kStats)
-      AppendDiagnostic(*c->name, line, uri.error(), &c->err);
-    if (opt.command == Command::kParse) {
+    const bool transform = opt.command == Command::kNormalize ||
+                           opt.command == Command::kResolve;
+    ScanError error = uri.error();
+    std::string_view kind = ErrorKindName(error.kind);
+    std::string_view message = ErrorKindMessage(error.kind);
+    const size_t out_before = c->out.size();
+    if (uri.valid() && opt.command == Command::kResolve) {
+      const ResolveStatus rs = Resolve(opt.base, uri, opt.resolve, &c->out);
+      if (rs == ResolveStatus::kSameDocument) {
+        const std::string fragment = c->out.substr(out_before);
+        c->out.resize(out_before);
+        AppendSameDocument(opt.base, fragment, &c->out);
+      } else if (rs != ResolveStatus::kOk) {  // only kAboveRoot can be left
+        error = {ErrorKind::kBadPath, 0};
+        kind = ResolveStatusName(rs);
+        ++c->totals.unresolved;
+        message = "a \"..\" segment climbs above the root "
+                  "(--above-root=reject)";
+      }
+    }
+    const bool bad = !uri.valid() || kind != ErrorKindName(uri.error().kind);
+    if (bad && opt.command != Command::kStats) {
+      AppendDiagnostic(*c->name, line, error.offset + uint64_t{1}, kind,
+                       message, &c->err);
+    }
+    if (transform) {
+      if (bad) {
+        c->out.resize(out_before);
+        if (opt.on_error == OnError::kFail) {
+          c->failed = true;
+          break;
+        }
+        if (opt.on_error == OnError::kSkip) continue;
+        // keep: the line as it was; an over-long one is not held in memory
+        // (whatever the chunking), so an empty line stands in for it.
+        if (uri.error().kind != ErrorKind::kTooLong) c->out.append(uri.text());
+      } else if (opt.command == Command::kNormalize) {
+        const std::string_view normal = normalized.Get(i);
+        c->out.append(normal);
+        c->totals.rewritten += normal != uri.text();
+        if (opt.profile == Profile::kCrawler) {
+          c->out.push_back('\t');
+          c->out.append(uri.text());
+        }
+      }
+      c->out.push_back('\n');
+    } else if (opt.command == Command::kParse) {
       if (opt.format == Format::kJsonl) {
         AppendJsonRecord(uri, &c->out);
         c->out.push_back('\n');
@@ -307,6 +463,8 @@ void Add(const Totals& from, Totals* to) {
   to->port += from.port;
   to->query += from.query;
   to->fragment += from.fragment;
+  to->rewritten += from.rewritten;
+  to->unresolved += from.unresolved;
   to->scan_seconds += from.scan_seconds;
 }
 
@@ -328,9 +486,15 @@ int Run(const Options& opt) {
   if (opt.command == Command::kParse && opt.format == Format::kTsv)
     AppendTsvHeader(&out.buffer());
 
+  bool stopped = false;  // --on-error=fail met an invalid line
   auto emit_oldest = [&] {
     const size_t slot = pool.Next();
     Chunk& c = chunks[slot];
+    if (stopped) {  // after the failure: read ahead, never written
+      pool.Release(slot);
+      return;
+    }
+    stopped = c.failed;
     out.buffer() += c.out;
     err.buffer() += c.err;
     Add(c.totals, &totals);
@@ -340,6 +504,7 @@ int Run(const Options& opt) {
     progress.Update(totals);
   };
   for (const std::string& file : opt.files) {
+    if (stopped) break;
     const std::string* name = &file;
     static const std::string kStdin = "<stdin>";
     if (file == "-") name = &kStdin;
@@ -353,8 +518,9 @@ int Run(const Options& opt) {
       continue;
     }
     uint64_t lines_read = 0;
-    for (;;) {
+    while (!stopped) {
       if (pool.Full()) emit_oldest();
+      if (stopped) break;
       const size_t slot = pool.Acquire();
       Chunk& c = chunks[slot];
       const LineReader::Status st = reader.Next(&c.lines);
@@ -393,12 +559,13 @@ int Run(const Options& opt) {
   if (opt.command == Command::kStats) {
     PrintStats(opt, totals, wall);
   } else if (!opt.quiet) {
-    PrintSummary(totals);
+    PrintSummary(opt, totals, stopped);
   }
   if (status == 0 && opt.command == Command::kValidate &&
       totals.valid != totals.lines) {
     status = 1;
   }
+  if (status == 0 && stopped) status = 1;  // --on-error=fail
   return status;
 }
 

@@ -129,14 +129,19 @@ void AppendTsvRecord(uint64_t line, const UriReference& uri,
 
 void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,
                       std::string* out) {
+  AppendDiagnostic(file, line, error.offset + uint64_t{1},
+                   ErrorKindName(error.kind), ErrorKindMessage(error.kind),
+                   out);
+}
+
+void AppendDiagnostic(std::string_view file, uint64_t line, uint64_t column,
+                      std::string_view kind, std::string_view message,
+                      std::string* out) {
   out->append(file).push_back(':');
   AppendNumber(line, out);
   out->push_back(':');
-  AppendNumber(static_cast<uint64_t>(error.offset) + 1, out);
-  out->append(": error: ")
-      .append(ErrorKindName(error.kind))
-      .append(": ")
-      .append(ErrorKindMessage(error.kind));
+  AppendNumber(column, out);
+  out->append(": error: ").append(kind).append(": ").append(message);
   out->push_back('\n');
 }
 

@@ -42,6 +42,10 @@ void AppendTsvRecord(uint64_t line, const UriReference& uri, std::string* out);
 // FILE:LINE:COL: error: <kind>: <message>, with "\n". COL counts bytes from 1.
 void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,
                       std::string* out);
+// The same with any kind and message (resolution errors, for one).
+void AppendDiagnostic(std::string_view file, uint64_t line, uint64_t column,
+                      std::string_view kind, std::string_view message,
+                      std::string* out);
 
 }  // namespace cli
 }  // namespace uriscan

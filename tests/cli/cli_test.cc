@@ -204,11 +204,19 @@ TEST_F(CliTest, ThreadsAndChunkSizesNeverChangeTheOutput) {
   Write(Path("a.txt"), a);
   Write(Path("b.txt"), b);
   const std::string files = Path("a.txt") + " - " + Path("b.txt");
-  for (const char* cmd : {"parse --format=tsv", "parse", "validate"}) {
+  for (const char* cmd :
+       {"parse --format=tsv", "parse", "validate", "normalize --profile=crawler",
+        "resolve --base=http://x/y/z", "normalize --on-error=fail"}) {
     const Result one = Run(std::string(cmd) +
                                " --quiet --max-line=200 --threads=1 " + files,
                            b);
-    ASSERT_EQ(one.status, std::string(cmd) == "validate" ? 1 : 0);
+    const bool fails = std::string(cmd) == "validate" ||
+                       std::string(cmd).find("fail") != std::string::npos;
+    ASSERT_EQ(one.status, fails ? 1 : 0) << cmd;
+    if (std::string(cmd).find("fail") != std::string::npos) {
+      ASSERT_EQ(CountLines(one.out), 1u);  // stops before line 2
+      continue;
+    }
     ASSERT_NE(one.err.find(Path("b.txt") + ":2993:8: error: pct-encoded"),
               std::string::npos);
     for (const char* opts : {"--threads=2 --chunk-size=64",
@@ -224,6 +232,55 @@ TEST_F(CliTest, ThreadsAndChunkSizesNeverChangeTheOutput) {
     }
   }
   EXPECT_EQ(Run("validate --threads=0").status, 2);
+}
+
+TEST_F(CliTest, NormalizeOnErrorKeepSkipFail) {
+  const std::string in = "HTTP://A:80/x/../y#f\nbad uri\n%zz\nhttp://a\n";
+  Result r = Run("normalize", in);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://a/y#f\nbad uri\n%zz\nhttp://a/\n");
+  EXPECT_NE(r.err.find("<stdin>:2:4: error: disallowed-byte"), std::string::npos);
+  EXPECT_NE(r.err.find("4 lines, 2 valid, 2 invalid"), std::string::npos);
+  EXPECT_NE(r.err.find("2 rewritten"), std::string::npos);
+  r = Run("normalize --on-error=skip --profile=syntax", in);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://a:80/y#f\nhttp://a\n");
+  r = Run("normalize --on-error=fail", in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "http://a/y#f\n");
+  EXPECT_NE(r.err.find("stopped at the first invalid line"), std::string::npos);
+  EXPECT_EQ(Run("normalize --profile=fancy").status, 2);
+  EXPECT_EQ(Run("normalize --on-error=ignore").status, 2);
+}
+
+TEST_F(CliTest, NormalizeCrawlerKeepsTheOriginal) {
+  const Result r = Run("normalize --profile=crawler --quiet",
+                       "HTTP://Ex.COM.:80/a?z=1&utm_source=x&a=2#top\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://ex.com/a?a=2&z=1\tHTTP://Ex.COM.:80/a?z=1&utm_source=x&a=2#top\n");
+  const Result own = Run("normalize --profile=crawler --quiet "
+                         "--tracking-params=z,a",
+                         "http://e/?z=1&utm_source=x&a=2\n");
+  EXPECT_EQ(own.out, "http://e/?utm_source=x\thttp://e/?z=1&utm_source=x&a=2\n");
+}
+
+TEST_F(CliTest, ResolveAgainstABase) {
+  const std::string base = "--base='http://a/b/c/d;p?q#frag'";
+  Result r = Run("resolve --quiet " + base, "g\n../../../x\nhttp:g\n#f\n\nbad ref\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://a/b/c/g\nhttp://a/x\nhttp:g\nhttp://a/b/c/d;p?q#f\n"
+            "http://a/b/c/d;p?q\nbad ref\n");
+  r = Run("resolve --nonstrict --above-root=reject " + base, "http:g\n../../../x\n");
+  EXPECT_EQ(r.out, "http://a/b/c/g\n../../../x\n");
+  EXPECT_NE(r.err.find("<stdin>:2:1: error: above-root"), std::string::npos);
+  r = Run("resolve --draft-1997 --above-root=keep --quiet " + base,
+          "#s\n/./g\n../../../g\n");
+  EXPECT_EQ(r.out, "http://a/b/c/d;p?q#s\nhttp://a/./g\nhttp://a/../g\n");
+  EXPECT_EQ(Run("resolve").status, 2);                  // no base
+  EXPECT_EQ(Run("resolve --base=/rel").status, 2);      // not absolute
+  EXPECT_EQ(Run("resolve --base='http://a b'").status, 2);  // invalid
 }
 
 TEST_F(CliTest, UsageErrorsExit2) {
