@@ -22,7 +22,7 @@ UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan -j2 --output-on-failure
 
 if [ -f ../shared/tools/check_cli.py ]; then
-  echo "== ../shared/tools/check_cli.py parse"
+  echo "== ../shared/tools/check_cli.py all"
   python3 ../shared/tools/check_cli.py build/test/uriscan all
 fi
 
