@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/common.h"
 #include "tests/support/corpus.h"
 #include "uriscan/uriscan.h"
 
@@ -20,34 +21,11 @@
 #include <curl/curl.h>
 #endif
 
+namespace uriscan_bench {
 namespace {
 
 using uriscan::ComponentSpans;
 using uriscan::OwnedBatch;
-
-struct Corpus {
-  std::string name;
-  OwnedBatch batch;
-  size_t valid = 0;  // by the scalar oracle
-};
-
-std::vector<Corpus>& Corpora() {
-  static std::vector<Corpus> corpora;
-  return corpora;
-}
-
-void Report(benchmark::State& state, const Corpus& c) {
-  const double uris = static_cast<double>(c.batch.size());
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(c.batch.data.size()));
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
-                          static_cast<int64_t>(c.batch.size()));
-  state.counters["URIs/s"] = benchmark::Counter(
-      uris * state.iterations(), benchmark::Counter::kIsRate);
-  state.counters["ns/URI"] = benchmark::Counter(
-      uris * state.iterations() * 1e-9,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
 
 // The dispatched SIMD scan; checked once against the scalar oracle.
 void BM_Scan(benchmark::State& state, const Corpus* c) {
@@ -185,8 +163,10 @@ void BM_curl(benchmark::State& state, const Corpus* c) {
 #endif
 
 }  // namespace
+}  // namespace uriscan_bench
 
 int main(int argc, char** argv) {
+  using namespace uriscan_bench;  // NOLINT: the benchmark functions
   benchmark::Initialize(&argc, argv);
   std::vector<uriscan::test_corpus::CorpusFile> files =
       uriscan::test_corpus::LoadCorpora();
@@ -224,6 +204,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_curl/" + c.name).c_str(), BM_curl, &c);
 #endif
   }
+  for (const Corpus& c : Corpora()) RegisterTransformBenchmarks(&c);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+// What the benchmark files share: the named corpora and the counters.
+#ifndef URISCAN_BENCH_COMMON_H_
+#define URISCAN_BENCH_COMMON_H_
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "uriscan/uriscan.h"
+
+namespace uriscan_bench {
+
+using uriscan::OwnedBatch;
+
+struct Corpus {
+  std::string name;
+  OwnedBatch batch;
+  size_t valid = 0;  // by the scalar oracle
+};
+
+inline std::vector<Corpus>& Corpora() {
+  static std::vector<Corpus> corpora;
+  return corpora;
+}
+
+// bytes/s and URIs/s of `batch` per iteration, and ns per URI.
+inline void Report(benchmark::State& state, const OwnedBatch& batch) {
+  const double uris = static_cast<double>(batch.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(batch.data.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(batch.size()));
+  state.counters["URIs/s"] = benchmark::Counter(
+      uris * state.iterations(), benchmark::Counter::kIsRate);
+  state.counters["ns/URI"] = benchmark::Counter(
+      uris * state.iterations() * 1e-9,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+inline void Report(benchmark::State& state, const Corpus& c) {
+  Report(state, c.batch);
+}
+
+// BM_Normalize, BM_Resolve and their peers for one corpus (bm_transform.cc).
+void RegisterTransformBenchmarks(const Corpus* c);
+
+}  // namespace uriscan_bench
+
+#endif  // URISCAN_BENCH_COMMON_H_
