@@ -362,44 +362,63 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
   out->input_ = in;
   ComponentSpans& o = out->spans_;
   o.Resize(n);
+  // Pass 1, row by row: the text. A row that is already normal (or invalid)
+  // is copied, and `shift` says how far its offsets move; the others are
+  // rewritten and listed.
+  thread_local std::vector<uint32_t> shift;
+  thread_local std::vector<size_t> rewritten;
   thread_local std::string row;
+  shift.resize(n);
+  rewritten.clear();
   for (size_t i = 0; i < n; ++i) {
     const uint32_t out_begin = static_cast<uint32_t>(out->size_);
-    const bool copy = s.error_kind[i] != 0 || AlreadyNormal(in, s, i, profile);
-    if (copy) {
-      // The row and its spans, shifted to where it lands.
-      const uint32_t b = s.uri_begin[i], e = s.uri_end[i];
+    const uint32_t b = s.uri_begin[i];
+    shift[i] = out_begin - b;  // wraps; the sums below do not
+    if (s.error_kind[i] != 0 || AlreadyNormal(in, s, i, profile)) {
+      const uint32_t e = s.uri_end[i];
       std::memcpy(out->Reserve(e - b), in.data + b, e - b);
       out->size_ += e - b;
-      const uint32_t d = out_begin - b;  // wraps; the sums do not
-      o.uri_begin[i] = s.uri_begin[i] + d;
-      o.scheme_end[i] = s.scheme_end[i] + d;
-      o.authority_begin[i] = s.authority_begin[i] + d;
-      o.userinfo_end[i] = s.userinfo_end[i] + d;
-      o.host_begin[i] = s.host_begin[i] + d;
-      o.host_end[i] = s.host_end[i] + d;
-      o.port_begin[i] = s.port_begin[i] + d;
-      o.path_begin[i] = s.path_begin[i] + d;
-      o.path_end[i] = s.path_end[i] + d;
-      o.query_begin[i] = s.query_begin[i] + d;
-      o.fragment_begin[i] = s.fragment_begin[i] + d;
-      o.uri_end[i] = s.uri_end[i] + d;
-      o.flags[i] = s.flags[i];
-      o.error_kind[i] = s.error_kind[i];
-      o.error_offset[i] = s.error_offset[i];
-      ++out->copied_;
     } else {
       row.clear();
       Normalize(s.Row(i, in.data), profile, &row, options);
       std::memcpy(out->Reserve(row.size()), row.data(), row.size());
       out->size_ += row.size();
-      // The rewritten row's spans: a scalar parse of the output, the
-      // oracle's own answer.
-      o.SetRow(i, out_begin,
-               ParseUriReference(std::string_view(out->data_ + out_begin,
-                                                  row.size())));
+      rewritten.push_back(i);
     }
     out->offsets_[i + 1] = static_cast<uint32_t>(out->size_);
+  }
+  out->copied_ = n - rewritten.size();
+  // Pass 2, column by column (a few memory streams at a time, vectorized):
+  // every row's spans shifted to where its text landed.
+  auto shifted = [&](const std::vector<uint32_t>& from, std::vector<uint32_t>& to) {
+    const uint32_t* __restrict src = from.data();
+    const uint32_t* __restrict d = shift.data();
+    uint32_t* __restrict dst = to.data();
+    for (size_t i = 0; i < n; ++i) dst[i] = src[i] + d[i];
+  };
+  shifted(s.uri_begin, o.uri_begin);
+  shifted(s.scheme_end, o.scheme_end);
+  shifted(s.authority_begin, o.authority_begin);
+  shifted(s.userinfo_end, o.userinfo_end);
+  shifted(s.host_begin, o.host_begin);
+  shifted(s.host_end, o.host_end);
+  shifted(s.port_begin, o.port_begin);
+  shifted(s.path_begin, o.path_begin);
+  shifted(s.path_end, o.path_end);
+  shifted(s.query_begin, o.query_begin);
+  shifted(s.fragment_begin, o.fragment_begin);
+  shifted(s.uri_end, o.uri_end);
+  std::memcpy(o.flags.data(), s.flags.data(), n * sizeof(uint16_t));
+  std::memcpy(o.error_kind.data(), s.error_kind.data(), n);
+  std::memcpy(o.error_offset.data(), s.error_offset.data(),
+              n * sizeof(uint32_t));
+  // Pass 3: the rewritten rows' spans, from a scalar parse of their output
+  // (the oracle's own answer).
+  for (size_t i : rewritten) {
+    const uint32_t begin = out->offsets_[i];
+    o.SetRow(i, begin,
+             ParseUriReference(std::string_view(out->data_ + begin,
+                                                out->offsets_[i + 1] - begin)));
   }
 }
 
