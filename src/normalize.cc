@@ -362,6 +362,7 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
   out->input_ = in;
   ComponentSpans& o = out->spans_;
   o.Resize(n);
+  if (n == 0) return;
   // Pass 1, row by row: the text. A row that is already normal (or invalid)
   // is copied, and `shift` says how far its offsets move; the others are
   // rewritten and listed.
@@ -376,8 +377,10 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
     shift[i] = out_begin - b;  // wraps; the sums below do not
     if (s.error_kind[i] != 0 || AlreadyNormal(in, s, i, profile)) {
       const uint32_t e = s.uri_end[i];
-      std::memcpy(out->Reserve(e - b), in.data + b, e - b);
-      out->size_ += e - b;
+      if (e > b) {  // an empty row may come with no data at all
+        std::memcpy(out->Reserve(e - b), in.data + b, e - b);
+        out->size_ += e - b;
+      }
     } else {
       row.clear();
       Normalize(s.Row(i, in.data), profile, &row, options);

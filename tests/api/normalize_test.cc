@@ -122,6 +122,21 @@ TEST(NormalizeTest, Ladder) {
   EXPECT_EQ(Compare("%zz", "%zz"), Rung::kIdentical);
 }
 
+// Rows with no bytes at all (the CLI's stand-in for an over-long line) and
+// empty batches: nothing is read from a null data pointer (UBSan checks).
+TEST(NormalizeBatchTest, EmptyRowsAndEmptyBatches) {
+  const uint32_t offsets[] = {0, 0};
+  ComponentSpans spans;
+  NormalizedBatch out;
+  for (size_t count : {size_t{0}, size_t{1}}) {
+    const Batch empty{nullptr, offsets, count};
+    Scan(empty, &spans);
+    NormalizeBatch(empty, spans, Profile::kCrawler, &out);
+    ASSERT_EQ(out.size(), count);
+    if (count) EXPECT_EQ(out.Get(0), "");
+  }
+}
+
 // Every profile over every corpus: idempotent, the batch equals the
 // one-at-a-time result, its spans equal a scalar scan of its own output,
 // invalid rows come back unchanged, and crawler rows keep the original.
