@@ -133,7 +133,9 @@ TEST(NormalizeBatchTest, EmptyRowsAndEmptyBatches) {
     Scan(empty, &spans);
     NormalizeBatch(empty, spans, Profile::kCrawler, &out);
     ASSERT_EQ(out.size(), count);
-    if (count) EXPECT_EQ(out.Get(0), "");
+    if (count) {
+      EXPECT_EQ(out.Get(0), "");
+    }
   }
 }
 
