@@ -7,12 +7,12 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/classify-inl.h"
 #include "kernels/kernels.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace uriscan {
 namespace HWY_NAMESPACE {
-namespace hn = hwy::HWY_NAMESPACE;
 namespace {
 
 // Bit i of the result is set when p[i] == '\n', for the 64 bytes at p.
@@ -21,14 +21,8 @@ HWY_INLINE uint64_t NewlineBits(const uint8_t* HWY_RESTRICT p) {
   const size_t n = hn::Lanes(d);
   const auto nl = hn::Set(d, uint8_t{'\n'});
   uint64_t word = 0;
-  for (size_t i = 0; i < 64; i += n) {
-    uint8_t bytes[8] = {0};
-    hn::StoreMaskBits(d, hn::Eq(hn::LoadU(d, p + i), nl), bytes);
-    uint64_t bits;
-    std::memcpy(&bits, bytes, 8);
-    if (n < 64) bits &= (uint64_t{1} << n) - 1;
-    word |= bits << i;
-  }
+  for (size_t i = 0; i < 64; i += n)
+    AddBits(d, hn::Eq(hn::LoadU(d, p + i), nl), i, &word);
   return word;
 }
 

@@ -399,18 +399,15 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
     uint32_t* __restrict dst = to.data();
     for (size_t i = 0; i < n; ++i) dst[i] = src[i] + d[i];
   };
-  shifted(s.uri_begin, o.uri_begin);
-  shifted(s.scheme_end, o.scheme_end);
-  shifted(s.authority_begin, o.authority_begin);
-  shifted(s.userinfo_end, o.userinfo_end);
-  shifted(s.host_begin, o.host_begin);
-  shifted(s.host_end, o.host_end);
-  shifted(s.port_begin, o.port_begin);
-  shifted(s.path_begin, o.path_begin);
-  shifted(s.path_end, o.path_end);
-  shifted(s.query_begin, o.query_begin);
-  shifted(s.fragment_begin, o.fragment_begin);
-  shifted(s.uri_end, o.uri_end);
+  for (auto col : {&ComponentSpans::uri_begin, &ComponentSpans::scheme_end,
+                   &ComponentSpans::authority_begin,
+                   &ComponentSpans::userinfo_end, &ComponentSpans::host_begin,
+                   &ComponentSpans::host_end, &ComponentSpans::port_begin,
+                   &ComponentSpans::path_begin, &ComponentSpans::path_end,
+                   &ComponentSpans::query_begin,
+                   &ComponentSpans::fragment_begin, &ComponentSpans::uri_end}) {
+    shifted(s.*col, o.*col);
+  }
   std::memcpy(o.flags.data(), s.flags.data(), n * sizeof(uint16_t));
   std::memcpy(o.error_kind.data(), s.error_kind.data(), n);
   std::memcpy(o.error_offset.data(), s.error_offset.data(),

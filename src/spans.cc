@@ -10,6 +10,27 @@
 
 namespace uriscan {
 
+namespace {
+
+// Calls visit(i) for each "\n" at bytes[i], in order. The newline kernel
+// marks them in 64 KiB pieces so the bit words stay on the stack.
+template <class Visit>
+void ForEachNewline(std::string_view bytes, Visit visit) {
+  constexpr size_t kPiece = 64 * 1024;
+  uint64_t words[kPiece / 64];
+  for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
+    const size_t n = std::min(kPiece, bytes.size() - piece);
+    kernels::NewlineMasks(
+        reinterpret_cast<const uint8_t*>(bytes.data() + piece), n, words);
+    for (size_t w = 0; w < (n + 63) / 64; ++w) {
+      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1)
+        visit(piece + w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+    }
+  }
+}
+
+}  // namespace
+
 bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
   out->data.clear();
   out->offsets.assign(1, 0);
@@ -24,26 +45,20 @@ bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
     written += end - line_begin;
     out->offsets.push_back(static_cast<uint32_t>(written));
   };
-  // The newline kernel marks each "\n"; the lines are copied between them
-  // (a "\r" before a "\n" dropped). Pieces keep the bit words on the stack.
-  constexpr size_t kPiece = 64 * 1024;
-  uint64_t words[kPiece / 64];
-  for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
-    const size_t n = std::min(kPiece, bytes.size() - piece);
-    kernels::NewlineMasks(reinterpret_cast<const uint8_t*>(in + piece), n,
-                          words);
-    for (size_t w = 0; w < (n + 63) / 64; ++w) {
-      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-        const size_t nl = piece + w * 64 + static_cast<size_t>(
-                                               __builtin_ctzll(bits));
-        end_line(nl > line_begin && in[nl - 1] == '\r' ? nl - 1 : nl);
-        line_begin = nl + 1;
-      }
-    }
-  }
+  // Lines are copied between the "\n"s, a "\r" just before one dropped.
+  ForEachNewline(bytes, [&](size_t nl) {
+    end_line(nl > line_begin && in[nl - 1] == '\r' ? nl - 1 : nl);
+    line_begin = nl + 1;
+  });
   if (line_begin < bytes.size()) end_line(bytes.size());
   out->data.resize(written);
   return true;
+}
+
+size_t CountLines(std::string_view bytes) {
+  size_t n = 0;
+  ForEachNewline(bytes, [&n](size_t) { ++n; });
+  return n + (!bytes.empty() && bytes.back() != '\n');
 }
 
 void ComponentSpans::Resize(size_t n) {

@@ -42,6 +42,8 @@ struct OwnedBatch {
 // leaves zero lines) when the lines add up to 4 GiB or more, as offsets are
 // 32-bit: the caller cuts longer inputs into several batches.
 [[nodiscard]] bool BatchFromLines(std::string_view bytes, OwnedBatch* out);
+// How many lines BatchFromLines would make of `bytes`, without copying.
+size_t CountLines(std::string_view bytes);
 
 // The result of a scan, one row per URI reference, one column per boundary.
 // All offsets are absolute byte offsets into the batch's `data`, so any

@@ -5,12 +5,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
-#include <cstdint>
 #include <cstring>
 
-#include "kernels/kernels.h"
 
 namespace uriscan {
 namespace cli {
@@ -108,20 +105,6 @@ LineReader::Status LineReader::Next(std::string* lines) {
       return Status::kLines;
     }
   }
-}
-
-size_t CountLines(std::string_view lines) {
-  constexpr size_t kPiece = 64 * 1024;
-  uint64_t words[kPiece / 64];
-  size_t n = 0;
-  for (size_t piece = 0; piece < lines.size(); piece += kPiece) {
-    const size_t len = std::min(kPiece, lines.size() - piece);
-    kernels::NewlineMasks(
-        reinterpret_cast<const uint8_t*>(lines.data() + piece), len, words);
-    for (size_t w = 0; w < (len + 63) / 64; ++w)
-      n += static_cast<size_t>(__builtin_popcountll(words[w]));
-  }
-  return n + (!lines.empty() && lines.back() != '\n');
 }
 
 }  // namespace cli

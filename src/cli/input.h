@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace uriscan {
@@ -50,10 +49,6 @@ class LineReader {
   size_t bytes_read_ = 0;
   std::string error_;
 };
-
-// How many lines `lines` (from Next) holds: its "\n"s, plus one when the
-// last line has none.
-size_t CountLines(std::string_view lines);
 
 }  // namespace cli
 }  // namespace uriscan

@@ -394,29 +394,30 @@ void ProcessChunk(const Options& opt, Chunk* c) {
     Count(uri, &c->totals);
     const bool transform = opt.command == Command::kNormalize ||
                            opt.command == Command::kResolve;
-    ScanError error = uri.error();
-    std::string_view kind = ErrorKindName(error.kind);
-    std::string_view message = ErrorKindMessage(error.kind);
+    // A diagnostic's column, kind and message: the parse error, or a
+    // resolution the options refuse.
+    bool bad = !uri.valid();
+    uint64_t column = uri.error().offset + uint64_t{1};
+    std::string_view kind = ErrorKindName(uri.error().kind);
+    std::string_view message = ErrorKindMessage(uri.error().kind);
     const size_t out_before = c->out.size();
-    if (uri.valid() && opt.command == Command::kResolve) {
+    if (!bad && opt.command == Command::kResolve) {
       const ResolveStatus rs = Resolve(opt.base, uri, opt.resolve, &c->out);
       if (rs == ResolveStatus::kSameDocument) {
         const std::string fragment = c->out.substr(out_before);
         c->out.resize(out_before);
         AppendSameDocument(opt.base, fragment, &c->out);
       } else if (rs != ResolveStatus::kOk) {  // only kAboveRoot can be left
-        error = {ErrorKind::kBadPath, 0};
+        bad = true;
+        column = 1;
         kind = ResolveStatusName(rs);
-        ++c->totals.unresolved;
         message = "a \"..\" segment climbs above the root "
                   "(--above-root=reject)";
+        ++c->totals.unresolved;
       }
     }
-    const bool bad = !uri.valid() || kind != ErrorKindName(uri.error().kind);
-    if (bad && opt.command != Command::kStats) {
-      AppendDiagnostic(*c->name, line, error.offset + uint64_t{1}, kind,
-                       message, &c->err);
-    }
+    if (bad && opt.command != Command::kStats)
+      AppendDiagnostic(*c->name, line, column, kind, message, &c->err);
     if (transform) {
       if (bad) {
         c->out.resize(out_before);

@@ -303,6 +303,7 @@ TEST_P(ScanTargetTest, BatchFromLinesMatchesAByteLoop) {
     OwnedBatch b;
     ASSERT_TRUE(BatchFromLines(in, &b));
     ASSERT_EQ(b.size(), want.size()) << size;
+    ASSERT_EQ(CountLines(in), want.size()) << size;
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(b.view().Get(i), want[i]) << size << " line " << i;
   }
