@@ -299,45 +299,92 @@ bool Relativize(const UriReference& base, const UriReference& target,
 
 namespace {
 
-template <class BaseOf>
-void ResolveRows(BaseOf base_of, const Batch& refs,
-                 const ComponentSpans& ref_spans,
-                 const ResolveOptions& options, bool keep_errors,
-                 ResolvedBatch* out) {
-  out->data.clear();
-  out->offsets.assign(1, 0);
-  out->status.resize(refs.count);
-  out->offsets.reserve(refs.count + 1);
-  for (size_t i = 0; i < refs.count; ++i) {
-    const UriReference ref = ref_spans.Row(i, refs.data);
-    const size_t before = out->data.size();
-    const ResolveStatus s = Resolve(base_of(i), ref, options, &out->data);
-    out->status[i] = s;
-    if (s != ResolveStatus::kOk && s != ResolveStatus::kSameDocument) {
-      out->data.resize(before);
-      if (keep_errors) out->data.append(ref.text());
-    }
-    out->offsets.push_back(static_cast<uint32_t>(out->data.size()));
+// Row i of `*out`: `ref` against `base`, or on failure the reference
+// itself (keep_errors) or nothing.
+void AppendRow(const UriReference& base, const UriReference& ref, size_t i,
+               const ResolveOptions& options, bool keep_errors,
+               ResolvedBatch* out) {
+  const size_t before = out->data.size();
+  const ResolveStatus s = Resolve(base, ref, options, &out->data);
+  out->status[i] = s;
+  if (s != ResolveStatus::kOk && s != ResolveStatus::kSameDocument) {
+    out->data.resize(before);
+    if (keep_errors) out->data.append(ref.text());
   }
+  out->offsets.push_back(static_cast<uint32_t>(out->data.size()));
+}
+
+void StartRows(const Batch& refs, size_t reserve, ResolvedBatch* out) {
+  out->data.clear();
+  out->data.reserve(reserve);
+  out->offsets.assign(1, 0);
+  out->offsets.reserve(refs.count + 1);
+  out->status.resize(refs.count);
 }
 
 }  // namespace
 
+// Against one base most references of a crawl are a path (and query) with
+// no dot segment: absolute ("/x?q") or relative to the base's directory
+// ("x?q"). For those §5.2.2 and §5.2.3 reduce to a fixed prefix of the base
+// followed by the reference's own bytes, because remove_dot_segments leaves
+// a path with no "." or ".." segment as it is. Everything else takes the
+// general path.
 void ResolveBatch(const UriReference& base, const Batch& refs,
                   const ComponentSpans& ref_spans,
                   const ResolveOptions& options, bool keep_errors,
                   ResolvedBatch* out) {
-  ResolveRows([&base](size_t) { return base; }, refs, ref_spans, options,
-              keep_errors, out);
+  const size_t bytes = refs.offsets[refs.count] - refs.offsets[0];
+  if (!base.valid() || !base.scheme() || options.draft_1997) {
+    StartRows(refs, bytes, out);
+    for (size_t i = 0; i < refs.count; ++i)
+      AppendRow(base, ref_spans.Row(i, refs.data), i, options, keep_errors,
+                out);
+    return;
+  }
+  // "scheme:" or "scheme://authority": the prefix of an absolute path.
+  std::string root;
+  Recompose(base.scheme(), base.authority(),
+            [](std::string*) {}, std::nullopt, std::nullopt, &root);
+  // ...then the base's directory, if it has no dot segments of its own.
+  std::string dir;
+  Merge(base, "", &dir);
+  std::string clean;
+  const bool dir_clean = RemoveDotSegments(dir, AboveRoot::kClamp, &clean) &&
+                         clean == dir;
+  const std::string relative = root + dir;
+
+  StartRows(refs, bytes + refs.count * relative.size(), out);
+  constexpr uint16_t kSlow = flags::kHasScheme | flags::kHasAuthority |
+                             flags::kHasDotSegment;
+  for (size_t i = 0; i < refs.count; ++i) {
+    const uint32_t path_begin = ref_spans.path_begin[i];
+    const uint32_t path_end = ref_spans.path_end[i];
+    const uint32_t end = ref_spans.uri_end[i];
+    if (ref_spans.error_kind[i] == 0 && !(ref_spans.flags[i] & kSlow) &&
+        path_begin < path_end) {
+      const bool absolute = refs.data[path_begin] == '/';
+      if (absolute || dir_clean) {
+        out->data.append(absolute ? root : relative);
+        out->data.append(refs.data + path_begin, end - path_begin);
+        out->status[i] = ResolveStatus::kOk;
+        out->offsets.push_back(static_cast<uint32_t>(out->data.size()));
+        continue;
+      }
+    }
+    AppendRow(base, ref_spans.Row(i, refs.data), i, options, keep_errors,
+              out);
+  }
 }
 
 void ResolveBatch(const Batch& bases, const ComponentSpans& base_spans,
                   const Batch& refs, const ComponentSpans& ref_spans,
                   const ResolveOptions& options, bool keep_errors,
                   ResolvedBatch* out) {
-  ResolveRows(
-      [&](size_t i) { return base_spans.Row(i, bases.data); }, refs,
-      ref_spans, options, keep_errors, out);
+  StartRows(refs, 2 * (refs.offsets[refs.count] - refs.offsets[0]), out);
+  for (size_t i = 0; i < refs.count; ++i)
+    AppendRow(base_spans.Row(i, bases.data), ref_spans.Row(i, refs.data), i,
+              options, keep_errors, out);
 }
 
 }  // namespace uriscan
