@@ -338,7 +338,15 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
   if (profile == Profile::kSyntax) return true;
   const std::string_view scheme(in.data + s.uri_begin[i],
                                 s.scheme_end[i] - s.uri_begin[i]);
-  if (scheme == "mailto" || scheme == "file") return false;
+  if (scheme == "file") {  // file://localhost/x becomes file:///x
+    if ((f & flags::kHasAuthority) &&
+        std::string_view(in.data + s.host_begin[i],
+                         s.host_end[i] - s.host_begin[i]) == "localhost")
+      return false;
+  } else if (scheme == "mailto") {  // upper case in a domain is lowered
+    for (uint32_t j = s.path_begin[i]; j < s.path_end[i]; ++j)
+      if (in.data[j] >= 'A' && in.data[j] <= 'Z') return false;
+  }
   if (f & flags::kHasAuthority) {
     const SchemeRule* rule = (f & flags::kHasScheme) ? FindScheme(scheme) : nullptr;
     if (f & flags::kHasPort) {

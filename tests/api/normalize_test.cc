@@ -139,6 +139,26 @@ TEST(NormalizeBatchTest, EmptyRowsAndEmptyBatches) {
   }
 }
 
+// Rows the flags let through are copied; the scheme rules that look inside
+// a component (file's localhost, mailto's domains) must still catch theirs.
+TEST(NormalizeBatchTest, CopiesOnlyWhatNoRuleChanges) {
+  OwnedBatch in;
+  ASSERT_TRUE(BatchFromLines("file://localhost/x\nfile:///x\nfile://h/x\n"
+                             "mailto:a@B.org\nmailto:a@b.org\n"
+                             "http://a\nhttp://a/\nhttp://a:80/\n",
+                             &in));
+  ComponentSpans spans;
+  Scan(in.view(), &spans);
+  NormalizedBatch out;
+  NormalizeBatch(in.view(), spans, Profile::kScheme, &out);
+  const char* want[] = {"file:///x",      "file:///x", "file://h/x",
+                        "mailto:a@b.org", "mailto:a@b.org", "http://a/",
+                        "http://a/",      "http://a/"};
+  ASSERT_EQ(out.size(), 8u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(out.Get(i), want[i]) << i;
+  EXPECT_EQ(out.copied(), 4u);  // file:///x, file://h/x, mailto:a@b.org, http://a/
+}
+
 // Every profile over every corpus: idempotent, the batch equals the
 // one-at-a-time result, its spans equal a scalar scan of its own output,
 // invalid rows come back unchanged, and crawler rows keep the original.
