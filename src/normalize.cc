@@ -324,10 +324,7 @@ char* NormalizedBatch::Reserve(size_t more) {
   return data_ + size_;
 }
 
-namespace {
-
-// True when row i is its own normal form under `profile`, judged from the
-// scan's flags and a few boundary checks, with no re-parse.
+// Judged from the scan's flags and a few boundary checks, with no re-parse.
 bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
                    Profile profile) {
   const uint16_t f = s.flags[i];
@@ -360,8 +357,6 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
   return !(f & flags::kHasAuthority) || s.host_begin[i] == s.host_end[i] ||
          in.data[s.host_end[i] - 1] != '.';
 }
-
-}  // namespace
 
 void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
                     NormalizedBatch* out, const NormalizeOptions& options) {

@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages a job needs, only when some are missing.
 # usage: tools/setup.sh build|test|bench|fuzz
 set -euo pipefail
-build=(g++ make cmake libhwy-dev libmimalloc-dev)
+build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev)
 test=("${build[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)

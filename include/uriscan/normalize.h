@@ -107,6 +107,12 @@ class NormalizedBatch {
   ComponentSpans spans_;
 };
 
+// True when row i of `in` (scanned into `spans`, and valid) is already its
+// own normal form under `profile`, as its flags and the scheme rules show
+// without rewriting it. A false answer only means "look closer".
+bool AlreadyNormal(const Batch& in, const ComponentSpans& spans, size_t i,
+                   Profile profile);
+
 // Normalizes every row of `in` (scanned into `in_spans`). Rows whose flags
 // show they are already normal under `profile` are copied with their spans
 // shifted, not re-parsed. *out is replaced.

@@ -3,7 +3,9 @@
 #ifndef URISCAN_URISCAN_H_
 #define URISCAN_URISCAN_H_
 
+#include "uriscan/dedup.h"
 #include "uriscan/error.h"
+#include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
 #include "uriscan/resolve.h"
 #include "uriscan/spans.h"

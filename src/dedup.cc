@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: MIT
+// SeenSet, BloomFilter and Dedup (see dedup.h).
+#include "uriscan/dedup.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <queue>
+
+namespace uriscan {
+namespace {
+
+// [0, n) from a uniformly distributed 64-bit value, without a division.
+inline size_t Reduce(uint64_t x, uint64_t n) {
+  return static_cast<size_t>((static_cast<unsigned __int128>(x) * n) >> 64);
+}
+
+constexpr size_t kInitialSlots = size_t{1} << 16;
+constexpr size_t kMaxLoadPercent = 80;
+
+}  // namespace
+
+// ---- SeenSet ----
+
+SeenSet::SeenSet() : slots_(kInitialSlots, 0) {}
+
+size_t SeenSet::Home(uint64_t key) const { return Reduce(key, slots_.size()); }
+
+bool SeenSet::Contains(uint64_t key) const {
+  const size_t n = slots_.size();
+  for (size_t i = Home(key);; i = i + 1 == n ? 0 : i + 1) {
+    if (slots_[i] == key) return true;
+    if (slots_[i] == 0) return false;
+  }
+}
+
+bool SeenSet::Insert(uint64_t key) {
+  if (slots_.empty()) slots_.assign(kInitialSlots, 0);  // after TakeSorted
+  size_t n = slots_.size();
+  size_t i = Home(key);
+  for (;; i = i + 1 == n ? 0 : i + 1) {
+    if (slots_[i] == key) return false;
+    if (slots_[i] == 0) break;
+  }
+  if ((size_ + 1) * 100 > n * kMaxLoadPercent) {
+    Grow();
+    n = slots_.size();
+    for (i = Home(key); slots_[i] != 0; i = i + 1 == n ? 0 : i + 1) {
+    }
+  }
+  slots_[i] = key;
+  ++size_;
+  return true;
+}
+
+size_t SeenSet::BytesToAddOne() const {
+  const size_t n = std::max(slots_.size(), kInitialSlots);
+  if ((size_ + 1) * 100 <= n * kMaxLoadPercent) return n * sizeof(uint64_t);
+  return (n + n / 2 + n) * sizeof(uint64_t);
+}
+
+void SeenSet::Grow() {
+  std::vector<uint64_t> old(slots_.size() + slots_.size() / 2, 0);
+  old.swap(slots_);
+  const size_t n = slots_.size();
+  for (uint64_t key : old) {
+    if (key == 0) continue;
+    size_t i = Home(key);
+    while (slots_[i] != 0) i = i + 1 == n ? 0 : i + 1;
+    slots_[i] = key;
+  }
+}
+
+std::vector<uint64_t> SeenSet::TakeSorted() {
+  std::vector<uint64_t> keys;
+  keys.swap(slots_);
+  keys.erase(std::remove(keys.begin(), keys.end(), uint64_t{0}), keys.end());
+  std::sort(keys.begin(), keys.end());
+  size_ = 0;
+  return keys;
+}
+
+// ---- BloomFilter ----
+
+uint64_t BloomFilter::BytesFor(uint64_t expected, double rate) {
+  const double n = std::max<double>(1, static_cast<double>(expected));
+  const double ln2 = std::log(2.0);
+  const double m = std::ceil(-n * std::log(rate) / (ln2 * ln2));
+  return (static_cast<uint64_t>(m) + 63) / 64 * 8;
+}
+
+BloomFilter::BloomFilter(uint64_t expected, double rate)
+    : bits_(BytesFor(expected, rate) * 8),
+      words_(bits_ / 64, 0) {
+  const double n = std::max<double>(1, static_cast<double>(expected));
+  probes_ = std::max(1, static_cast<int>(std::lround(
+                            static_cast<double>(bits_) / n * std::log(2.0))));
+}
+
+// Double hashing (Kirsch and Mitzenmacher): probe i is h1 + i * h2, with h2
+// odd and drawn from the key's other half.
+bool BloomFilter::MaybeContains(uint64_t key) const {
+  const uint64_t h2 = ((key >> 32) | (key << 32)) * 0x9E3779B97F4A7C15ull | 1;
+  uint64_t h = key;
+  for (int i = 0; i < probes_; ++i, h += h2) {
+    const size_t bit = Reduce(h, bits_);
+    if (!(words_[bit / 64] >> (bit % 64) & 1)) return false;
+  }
+  return true;
+}
+
+bool BloomFilter::Insert(uint64_t key) {
+  const uint64_t h2 = ((key >> 32) | (key << 32)) * 0x9E3779B97F4A7C15ull | 1;
+  uint64_t h = key;
+  bool added = false;
+  for (int i = 0; i < probes_; ++i, h += h2) {
+    const size_t bit = Reduce(h, bits_);
+    uint64_t& w = words_[bit / 64];
+    const uint64_t mask = uint64_t{1} << (bit % 64);
+    added |= !(w & mask);
+    w |= mask;
+  }
+  inserted_ += added;
+  return added;
+}
+
+double BloomFilter::ExpectedRate() const {
+  const double k = probes_;
+  return std::pow(1 - std::exp(-k * static_cast<double>(inserted_) /
+                               static_cast<double>(bits_)),
+                  k);
+}
+
+// ---- Dedup ----
+
+namespace {
+
+constexpr size_t kMaxFanIn = 64;  // runs merged at once
+constexpr size_t kPiece = size_t{1} << 12;  // entries written at a time
+
+// Reads one sorted run back, a buffer at a time.
+template <class Entry>
+class RunReader {
+ public:
+  RunReader(std::FILE* f, size_t buffer_entries) : f_(f), buf_(buffer_entries) {}
+  bool Next(Entry* e) {
+    if (pos_ == n_) {
+      n_ = std::fread(buf_.data(), sizeof(Entry), buf_.size(), f_);
+      pos_ = 0;
+      if (n_ == 0) return false;
+    }
+    *e = buf_[pos_++];
+    return true;
+  }
+
+ private:
+  std::FILE* f_;
+  std::vector<Entry> buf_;
+  size_t pos_ = 0, n_ = 0;
+};
+
+// A k-way merge of sorted runs by (key, number): calls first(e) with the
+// first entry of each key, the one with its smallest number.
+template <class Entry, class First>
+void MergeRuns(const std::vector<std::FILE*>& runs, size_t buffer_bytes,
+               First first) {
+  const size_t per_run =
+      std::max<size_t>(buffer_bytes / runs.size(), 4096) / sizeof(Entry);
+  std::vector<RunReader<Entry>> readers;
+  for (std::FILE* f : runs) readers.emplace_back(f, per_run);
+  using Head = std::pair<Entry, size_t>;
+  auto later = [](const Head& a, const Head& b) {
+    return a.first.key != b.first.key ? a.first.key > b.first.key
+                                      : a.first.number > b.first.number;
+  };
+  std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
+  for (size_t r = 0; r < readers.size(); ++r) {
+    Entry e;
+    if (readers[r].Next(&e)) heap.push({e, r});
+  }
+  bool have_last = false;
+  uint64_t last = 0;
+  while (!heap.empty()) {
+    const auto [e, r] = heap.top();
+    heap.pop();
+    if (!have_last || e.key != last) {
+      have_last = true;
+      last = e.key;
+      first(e);
+    }
+    Entry next;
+    if (readers[r].Next(&next)) heap.push({next, r});
+  }
+}
+
+}  // namespace
+
+Dedup::Dedup(Options options) : options_(std::move(options)) {
+  buffer_limit_ = std::max<size_t>(options_.memory_bytes / sizeof(Entry), 256);
+  if (options_.temp_dir.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    options_.temp_dir = t && *t ? t : "/tmp";
+  }
+}
+
+Dedup::~Dedup() {
+  for (std::FILE* f : runs_) std::fclose(f);
+}
+
+Dedup::Verdict Dedup::Add(uint64_t key) {
+  ++added_;
+  if (!spilling_) {
+    if (set_.Contains(key)) return Verdict::kDuplicate;
+    const size_t need = set_.BytesToAddOne();
+    if (need <= options_.memory_bytes || set_.size() == 0) {
+      set_.Insert(key);
+      ++distinct_;
+      peak_bytes_ = std::max(peak_bytes_, need);
+      set_bytes_per_key_ = static_cast<double>(set_.bytes()) / set_.size();
+      return Verdict::kFirst;
+    }
+    spilling_ = true;
+    SpillSet();
+  }
+  buffer_.push_back(Entry{key, ++deferred_});
+  peak_bytes_ = std::max(peak_bytes_, buffer_.capacity() * sizeof(Entry));
+  if (buffer_.size() >= buffer_limit_) SpillBuffer();
+  return Verdict::kDeferred;
+}
+
+std::FILE* Dedup::NewRun() {
+  if (!error_.empty()) return nullptr;
+  std::string path = options_.temp_dir + "/uriscan-dedup-XXXXXX";
+  const int fd = mkstemp(path.data());
+  std::FILE* f = fd < 0 ? nullptr : fdopen(fd, "w+b");
+  if (!f) {
+    error_ = "cannot create a temporary file in " + options_.temp_dir + ": " +
+             std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return nullptr;
+  }
+  unlink(path.c_str());  // gone when closed, whatever happens
+  runs_.push_back(f);
+  return f;
+}
+
+bool Dedup::Put(std::FILE* run, std::vector<Entry>* piece) {
+  if (std::fwrite(piece->data(), sizeof(Entry), piece->size(), run) !=
+      piece->size()) {
+    error_ = "cannot write a sorted run to " + options_.temp_dir + ": " +
+             std::strerror(errno);
+    return false;
+  }
+  spilled_bytes_ += piece->size() * sizeof(Entry);
+  piece->clear();
+  return true;
+}
+
+bool Dedup::EndRun(std::FILE* run) {
+  if (std::fflush(run) != 0 || std::fseek(run, 0, SEEK_SET) != 0) {
+    error_ = "cannot write a sorted run to " + options_.temp_dir + ": " +
+             std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool Dedup::SpillSet() {
+  const std::vector<uint64_t> keys = set_.TakeSorted();
+  std::FILE* run = NewRun();
+  if (!run) return false;
+  std::vector<Entry> piece;  // in pieces: the set's memory is not doubled
+  for (uint64_t key : keys) {
+    piece.push_back(Entry{key, 0});
+    if (piece.size() == kPiece && !Put(run, &piece)) return false;
+  }
+  return Put(run, &piece) && EndRun(run);
+}
+
+bool Dedup::SpillBuffer() {
+  if (buffer_.empty() || !error_.empty()) return error_.empty();
+  std::sort(buffer_.begin(), buffer_.end(), [](const Entry& a, const Entry& b) {
+    return a.key != b.key ? a.key < b.key : a.number < b.number;
+  });
+  std::FILE* run = NewRun();
+  if (!run) return false;
+  std::vector<Entry> piece;  // within a run, a key once, with its first number
+  for (size_t i = 0; i < buffer_.size(); ++i) {
+    if (i > 0 && buffer_[i].key == buffer_[i - 1].key) continue;
+    piece.push_back(buffer_[i]);
+    if (piece.size() == kPiece && !Put(run, &piece)) return false;
+  }
+  buffer_.clear();
+  if (!Put(run, &piece) || !EndRun(run)) return false;
+  if (runs_.size() < kMaxFanIn) return true;
+  // Too many runs to merge at once: merge them into one now.
+  std::vector<std::FILE*> in;
+  in.swap(runs_);
+  std::FILE* merged = NewRun();
+  bool ok = merged != nullptr;
+  if (ok) {
+    MergeRuns<Entry>(in, options_.memory_bytes / 2, [&](const Entry& e) {
+      piece.push_back(e);
+      if (ok && piece.size() == kPiece) ok = Put(merged, &piece);
+    });
+    ok = ok && Put(merged, &piece) && EndRun(merged);
+  }
+  for (std::FILE* f : in) std::fclose(f);
+  return ok;
+}
+
+bool Dedup::Finish(std::vector<bool>* first, std::string* error) {
+  first->assign(deferred_, false);
+  if (spilling_) SpillBuffer();
+  if (!error_.empty()) {
+    *error = error_;
+    return false;
+  }
+  if (!spilling_) return true;
+  buffer_ = std::vector<Entry>();  // its memory back before merging
+  // Number 0: the key was settled before the spill. Otherwise the smallest
+  // number is the deferred key that comes first.
+  MergeRuns<Entry>(runs_, std::min<size_t>(options_.memory_bytes / 2,
+                                           runs_.size() << 20),
+                   [&](const Entry& e) {
+                     if (e.number == 0) return;
+                     (*first)[e.number - 1] = true;
+                     ++distinct_;
+                   });
+  for (std::FILE* f : runs_) {
+    if (std::ferror(f)) {
+      *error = "cannot read a sorted run back from " + options_.temp_dir;
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace uriscan

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// XXH3 of the normal form, seeded by the profile (see fingerprint.h).
+#include "uriscan/fingerprint.h"
+
+#include <string>
+
+#define XXH_INLINE_ALL  // short keys: let the compiler inline XXH3
+#include <xxhash.h>
+
+namespace uriscan {
+namespace {
+
+uint64_t ProfileSeed(Profile profile, const NormalizeOptions& options) {
+  std::string tag("uriscan fingerprint");
+  tag.push_back('\0');
+  tag += ProfileName(profile);
+  tag.push_back('\0');
+  tag += std::to_string(kProfileVersion);
+  if (profile == Profile::kCrawler) {
+    for (const std::string& p : options.tracking_params) {
+      tag.push_back('\0');
+      tag += p;
+    }
+  }
+  return XXH3_64bits(tag.data(), tag.size());
+}
+
+uint64_t Hash64(std::string_view s, uint64_t seed) {
+  const uint64_t h = XXH3_64bits_withSeed(s.data(), s.size(), seed);
+  return h ? h : 1;
+}
+
+Key128 Hash128(std::string_view s, uint64_t seed) {
+  const XXH128_hash_t h = XXH3_128bits_withSeed(s.data(), s.size(), seed);
+  Key128 k{h.low64, h.high64};
+  if (k.low == 0 && k.high == 0) k.low = 1;
+  return k;
+}
+
+}  // namespace
+
+Fingerprinter::Fingerprinter(Profile profile, NormalizeOptions options)
+    : profile_(profile),
+      options_(std::move(options)),
+      seed_(ProfileSeed(profile_, options_)) {}
+
+uint64_t Fingerprinter::Key64(std::string_view uri) const {
+  std::string normal;
+  if (!Normalize(ParseUriReference(uri), profile_, &normal, options_)) return 0;
+  return Hash64(normal, seed_);
+}
+
+Key128 Fingerprinter::Key128Of(std::string_view uri) const {
+  std::string normal;
+  if (!Normalize(ParseUriReference(uri), profile_, &normal, options_)) return {};
+  return Hash128(normal, seed_);
+}
+
+// Calls hash(i, normal form of row i) for every valid row, and
+// hash(i, nullptr) for the others.
+template <class Hash>
+void Fingerprinter::ForEachNormal(const Batch& batch,
+                                  const ComponentSpans& spans,
+                                  Hash hash) const {
+  thread_local std::string normal;
+  for (size_t i = 0; i < batch.count; ++i) {
+    if (spans.error_kind[i] != 0) {
+      hash(i, nullptr);
+    } else if (AlreadyNormal(batch, spans, i, profile_)) {
+      hash(i, std::string_view(batch.data + spans.uri_begin[i],
+                               spans.uri_end[i] - spans.uri_begin[i]));
+    } else {
+      normal.clear();
+      Normalize(spans.Row(i, batch.data), profile_, &normal, options_);
+      hash(i, std::string_view(normal));
+    }
+  }
+}
+
+void Fingerprinter::Batch64(const Batch& batch, const ComponentSpans& spans,
+                            std::vector<uint64_t>* keys) const {
+  keys->resize(batch.count);
+  uint64_t* out = keys->data();
+  const uint64_t seed = seed_;
+  ForEachNormal(batch, spans, [out, seed](size_t i, auto normal) {
+    if constexpr (std::is_same_v<decltype(normal), std::nullptr_t>) {
+      out[i] = 0;
+    } else {
+      out[i] = Hash64(normal, seed);
+    }
+  });
+}
+
+void Fingerprinter::Batch128(const Batch& batch, const ComponentSpans& spans,
+                             std::vector<Key128>* keys) const {
+  keys->resize(batch.count);
+  Key128* out = keys->data();
+  const uint64_t seed = seed_;
+  ForEachNormal(batch, spans, [out, seed](size_t i, auto normal) {
+    if constexpr (std::is_same_v<decltype(normal), std::nullptr_t>) {
+      out[i] = Key128{};
+    } else {
+      out[i] = Hash128(normal, seed);
+    }
+  });
+}
+
+}  // namespace uriscan
