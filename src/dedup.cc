@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <queue>
+#include <utility>
 
 namespace uriscan {
 namespace {
@@ -19,14 +20,14 @@ inline size_t Reduce(uint64_t x, uint64_t n) {
   return static_cast<size_t>((static_cast<unsigned __int128>(x) * n) >> 64);
 }
 
-constexpr size_t kInitialSlots = size_t{1} << 16;
 constexpr size_t kMaxLoadPercent = 80;
 
 }  // namespace
 
 // ---- SeenSet ----
 
-SeenSet::SeenSet() : slots_(kInitialSlots, 0) {}
+SeenSet::SeenSet(size_t initial_slots)
+    : slots_(std::max<size_t>(initial_slots, 16), 0) {}
 
 size_t SeenSet::Home(uint64_t key) const { return Reduce(key, slots_.size()); }
 
@@ -39,7 +40,7 @@ bool SeenSet::Contains(uint64_t key) const {
 }
 
 bool SeenSet::Insert(uint64_t key) {
-  if (slots_.empty()) slots_.assign(kInitialSlots, 0);  // after TakeSorted
+  if (slots_.empty()) slots_.assign(16, 0);  // after TakeSorted
   size_t n = slots_.size();
   size_t i = Home(key);
   for (;; i = i + 1 == n ? 0 : i + 1) {
@@ -58,7 +59,7 @@ bool SeenSet::Insert(uint64_t key) {
 }
 
 size_t SeenSet::BytesToAddOne() const {
-  const size_t n = std::max(slots_.size(), kInitialSlots);
+  const size_t n = std::max<size_t>(slots_.size(), 16);
   if ((size_ + 1) * 100 <= n * kMaxLoadPercent) return n * sizeof(uint64_t);
   return (n + n / 2 + n) * sizeof(uint64_t);
 }
@@ -199,7 +200,11 @@ void MergeRuns(const std::vector<std::FILE*>& runs, size_t buffer_bytes,
 
 }  // namespace
 
-Dedup::Dedup(Options options) : options_(std::move(options)) {
+Dedup::Dedup(Options options)
+    : options_(std::move(options)),
+      // A first table of at most 512 KiB, and at most half the budget.
+      set_(std::min<size_t>(SeenSet::kInitialSlots,
+                            options_.memory_bytes / sizeof(uint64_t) / 2)) {
   buffer_limit_ = std::max<size_t>(options_.memory_bytes / sizeof(Entry), 256);
   if (options_.temp_dir.empty()) {
     const char* t = std::getenv("TMPDIR");
@@ -225,6 +230,7 @@ Dedup::Verdict Dedup::Add(uint64_t key) {
     }
     spilling_ = true;
     SpillSet();
+    buffer_.reserve(buffer_limit_);  // in the set's place: the budget
   }
   buffer_.push_back(Entry{key, ++deferred_});
   peak_bytes_ = std::max(peak_bytes_, buffer_.capacity() * sizeof(Entry));

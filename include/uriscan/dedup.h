@@ -17,11 +17,13 @@ namespace uriscan {
 // An exact set of nonzero 64-bit keys (fingerprints, which are uniformly
 // distributed): open addressing, linear probing, one 8-byte slot per key.
 // The table grows by 1.5x when 80 % full, so it holds between 8 / 0.8 = 10
-// and 8 / (0.8 / 1.5) = 15 bytes per key once past its first 65,536 slots
-// (512 KiB). Growing needs the old and the new table at once (2.5x the old).
+// and 8 / (0.8 / 1.5) = 15 bytes per key once past its first table
+// (65,536 slots, 512 KiB, by default). Growing needs the old and the new
+// table at once (2.5x the old).
 class SeenSet {
  public:
-  SeenSet();
+  static constexpr size_t kInitialSlots = size_t{1} << 16;
+  explicit SeenSet(size_t initial_slots = kInitialSlots);
   // Adds `key`; true when it was not there yet.
   bool Insert(uint64_t key);
   bool Contains(uint64_t key) const;

@@ -2,19 +2,20 @@
 // The uriscan command: parse, validate and stats over files or stdin.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "src/cli/dedup_sink.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
-#include "uriscan/normalize.h"
-#include "uriscan/resolve.h"
 #include "uriscan/uriscan.h"
 
 namespace uriscan {
@@ -44,11 +45,22 @@ constexpr char kUsage[] =
     "      [--draft-1997]          the 1997 draft's algorithm (seeds/001)\n"
     "      [--above-root=clamp|keep|reject]  \"..\" above the root\n"
     "                              (default clamp, as RFC 3986)\n"
+    "  dedup [--profile=P]         the first line of each class of lines\n"
+    "                              equal under P (default scheme), in\n"
+    "                              input order; exact, by 64-bit XXH3 keys\n"
+    "      [--keys]                each line as KEY<TAB>LINE (16 hex digits)\n"
+    "      [--memory=SIZE]         memory budget, e.g. 512M or 4G (default\n"
+    "                              1G); past it, sorted runs of keys go to\n"
+    "                              --temp-dir (default $TMPDIR or /tmp)\n"
+    "      [--bloom=N]             approximate instead: a Bloom filter for\n"
+    "      [--fp-rate=P]           N distinct lines at false-positive rate\n"
+    "                              P (default 0.001); a false positive\n"
+    "                              drops a line that was new\n"
     "\n"
-    "normalize and resolve: --on-error=keep (default) echoes an invalid line\n"
-    "unchanged, skip drops it, fail stops there with exit 1; each invalid\n"
-    "line gets a diagnostic. --tracking-params=a,b,utm_* replaces the\n"
-    "crawler profile's list of parameters to drop.\n"
+    "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
+    "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
+    "each invalid line gets a diagnostic. --tracking-params=a,b,utm_*\n"
+    "replaces the crawler profile's list of parameters to drop.\n"
     "\n"
     "options:\n"
     "  --max-line=BYTES  longer lines are reported as too-long (default\n"
@@ -64,7 +76,7 @@ constexpr char kUsage[] =
     "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
     "(validate), 2 usage or I/O error.\n";
 
-enum class Command { kParse, kValidate, kStats, kNormalize, kResolve };
+enum class Command { kParse, kValidate, kStats, kNormalize, kResolve, kDedup };
 enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
 
@@ -82,6 +94,7 @@ struct Options {
   UriReference base;  // over base_text
   ResolveOptions resolve;
   size_t chunk_bytes = 4u << 20;
+  DedupSink::Config dedup;
   std::vector<std::string> files;
 };
 
@@ -93,12 +106,32 @@ struct Totals {
            fragment = 0;
   uint64_t rewritten = 0;  // normalize: lines whose output differs
   uint64_t unresolved = 0;  // resolve: valid references refused
+  uint64_t distinct = 0;  // dedup, for the progress line
   double scan_seconds = 0;
 };
 
 int Usage(const char* message) {
   std::fprintf(stderr, "uriscan: %s\n\n%s", message, kUsage);
   return 2;
+}
+
+// A byte count with an optional binary suffix: 1500, 64K, 512M, 4G, 1T.
+bool ParseBytes(const char* text, size_t* out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text || v == 0) return false;
+  int shift = 0;
+  if (*end != '\0') {
+    const char* units = "KMGT";
+    const char* u = std::strchr(units, *end & ~0x20);
+    if (!u || (end[1] != '\0' && std::strcmp(end + 1, "iB") != 0 &&
+               std::strcmp(end + 1, "B") != 0))
+      return false;
+    shift = 10 * static_cast<int>(u - units + 1);
+  }
+  if (v > (~0ull >> shift)) return false;
+  *out = static_cast<size_t>(v << shift);
+  return true;
 }
 
 bool ParseSize(const char* text, size_t* out) {
@@ -131,6 +164,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     opt->command = Command::kNormalize;
   } else if (cmd == "resolve") {
     opt->command = Command::kResolve;
+  } else if (cmd == "dedup") {
+    opt->command = Command::kDedup;
   } else {
     return Usage(("unknown command '" + cmd + "'").c_str());
   }
@@ -149,18 +184,21 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       opt->format = Format::kTsv;
     } else if (std::strncmp(a, "--on-error=", 11) == 0 &&
                (opt->command == Command::kNormalize ||
-                opt->command == Command::kResolve)) {
+                opt->command == Command::kResolve ||
+                opt->command == Command::kDedup)) {
       const std::string v = a + 11;
       if (v == "keep") opt->on_error = OnError::kKeep;
       else if (v == "skip") opt->on_error = OnError::kSkip;
       else if (v == "fail") opt->on_error = OnError::kFail;
       else return Usage("--on-error takes keep, skip or fail");
     } else if (std::strncmp(a, "--profile=", 10) == 0 &&
-               opt->command == Command::kNormalize) {
+               (opt->command == Command::kNormalize ||
+                opt->command == Command::kDedup)) {
       if (!ParseProfile(a + 10, &opt->profile))
         return Usage("--profile takes syntax, scheme or crawler");
     } else if (std::strncmp(a, "--tracking-params=", 18) == 0 &&
-               opt->command == Command::kNormalize) {
+               (opt->command == Command::kNormalize ||
+                opt->command == Command::kDedup)) {
       opt->normalize.tracking_params.clear();
       std::string_view list = a + 18;
       while (!list.empty()) {
@@ -185,6 +223,29 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       else if (v == "keep") opt->resolve.above_root = AboveRoot::kKeep;
       else if (v == "reject") opt->resolve.above_root = AboveRoot::kReject;
       else return Usage("--above-root takes clamp, keep or reject");
+    } else if (std::strcmp(a, "--keys") == 0 &&
+               opt->command == Command::kDedup) {
+      opt->dedup.keys = true;
+    } else if (std::strncmp(a, "--memory=", 9) == 0 &&
+               opt->command == Command::kDedup) {
+      if (!ParseBytes(a + 9, &opt->dedup.memory))
+        return Usage("--memory takes a size such as 1500000, 64M or 4G");
+    } else if (std::strncmp(a, "--temp-dir=", 11) == 0 &&
+               opt->command == Command::kDedup) {
+      opt->dedup.temp_dir = a + 11;
+    } else if (std::strncmp(a, "--bloom=", 8) == 0 &&
+               opt->command == Command::kDedup) {
+      size_t n = 0;
+      if (!ParseBytes(a + 8, &n))
+        return Usage("--bloom takes the expected count of distinct lines");
+      opt->dedup.bloom_expected = n;
+    } else if (std::strncmp(a, "--fp-rate=", 10) == 0 &&
+               opt->command == Command::kDedup) {
+      char* end = nullptr;
+      opt->dedup.fp_rate = std::strtod(a + 10, &end);
+      if (end == a + 10 || *end != '\0' || !(opt->dedup.fp_rate > 0) ||
+          !(opt->dedup.fp_rate < 1))
+        return Usage("--fp-rate takes a probability between 0 and 1");
     } else if (std::strcmp(a, "--quiet") == 0) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
@@ -221,6 +282,18 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       return 2;
     }
   }
+  if (opt->command == Command::kDedup && opt->dedup.bloom_expected > 0) {
+    const uint64_t need =
+        BloomFilter::BytesFor(opt->dedup.bloom_expected, opt->dedup.fp_rate);
+    if (need > opt->dedup.memory) {
+      std::fprintf(stderr,
+                   "uriscan: a Bloom filter for %llu lines at rate %g needs "
+                   "%.1f MB, more than --memory; raise --memory or --fp-rate\n",
+                   static_cast<unsigned long long>(opt->dedup.bloom_expected),
+                   opt->dedup.fp_rate, need / 1e6);
+      return 2;
+    }
+  }
   if (opt->files.empty()) opt->files.emplace_back("-");
   return -1;
 }
@@ -234,9 +307,11 @@ class Progress {
     if (now - last_ < std::chrono::milliseconds(500)) return;
     last_ = now;
     const double secs = std::chrono::duration<double>(now - start_).count();
-    std::fprintf(stderr, "\r%llu lines, %.1f MB, %.1f MB/s   ",
+    std::string distinct;
+    if (t.distinct) distinct = ", " + std::to_string(t.distinct) + " distinct";
+    std::fprintf(stderr, "\r%llu lines, %.1f MB, %.1f MB/s%s   ",
                  static_cast<unsigned long long>(t.lines), t.bytes / 1e6,
-                 secs > 0 ? t.bytes / 1e6 / secs : 0.0);
+                 secs > 0 ? t.bytes / 1e6 / secs : 0.0, distinct.c_str());
     shown_ = true;
   }
   void Clear() {
@@ -311,7 +386,8 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
               opt.threads == 1 ? "" : "s");
 }
 
-void PrintSummary(const Options& opt, const Totals& t, bool stopped) {
+void PrintSummary(const Options& opt, const Totals& t, bool stopped,
+                  const DedupSink* dedup) {
   std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
                   std::to_string(t.valid) + " valid, " +
                   std::to_string(t.lines - t.valid) + " invalid";
@@ -327,6 +403,11 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped) {
   if (t.lines != t.valid) s += ')';
   if (opt.command == Command::kNormalize)
     s += ", " + std::to_string(t.rewritten) + " rewritten";
+  if (opt.command == Command::kDedup && dedup) {
+    s += ", " + std::to_string(dedup->distinct()) + " distinct, " +
+         std::to_string(dedup->duplicates()) + " duplicates (" +
+         dedup->Describe() + ")";
+  }
   if (opt.command == Command::kResolve && t.unresolved)
     s += ", " + std::to_string(t.unresolved) + " above the root (not resolved)";
   if (stopped) s += "; stopped at the first invalid line (--on-error=fail)";
@@ -342,6 +423,8 @@ struct Chunk {
   uint64_t first_line = 0;  // line number of the chunk's first line, from 1
   const std::string* name = nullptr;
   ComponentSpans spans;
+  std::vector<uint64_t> keys;  // dedup: row i's key, 0 when invalid
+  size_t rows = 0;             // rows processed (fewer after a failure)
   std::string out, err;
   Totals totals;
   bool failed = false;  // --on-error=fail met an invalid line: out stops there
@@ -359,7 +442,8 @@ void AppendSameDocument(const UriReference& base, std::string_view fragment,
   out->append(fragment);
 }
 
-void ProcessChunk(const Options& opt, Chunk* c) {
+void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
+                  Chunk* c) {
   c->out.clear();
   c->err.clear();
   c->totals = Totals{};
@@ -379,7 +463,10 @@ void ProcessChunk(const Options& opt, Chunk* c) {
   if (opt.command == Command::kNormalize) {
     NormalizeBatch(c->batch.view(), c->spans, opt.profile, &normalized,
                    opt.normalize);
+  } else if (opt.command == Command::kDedup) {
+    fingerprinter.Batch64(c->batch.view(), c->spans, &c->keys);
   }
+  c->rows = c->spans.size();
   const char* data = c->batch.data.data();
   uint64_t line = c->first_line;
   for (size_t i = 0; i < c->spans.size(); ++i, ++line) {
@@ -418,7 +505,14 @@ void ProcessChunk(const Options& opt, Chunk* c) {
     }
     if (bad && opt.command != Command::kStats)
       AppendDiagnostic(*c->name, line, column, kind, message, &c->err);
-    if (transform) {
+    if (opt.command == Command::kDedup) {  // the rest is on the main thread
+      if (bad) c->keys[i] = 0;
+      if (bad && opt.on_error == OnError::kFail) {
+        c->failed = true;
+        c->rows = i;
+        break;
+      }
+    } else if (transform) {
       if (bad) {
         c->out.resize(out_before);
         if (opt.on_error == OnError::kFail) {
@@ -486,6 +580,17 @@ int Run(const Options& opt) {
   int status = 0;
   if (opt.command == Command::kParse && opt.format == Format::kTsv)
     AppendTsvHeader(&out.buffer());
+  const Fingerprinter fingerprinter(opt.profile, opt.normalize);
+  std::unique_ptr<DedupSink> dedup;
+  if (opt.command == Command::kDedup) {
+    // --memory bounds the process: the chunks in flight (their text, batch,
+    // spans and keys, about 6 bytes per input byte) come off the top.
+    DedupSink::Config config = opt.dedup;
+    const size_t in_flight = window * 6 * opt.chunk_bytes;
+    config.memory = std::max(config.memory / 4,
+                             config.memory > in_flight ? config.memory - in_flight : 0);
+    dedup = std::make_unique<DedupSink>(config);
+  }
 
   bool stopped = false;  // --on-error=fail met an invalid line
   auto emit_oldest = [&] {
@@ -496,6 +601,17 @@ int Run(const Options& opt) {
       return;
     }
     stopped = c.failed;
+    if (dedup) {
+      for (size_t i = 0; i < c.rows; ++i) {
+        if (c.keys[i] == 0 && opt.on_error == OnError::kSkip) continue;
+        // An over-long line is not held in memory: an empty line stands in.
+        std::string_view line = c.batch.view().Get(i);
+        if (c.too_long_line || line.size() > opt.max_line) line = {};
+        dedup->Row(c.keys[i], line,
+                   &out.buffer());
+      }
+      c.totals.distinct = dedup->distinct();
+    }
     out.buffer() += c.out;
     err.buffer() += c.err;
     Add(c.totals, &totals);
@@ -543,12 +659,21 @@ int Run(const Options& opt) {
       c.first_line = lines_read + 1;
       c.name = name;
       lines_read += c.too_long_line ? 1 : CountLines(c.lines);
-      pool.Submit(slot, [&opt, &c] { ProcessChunk(opt, &c); });
+      pool.Submit(slot, [&] { ProcessChunk(opt, fingerprinter, &c); });
     }
   }
   while (pool.Pending()) emit_oldest();
-  out.Flush();
   err.Flush();
+  if (dedup) {
+    std::string error;
+    if (!dedup->Finish(&out, &error)) {
+      out.Flush();
+      std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
+      status = 2;
+    }
+    totals.distinct = dedup->distinct();
+  }
+  out.Flush();
   progress.Clear();
   if (out.failed()) {
     std::fprintf(stderr, "uriscan: error writing output\n");
@@ -560,7 +685,7 @@ int Run(const Options& opt) {
   if (opt.command == Command::kStats) {
     PrintStats(opt, totals, wall);
   } else if (!opt.quiet) {
-    PrintSummary(opt, totals, stopped);
+    PrintSummary(opt, totals, stopped, dedup.get());
   }
   if (status == 0 && opt.command == Command::kValidate &&
       totals.valid != totals.lines) {

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+#include "src/cli/dedup_sink.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+constexpr char kKeyed = 'k';    // a deferred key: written if it came first
+constexpr char kInvalid = 'i';  // an invalid row: always written
+
+void AppendKey(uint64_t key, std::string* out) {
+  static const char kHex[] = "0123456789abcdef";
+  char text[17];
+  for (int i = 15; i >= 0; --i, key >>= 4) text[i] = kHex[key & 15];
+  text[16] = '\t';
+  out->append(text, 17);
+}
+
+}  // namespace
+
+DedupSink::DedupSink(const Config& config) : config_(config) {
+  if (config_.temp_dir.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    config_.temp_dir = t && *t ? t : "/tmp";
+  }
+  if (config_.bloom_expected > 0) {
+    bloom_ = std::make_unique<BloomFilter>(config_.bloom_expected,
+                                           config_.fp_rate);
+  } else {
+    Dedup::Options o;
+    o.memory_bytes = config_.memory;
+    o.temp_dir = config_.temp_dir;
+    exact_ = std::make_unique<Dedup>(o);
+  }
+}
+
+DedupSink::~DedupSink() {
+  if (spool_) std::fclose(spool_);
+}
+
+uint64_t DedupSink::distinct() const {
+  return exact_ ? exact_->distinct() : bloom_distinct_;
+}
+
+bool DedupSink::OpenSpool() {
+  std::string path = config_.temp_dir + "/uriscan-spool-XXXXXX";
+  const int fd = mkstemp(path.data());
+  spool_ = fd < 0 ? nullptr : fdopen(fd, "w+b");
+  if (!spool_) {
+    error_ = "cannot create a temporary file in " + config_.temp_dir + ": " +
+             std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  unlink(path.c_str());
+  return true;
+}
+
+void DedupSink::Append(uint64_t key, std::string_view line, char tag,
+                       std::string* out) {
+  std::string* to = out;
+  if (spool_) {  // held back: a tag byte, then the row as it will be written
+    to = &spool_buffer_;
+    to->push_back(tag);
+  }
+  if (config_.keys) AppendKey(key, to);
+  to->append(line);
+  to->push_back('\n');
+  if (spool_ && spool_buffer_.size() >= (1u << 20)) {
+    if (std::fwrite(spool_buffer_.data(), 1, spool_buffer_.size(), spool_) !=
+            spool_buffer_.size() &&
+        error_.empty()) {
+      error_ = "cannot write to " + config_.temp_dir + ": " +
+               std::strerror(errno);
+    }
+    spool_buffer_.clear();
+  }
+}
+
+void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
+  if (key == 0) {
+    Append(0, line, kInvalid, out);
+    return;
+  }
+  if (bloom_) {
+    if (bloom_->Insert(key)) {
+      ++bloom_distinct_;
+      Append(key, line, kKeyed, out);
+    } else {
+      ++duplicates_;
+    }
+    return;
+  }
+  switch (exact_->Add(key)) {
+    case Dedup::Verdict::kFirst:
+      Append(key, line, kKeyed, out);
+      break;
+    case Dedup::Verdict::kDuplicate:
+      ++duplicates_;
+      break;
+    case Dedup::Verdict::kDeferred:
+      if (!spool_ && error_.empty()) OpenSpool();
+      Append(key, line, kKeyed, out);
+      break;
+  }
+}
+
+bool DedupSink::Finish(Writer* out, std::string* error) {
+  if (!exact_) return true;
+  std::vector<bool> first;
+  if (!exact_->Finish(&first, error)) return false;
+  if (spool_ && (std::fwrite(spool_buffer_.data(), 1, spool_buffer_.size(), spool_) !=
+          spool_buffer_.size() ||
+      std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0)) {
+    if (error_.empty())
+      error_ = "cannot write to " + config_.temp_dir + ": " + std::strerror(errno);
+  }
+  spool_buffer_ = std::string();
+  if (!error_.empty()) {
+    *error = error_;
+    return false;
+  }
+  if (!spool_) return true;
+  char* row = nullptr;
+  size_t capacity = 0;
+  size_t j = 0;  // deferred keys so far
+  ssize_t n;
+  while ((n = getline(&row, &capacity, spool_)) > 0) {
+    if (row[0] == kKeyed) {
+      if (j >= first.size()) break;  // cannot happen unless the file changed
+      if (first[j++]) {
+        out->buffer().append(row + 1, static_cast<size_t>(n) - 1);
+      } else {
+        ++duplicates_;
+      }
+    } else {
+      out->buffer().append(row + 1, static_cast<size_t>(n) - 1);
+    }
+    out->MaybeFlush();
+  }
+  std::free(row);
+  if (std::ferror(spool_) || j != first.size()) {
+    *error = "cannot read back the rows held in " + config_.temp_dir;
+    return false;
+  }
+  return true;
+}
+
+std::string DedupSink::Describe() const {
+  char text[256];
+  if (bloom_) {
+    std::snprintf(text, sizeof text,
+                  "approximate: Bloom filter of %.1f MB, %d probes, expected "
+                  "false-positive rate %.2g at %llu distinct",
+                  bloom_->bytes() / 1e6, bloom_->probes(),
+                  bloom_->ExpectedRate(),
+                  static_cast<unsigned long long>(bloom_distinct_));
+    return text;
+  }
+  int len = std::snprintf(text, sizeof text, "exact: seen-set %.1f MB at most",
+                          exact_->peak_bytes() / 1e6);
+  if (exact_->distinct() >= 100000) {  // past the first table: meaningful
+    len += std::snprintf(text + len, sizeof text - len,
+                         ", %.1f bytes per distinct URL",
+                         exact_->set_bytes_per_key());
+  }
+  if (exact_->spilling()) {
+    std::snprintf(text + len, sizeof text - len,
+                  "; spilled %zu sorted runs (%.1f MB) to %s", exact_->runs(),
+                  exact_->spilled_bytes() / 1e6, config_.temp_dir.c_str());
+  }
+  return text;
+}
+
+}  // namespace cli
+}  // namespace uriscan

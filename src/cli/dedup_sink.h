@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: MIT
+// The output side of `uriscan dedup`: keys in input order in, first
+// occurrences out, with the rows after a spill held on disk until the
+// sorted runs are merged.
+#ifndef URISCAN_SRC_CLI_DEDUP_SINK_H_
+#define URISCAN_SRC_CLI_DEDUP_SINK_H_
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "src/cli/output.h"
+#include "uriscan/dedup.h"
+
+namespace uriscan {
+namespace cli {
+
+class DedupSink {
+ public:
+  struct Config {
+    bool keys = false;               // "KEY<TAB>" before each line
+    size_t memory = size_t{1} << 30;  // for the seen-set and its runs
+    uint64_t bloom_expected = 0;      // > 0: a Bloom filter, not exact
+    double fp_rate = 0.001;
+    std::string temp_dir;
+  };
+  explicit DedupSink(const Config& config);
+  ~DedupSink();
+
+  // One input row in order: its key, or 0 for an invalid row to echo.
+  void Row(uint64_t key, std::string_view line, std::string* out);
+  // After the last row: the rows held back since the spill, in order.
+  bool Finish(Writer* out, std::string* error);
+
+  uint64_t distinct() const;
+  uint64_t duplicates() const { return duplicates_; }
+  // How it was done: memory, bytes per URL, runs, or the Bloom filter.
+  std::string Describe() const;
+
+ private:
+  void Append(uint64_t key, std::string_view line, char tag, std::string* out);
+  bool OpenSpool();
+
+  Config config_;
+  std::unique_ptr<Dedup> exact_;
+  std::unique_ptr<BloomFilter> bloom_;
+  std::FILE* spool_ = nullptr;  // rows after the spill: tag byte + output
+  std::string spool_buffer_;
+  std::string error_;
+  uint64_t duplicates_ = 0, bloom_distinct_ = 0;
+};
+
+}  // namespace cli
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_CLI_DEDUP_SINK_H_
