@@ -205,6 +205,7 @@ int main(int argc, char** argv) {
 #endif
   }
   for (const Corpus& c : Corpora()) RegisterTransformBenchmarks(&c);
+  for (const Corpus& c : Corpora()) RegisterDedupBenchmarks(&c);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

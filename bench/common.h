@@ -44,6 +44,8 @@ inline void Report(benchmark::State& state, const Corpus& c) {
 
 // BM_Normalize, BM_Resolve and their peers for one corpus (bm_transform.cc).
 void RegisterTransformBenchmarks(const Corpus* c);
+// BM_Fingerprint, BM_Dedup and the one-at-a-time reference (bm_dedup.cc).
+void RegisterDedupBenchmarks(const Corpus* c);
 
 }  // namespace uriscan_bench
 

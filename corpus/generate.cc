@@ -8,6 +8,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -130,7 +131,7 @@ class Gen {
 
 int main(int argc, char** argv) {
   uint64_t seed = 3986, count = 100000;
-  int invalid_percent = 3;
+  int invalid_percent = 3, duplicate_percent = 0;
   const char* out_path = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--seed=", 7) == 0) {
@@ -139,13 +140,19 @@ int main(int argc, char** argv) {
       count = std::strtoull(argv[i] + 8, nullptr, 10);
     } else if (std::strncmp(argv[i], "--invalid-percent=", 18) == 0) {
       invalid_percent = std::atoi(argv[i] + 18);
+    } else if (std::strncmp(argv[i], "--duplicate-percent=", 20) == 0) {
+      duplicate_percent = std::atoi(argv[i] + 20);
     } else if (std::strncmp(argv[i], "--out=", 6) == 0) {
       out_path = argv[i] + 6;
     } else {
       std::fprintf(stderr,
                    "usage: uriscan_gen [--seed=N] [--count=N] "
-                   "[--invalid-percent=P] [--out=FILE]\n"
-                   "Writes COUNT synthetic URI references, one per line.\n");
+                   "[--invalid-percent=P] [--duplicate-percent=P] "
+                   "[--out=FILE]\n"
+                   "Writes COUNT synthetic URI references, one per line.\n"
+                   "With --duplicate-percent, about P %% of the lines repeat\n"
+                   "an earlier line (drawn uniformly from a reservoir of 4M),\n"
+                   "half of them with the scheme in upper case.\n");
       return 2;
     }
   }
@@ -156,9 +163,27 @@ int main(int argc, char** argv) {
   }
   Gen gen(seed);
   std::string line;
+  // Earlier lines to repeat: a uniform sample of all of them (reservoir).
+  std::vector<std::string> earlier;
+  const size_t kReservoir = size_t{4} << 20;
+  uint64_t originals = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    line = gen.Uri();
-    if (gen.Chance(invalid_percent)) line = gen.Mutate(line);
+    if (!earlier.empty() && gen.Chance(duplicate_percent)) {
+      line = earlier[gen.Below(earlier.size())];
+      if (gen.Chance(50) && line.compare(0, 4, "http") == 0)
+        line.replace(0, 4, "HTTP");
+    } else {
+      line = gen.Uri();
+      if (gen.Chance(invalid_percent)) line = gen.Mutate(line);
+      ++originals;
+      if (duplicate_percent > 0) {
+        if (earlier.size() < kReservoir) {
+          earlier.push_back(line);
+        } else if (const uint64_t j = gen.Below(originals); j < kReservoir) {
+          earlier[j] = line;
+        }
+      }
+    }
     line.push_back('\n');
     std::fwrite(line.data(), 1, line.size(), out);
   }
