@@ -607,14 +607,13 @@ int Run(const Options& opt) {
         // An over-long line is not held in memory: an empty line stands in.
         std::string_view line = c.batch.view().Get(i);
         if (c.too_long_line || line.size() > opt.max_line) line = {};
-        dedup->Row(c.keys[i], line,
-                   &out.buffer());
+        dedup->Row(c.keys[i], line, &out.buffer());
       }
-      c.totals.distinct = dedup->distinct();
     }
     out.buffer() += c.out;
     err.buffer() += c.err;
     Add(c.totals, &totals);
+    if (dedup) totals.distinct = dedup->distinct();
     pool.Release(slot);
     out.MaybeFlush();
     err.MaybeFlush();
