@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The uriscan command: parse, validate and stats over files or stdin.
+// The uriscan command: parse, validate, stats, normalize, resolve and dedup
+// over files or stdin.
 #include <unistd.h>
 
 #include <algorithm>
