@@ -56,53 +56,38 @@ Key128 Fingerprinter::Key128Of(std::string_view uri) const {
   return Hash128(normal, seed_);
 }
 
-// Calls hash(i, normal form of row i) for every valid row, and
-// hash(i, nullptr) for the others.
-template <class Hash>
-void Fingerprinter::ForEachNormal(const Batch& batch,
-                                  const ComponentSpans& spans,
-                                  Hash hash) const {
+// (*keys)[i] = hash(normal form of row i, seed), or Key{} (0) when row i
+// is invalid.
+template <class Key, class Hash>
+void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
+                         Hash hash, std::vector<Key>* keys) const {
+  keys->resize(batch.count);
   thread_local std::string normal;
   for (size_t i = 0; i < batch.count; ++i) {
     if (spans.error_kind[i] != 0) {
-      hash(i, nullptr);
+      (*keys)[i] = Key{};
     } else if (AlreadyNormal(batch, spans, i, profile_)) {
-      hash(i, std::string_view(batch.data + spans.uri_begin[i],
-                               spans.uri_end[i] - spans.uri_begin[i]));
+      (*keys)[i] = hash(std::string_view(batch.data + spans.uri_begin[i],
+                                         spans.uri_end[i] - spans.uri_begin[i]),
+                        seed_);
     } else {
       normal.clear();
       Normalize(spans.Row(i, batch.data), profile_, &normal, options_);
-      hash(i, std::string_view(normal));
+      (*keys)[i] = hash(std::string_view(normal), seed_);
     }
   }
 }
 
 void Fingerprinter::Batch64(const Batch& batch, const ComponentSpans& spans,
                             std::vector<uint64_t>* keys) const {
-  keys->resize(batch.count);
-  uint64_t* out = keys->data();
-  const uint64_t seed = seed_;
-  ForEachNormal(batch, spans, [out, seed](size_t i, auto normal) {
-    if constexpr (std::is_same_v<decltype(normal), std::nullptr_t>) {
-      out[i] = 0;
-    } else {
-      out[i] = Hash64(normal, seed);
-    }
-  });
+  Fill(batch, spans,
+       [](std::string_view s, uint64_t seed) { return Hash64(s, seed); }, keys);
 }
 
 void Fingerprinter::Batch128(const Batch& batch, const ComponentSpans& spans,
                              std::vector<Key128>* keys) const {
-  keys->resize(batch.count);
-  Key128* out = keys->data();
-  const uint64_t seed = seed_;
-  ForEachNormal(batch, spans, [out, seed](size_t i, auto normal) {
-    if constexpr (std::is_same_v<decltype(normal), std::nullptr_t>) {
-      out[i] = Key128{};
-    } else {
-      out[i] = Hash128(normal, seed);
-    }
-  });
+  Fill(batch, spans,
+       [](std::string_view s, uint64_t seed) { return Hash128(s, seed); }, keys);
 }
 
 }  // namespace uriscan

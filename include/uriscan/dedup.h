@@ -99,6 +99,8 @@ class Dedup {
   // error() and returns kDeferred.
   bool Finish(std::vector<bool>* first, std::string* error);
   const std::string& error() const { return error_; }
+  // Where runs go: Options::temp_dir, or its default.
+  const std::string& temp_dir() const { return options_.temp_dir; }
 
   uint64_t added() const { return added_; }
   uint64_t deferred() const { return deferred_; }

@@ -56,9 +56,9 @@ class Fingerprinter {
                 std::vector<Key128>* keys) const;
 
  private:
-  template <class Hash>
-  void ForEachNormal(const Batch& batch, const ComponentSpans& spans,
-                     Hash hash) const;
+  template <class Key, class Hash>
+  void Fill(const Batch& batch, const ComponentSpans& spans, Hash hash,
+            std::vector<Key>* keys) const;
 
   Profile profile_;
   NormalizeOptions options_;

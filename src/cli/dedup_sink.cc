@@ -26,10 +26,6 @@ void AppendKey(uint64_t key, std::string* out) {
 }  // namespace
 
 DedupSink::DedupSink(const Config& config) : config_(config) {
-  if (config_.temp_dir.empty()) {
-    const char* t = std::getenv("TMPDIR");
-    config_.temp_dir = t && *t ? t : "/tmp";
-  }
   if (config_.bloom_expected > 0) {
     bloom_ = std::make_unique<BloomFilter>(config_.bloom_expected,
                                            config_.fp_rate);
@@ -50,11 +46,11 @@ uint64_t DedupSink::distinct() const {
 }
 
 bool DedupSink::OpenSpool() {
-  std::string path = config_.temp_dir + "/uriscan-spool-XXXXXX";
+  std::string path = exact_->temp_dir() + "/uriscan-spool-XXXXXX";
   const int fd = mkstemp(path.data());
   spool_ = fd < 0 ? nullptr : fdopen(fd, "w+b");
   if (!spool_) {
-    error_ = "cannot create a temporary file in " + config_.temp_dir + ": " +
+    error_ = "cannot create a temporary file in " + exact_->temp_dir() + ": " +
              std::strerror(errno);
     if (fd >= 0) close(fd);
     return false;
@@ -73,15 +69,17 @@ void DedupSink::Append(uint64_t key, std::string_view line, char tag,
   if (config_.keys) AppendKey(key, to);
   to->append(line);
   to->push_back('\n');
-  if (spool_ && spool_buffer_.size() >= (1u << 20)) {
-    if (std::fwrite(spool_buffer_.data(), 1, spool_buffer_.size(), spool_) !=
-            spool_buffer_.size() &&
-        error_.empty()) {
-      error_ = "cannot write to " + config_.temp_dir + ": " +
-               std::strerror(errno);
-    }
-    spool_buffer_.clear();
+  if (spool_ && spool_buffer_.size() >= (1u << 20)) FlushSpool();
+}
+
+void DedupSink::FlushSpool() {
+  if (std::fwrite(spool_buffer_.data(), 1, spool_buffer_.size(), spool_) !=
+          spool_buffer_.size() &&
+      error_.empty()) {
+    error_ = "cannot write to " + exact_->temp_dir() + ": " +
+             std::strerror(errno);
   }
+  spool_buffer_.clear();
 }
 
 void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
@@ -116,11 +114,13 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
   if (!exact_) return true;
   std::vector<bool> first;
   if (!exact_->Finish(&first, error)) return false;
-  if (spool_ && (std::fwrite(spool_buffer_.data(), 1, spool_buffer_.size(), spool_) !=
-          spool_buffer_.size() ||
-      std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0)) {
-    if (error_.empty())
-      error_ = "cannot write to " + config_.temp_dir + ": " + std::strerror(errno);
+  if (spool_) {
+    FlushSpool();
+    if ((std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0) &&
+        error_.empty()) {
+      error_ = "cannot write to " + exact_->temp_dir() + ": " +
+               std::strerror(errno);
+    }
   }
   spool_buffer_ = std::string();
   if (!error_.empty()) {
@@ -147,7 +147,7 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
   }
   std::free(row);
   if (std::ferror(spool_) || j != first.size()) {
-    *error = "cannot read back the rows held in " + config_.temp_dir;
+    *error = "cannot read back the rows held in " + exact_->temp_dir();
     return false;
   }
   return true;
@@ -174,7 +174,7 @@ std::string DedupSink::Describe() const {
   if (exact_->spilling()) {
     std::snprintf(text + len, sizeof text - len,
                   "; spilled %zu sorted runs (%.1f MB) to %s", exact_->runs(),
-                  exact_->spilled_bytes() / 1e6, config_.temp_dir.c_str());
+                  exact_->spilled_bytes() / 1e6, exact_->temp_dir().c_str());
   }
   return text;
 }

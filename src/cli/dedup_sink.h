@@ -24,7 +24,7 @@ class DedupSink {
     size_t memory = size_t{1} << 30;  // for the seen-set and its runs
     uint64_t bloom_expected = 0;      // > 0: a Bloom filter, not exact
     double fp_rate = 0.001;
-    std::string temp_dir;
+    std::string temp_dir;             // empty: Dedup's default
   };
   explicit DedupSink(const Config& config);
   ~DedupSink();
@@ -42,6 +42,7 @@ class DedupSink {
  private:
   void Append(uint64_t key, std::string_view line, char tag, std::string* out);
   bool OpenSpool();
+  void FlushSpool();  // spool_buffer_ to spool_; a failure goes to error_
 
   Config config_;
   std::unique_ptr<Dedup> exact_;
