@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Per-target byte classification: 64 bytes in, one uint64_t bitmask per
-// RFC 3986 class out (bit i = byte i). Included once per target.
+// Stage 1, per target: 64 bytes in, one uint64_t bitmask per byte class out
+// (bit i = byte i), by nibble-table lookups. Included once per target.
 #if defined(URISCAN_KERNELS_CLASSIFY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef URISCAN_KERNELS_CLASSIFY_INL_H_
 #undef URISCAN_KERNELS_CLASSIFY_INL_H_
@@ -18,32 +18,32 @@ namespace uriscan {
 namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
-
-using kernels::kColon;
-using kernels::kSlash;
-using kernels::kQuestion;
-using kernels::kHash;
-using kernels::kAt;
-using kernels::kPercent;
-using kernels::kHex;
-using kernels::kDigit;
-using kernels::kDot;
-using kernels::kUpper;
-using kernels::kNotScheme;
-using kernels::kReject;
-using kernels::kNumClasses;
+using namespace kernels;  // NOLINT: the Class names
 
 using BlockMasks = uint64_t[kNumClasses];
 
-// lo <= v <= hi for unsigned bytes, without unsigned compares (absent for
-// u8 on some 1.0.3 targets): v - lo wraps, and Min() clamps it to hi - lo
-// only when it is out of range.
-template <class D, class V>
-HWY_INLINE auto InRange(D d, V v, uint8_t lo, uint8_t hi) {
-  const V off = hn::Sub(v, hn::Set(d, lo));
-  return hn::Eq(hn::Min(off, hn::Set(d, static_cast<uint8_t>(hi - lo))), off);
-}
+// Two table pairs classify a byte by its nibbles: a class bit is set when
+// both the low-nibble and the high-nibble entry hold it, so each bit is a
+// rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
+// Table A: bit 0 DIGIT (3,0-9); bits 1-2 upper case (4,1-F) (5,0-A); bits
+// 3-4 lower case (6,1-F) (7,0-A); bit 5 "+" "-" "." (2,B D E); bit 6 the
+// hex letters (4 6,1-6).
+// Table B: the bytes the fast path accepts (unreserved, reserved but '['
+// and ']', and '%'), as seven rectangles; a byte with no B bit is kStop.
+alignas(16) inline constexpr uint8_t kTableALow[16] = {
+    0x15, 0x5F, 0x5F, 0x5F, 0x5F, 0x5F, 0x5F, 0x1F,
+    0x1F, 0x1F, 0x1E, 0x2A, 0x0A, 0x2A, 0x2A, 0x0A};
+alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
+    0, 0, 0x20, 0x01, 0x42, 0x04, 0x48, 0x10, 0, 0, 0, 0, 0, 0, 0, 0};
+alignas(16) inline constexpr uint8_t kTableBLow[16] = {
+    0x02, 0x01, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01,
+    0x01, 0x01, 0x01, 0x0C, 0x04, 0x0C, 0x24, 0x4C};
+alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
+    0, 0, 0x05, 0x0B, 0x07, 0x43, 0x15, 0x23, 0, 0, 0, 0, 0, 0, 0, 0};
+inline constexpr uint8_t kADigit = 0x01, kAUpper = 0x06, kAAlpha = 0x1E,
+                         kAScheme = 0x3F, kAHex = 0x41;
 
+// ORs the bits of mask m (lanes of d) into *word at bit lane0.
 template <class D, class M>
 HWY_INLINE void AddBits(D d, M m, size_t lane0, uint64_t* word) {
   uint8_t bytes[8] = {0};
@@ -55,42 +55,119 @@ HWY_INLINE void AddBits(D d, M m, size_t lane0, uint64_t* word) {
   *word |= bits << lane0;
 }
 
-// Classifies the 64 bytes at p (all readable). Bits of bytes at or past
-// `valid` are cleared.
-HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, size_t valid,
-                              BlockMasks& out) {
+// The classes of the 64 bytes at p (all readable), kStop without its '%'
+// part, and the HEXDIG mask that part needs (see PercentTriplets).
+HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, BlockMasks& out,
+                              uint64_t* hex) {
+  for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
+  *hex = 0;
+#if HWY_TARGET == HWY_SCALAR
+  // One lane: a 16-byte table lookup is not available, so bytes go one by
+  // one through the same rectangles.
+  for (size_t i = 0; i < 64; ++i) {
+    const uint8_t c = p[i], lo = c & 15, hi = c >> 4;
+    const uint8_t a = kTableALow[lo] & kTableAHigh[hi];
+    const uint8_t b = kTableBLow[lo] & kTableBHigh[hi];
+    const uint64_t bit = uint64_t{1} << i;
+    if (b == 0) out[kStop] |= bit;
+    if (c == ':') out[kColon] |= bit;
+    if (c == '/') out[kSlash] |= bit;
+    if (c == '?' || c == '#') out[kQuery] |= bit;
+    if (c == '#') out[kHash] |= bit;
+    if (c == '@') out[kAt] |= bit;
+    if (c == '%') out[kPercent] |= bit;
+    if (a & kADigit) out[kDigit] |= bit;
+    if (c == '.') out[kDot] |= bit;
+    if (a & kAUpper) out[kUpper] |= bit;
+    if (!(a & kAScheme)) out[kNotScheme] |= bit;
+    if (!(a & kAAlpha)) out[kNotAlpha] |= bit;
+    if (c == '\n') out[kNewline] |= bit;
+    if (a & kAHex) *hex |= bit;
+  }
+#else
   const hn::ScalableTag<uint8_t> d;
   const size_t n = hn::Lanes(d);
-  for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
+  const auto a_low = hn::LoadDup128(d, kTableALow);
+  const auto a_high = hn::LoadDup128(d, kTableAHigh);
+  const auto b_low = hn::LoadDup128(d, kTableBLow);
+  const auto b_high = hn::LoadDup128(d, kTableBHigh);
+  const auto zero = hn::Zero(d);
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
+    const auto lo = hn::And(v, hn::Set(d, 15));
+    const auto hi = hn::ShiftRight<4>(v);
+    const auto a = hn::And(hn::TableLookupBytes(a_low, lo),
+                           hn::TableLookupBytes(a_high, hi));
+    const auto b = hn::And(hn::TableLookupBytes(b_low, lo),
+                           hn::TableLookupBytes(b_high, hi));
     auto eq = [&](char c) { return hn::Eq(v, hn::Set(d, static_cast<uint8_t>(c))); };
-    const auto lower = hn::Or(v, hn::Set(d, 0x20));
-    const auto digit = InRange(d, v, '0', '9');
-    const auto alpha = InRange(d, lower, 'a', 'z');
+    auto any = [&](uint8_t bits) {
+      return hn::Ne(hn::And(a, hn::Set(d, bits)), zero);
+    };
+    const auto hash = eq('#');
+    AddBits(d, hn::Eq(b, zero), i, &out[kStop]);
     AddBits(d, eq(':'), i, &out[kColon]);
     AddBits(d, eq('/'), i, &out[kSlash]);
-    AddBits(d, eq('?'), i, &out[kQuestion]);
-    AddBits(d, eq('#'), i, &out[kHash]);
+    AddBits(d, hn::Or(eq('?'), hash), i, &out[kQuery]);
+    AddBits(d, hash, i, &out[kHash]);
     AddBits(d, eq('@'), i, &out[kAt]);
     AddBits(d, eq('%'), i, &out[kPercent]);
-    AddBits(d, hn::Or(digit, InRange(d, lower, 'a', 'f')), i, &out[kHex]);
-    AddBits(d, digit, i, &out[kDigit]);
+    AddBits(d, any(kADigit), i, &out[kDigit]);
     AddBits(d, eq('.'), i, &out[kDot]);
-    AddBits(d, InRange(d, v, 'A', 'Z'), i, &out[kUpper]);
-    const auto scheme = hn::Or(hn::Or(alpha, digit),
-                               hn::Or(eq('+'), hn::Or(eq('-'), eq('.'))));
-    AddBits(d, hn::Not(scheme), i, &out[kNotScheme]);
-    const auto bad = hn::Or(
-        hn::Not(InRange(d, v, 0x21, 0x7E)),
-        hn::Or(hn::Or(hn::Or(eq('"'), eq('<')), hn::Or(eq('>'), eq('\\'))),
-               hn::Or(hn::Or(eq('^'), eq('`')), InRange(d, v, '{', '}'))));
-    // '[' ']' only belong in an IP literal, which the scalar parser takes.
-    AddBits(d, hn::Or(bad, hn::Or(eq('['), eq(']'))), i, &out[kReject]);
+    AddBits(d, any(kAUpper), i, &out[kUpper]);
+    AddBits(d, hn::Not(any(kAScheme)), i, &out[kNotScheme]);
+    AddBits(d, hn::Not(any(kAAlpha)), i, &out[kNotAlpha]);
+    AddBits(d, eq('\n'), i, &out[kNewline]);
+    AddBits(d, any(kAHex), i, hex);
   }
-  if (valid < 64) {
-    const uint64_t keep = (uint64_t{1} << valid) - 1;
-    for (int k = 0; k < kNumClasses; ++k) out[k] &= keep;
+#endif
+}
+
+// pct-encoded = "%" HEXDIG HEXDIG (RFC 3986 section 2.1): the '%' bits of a
+// block that two HEXDIG do not follow, given the HEXDIG bits of the block
+// and of the next one (0 past the end of the bytes).
+HWY_INLINE uint64_t PercentWithoutHex(uint64_t pct, uint64_t hex,
+                                      uint64_t next_hex) {
+  const uint64_t hex1 = (hex >> 1) | (next_hex << 63);
+  const uint64_t hex2 = (hex >> 2) | (next_hex << 62);
+  return pct & ~(hex1 & hex2);
+}
+
+// Stage 1 over data[0, size), at most kWindowBytes: class k's mask of block
+// j at masks[k * kMaskStride + j], bits past `size` clear, then kPadBlocks
+// blocks of zeros. The last partial block goes through a zeroed stack copy,
+// so nothing past `size` is read.
+HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
+                               uint64_t* HWY_RESTRICT masks) {
+  const size_t blocks = (size + 63) / 64;
+  uint64_t prev_hex = 0;
+  for (size_t j = 0; j < blocks; ++j) {
+    BlockMasks block;
+    uint64_t hex;
+    if ((j + 1) * 64 <= size) {
+      ClassifyBlock(data + j * 64, block, &hex);
+    } else {
+      HWY_ALIGN uint8_t tail[64] = {0};
+      std::memcpy(tail, data + j * 64, size - j * 64);
+      ClassifyBlock(tail, block, &hex);
+      const uint64_t keep = (uint64_t{1} << (size - j * 64)) - 1;
+      for (int k = 0; k < kNumClasses; ++k) block[k] &= keep;
+      hex &= keep;
+    }
+    for (int k = 0; k < kNumClasses; ++k) masks[k * kMaskStride + j] = block[k];
+    if (j > 0) {
+      masks[kStop * kMaskStride + j - 1] |= PercentWithoutHex(
+          masks[kPercent * kMaskStride + j - 1], prev_hex, hex);
+    }
+    prev_hex = hex;
+  }
+  if (blocks > 0) {
+    masks[kStop * kMaskStride + blocks - 1] |= PercentWithoutHex(
+        masks[kPercent * kMaskStride + blocks - 1], prev_hex, 0);
+  }
+  for (int k = 0; k < kNumClasses; ++k) {
+    std::memset(masks + k * kMaskStride + blocks, 0,
+                kPadBlocks * sizeof(uint64_t));
   }
 }
 

@@ -6,54 +6,88 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "uriscan/spans.h"
+
 namespace uriscan {
 namespace kernels {
 
-// Row value of the error-kind column meaning "the fast path did not settle
-// this URI": the caller runs the scalar parser on exactly those rows.
+// Row values of the error-kind column that the kernels leave for the
+// caller: the fast path did not settle this URI, and the scalar parser must
+// fill exactly those rows (uri_begin and uri_end are already set).
 inline constexpr uint8_t kNeedsScalar = 0xFF;
 
-// Raw column pointers of a ComponentSpans, each with room for `count` rows.
+// Raw column pointers of a ComponentSpans, each with room for the rows
+// being written.
 struct SpanColumns {
-  uint32_t *uri_begin, *scheme_end, *authority_begin, *userinfo_end,
-      *host_begin, *host_end, *port_begin, *path_begin, *path_end,
-      *query_begin, *fragment_begin, *uri_end;
+#define URISCAN_COLUMN_POINTER(name) uint32_t* name;
+  URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN_POINTER)
+#undef URISCAN_COLUMN_POINTER
   uint16_t* flags;
   uint8_t* error_kind;
   uint32_t* error_offset;
 };
 
-// The byte classes of the classification pass, one bitmask each. Masks are
-// stored block by block: kNumClasses uint64_t words per 64 input bytes.
+// The byte classes of stage 1, one bitmask each (bit i = byte i of a 64-byte
+// block). Masks are stored block by block: kNumClasses words per block.
 enum Class : int {
+  kStop,       // the fast path stops here: a byte allowed nowhere (CTL, SP,
+               // " < > \ ^ ` { | }, DEL, >= 0x80), '[' or ']' (IP literals
+               // go to the scalar parser), or a '%' without two HEXDIG
   kColon,      // ':'
   kSlash,      // '/'
-  kQuestion,   // '?'
+  kQuery,      // '?' or '#': what ends a path
   kHash,       // '#'
   kAt,         // '@'
   kPercent,    // '%'
-  kHex,        // HEXDIG
   kDigit,      // DIGIT
   kDot,        // '.'
   kUpper,      // 'A'-'Z'
   kNotScheme,  // not ALPHA / DIGIT / "+" / "-" / "."
-  kReject,     // allowed nowhere (CTL, SP, " < > \ ^ ` { | }, DEL, >= 0x80)
-               // or '[' ']': rows holding one go to the scalar parser
+  kNotAlpha,   // not ALPHA (a scheme's first byte must be one)
+  kNewline,    // '\n'
   kNumClasses
 };
 
-// Words of mask scratch that ScanBatch needs for `bytes` input bytes.
-inline size_t MaskWords(size_t bytes) { return (bytes + 63) / 64 * kNumClasses; }
+// Bytes of input a window of stage 1 covers: its masks (13 words per 64
+// bytes, about 20 KiB) stay in L1/L2 while stage 2 reads them.
+inline constexpr size_t kWindowBytes = 12 * 1024;
+
+// Masks of one stage-1 window are stored class by class: class k's word for
+// block j is masks[k * kMaskStride + j]. The blocks after the window's last
+// one (kPadBlocks of them) are zero, so a 256-byte row window never reads
+// past the scratch.
+inline constexpr size_t kPadBlocks = 5;
+inline constexpr size_t kMaskStride = kWindowBytes / 64 + 1 + kPadBlocks;
+
+// Caller-owned scratch of the scanning kernels (they never allocate).
+struct ScanScratch {
+  uint64_t* masks;       // kScratchMaskWords words
+  uint32_t* line_begin;  // each of these: kScratchRowEntries entries
+  uint32_t* line_end;
+  uint32_t* rows;        // rows left for a wider window, and their bounds
+  uint32_t* row_begin;
+  uint32_t* row_end;
+};
+inline constexpr size_t kScratchMaskWords = kMaskStride * kNumClasses;
+inline constexpr size_t kScratchRowEntries = kWindowBytes + 1;
 
 // Fills every column for the `count` references [offsets[i], offsets[i+1])
 // of `data`. Reads no byte at or past data + offsets[count]. Rows it cannot
 // settle get error_kind = kNeedsScalar and must be re-parsed by the caller.
-// `masks` is caller-owned scratch of MaskWords(offsets[count]) words.
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
-               uint64_t* masks, const SpanColumns& cols);
+               const ScanScratch& scratch, const SpanColumns& cols);
 
-// The classification alone over a whole buffer (the floor for ScanBatch):
-// adds to counts[k] how many bytes fall in class k.
+// Scans the lines of data[begin, size) in place, one row per line as
+// BatchFromLines() splits them, into rows row0, row0 + 1, ... of `cols`,
+// stopping before row `capacity`. Offsets are from `data`. Returns where
+// the next line starts (size when all are done); *rows_out is the next free
+// row. size must be below 4 GiB.
+size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
+                 const ScanScratch& scratch, const SpanColumns& cols,
+                 size_t row0, size_t capacity, size_t* rows_out);
+
+// Stage 1 alone over a whole buffer (the floor of the scan): adds to
+// counts[k] how many bytes fall in class k.
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]);
 

@@ -1,183 +1,198 @@
 // SPDX-License-Identifier: MIT
-// The SIMD batch scanner: one classification pass over the whole batch into
-// bitmasks, then every URI's boundaries and character sets by bit
-// arithmetic on those masks, at the URI's own bit positions.
+// The SIMD batch scanner: stage 1 classifies a window of a few KiB into an
+// L1-resident set of class masks; stage 2 settles one URI per 64-bit lane
+// on 64-, 128- and 256-byte windows of those masks.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/scan.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <cstring>
-#include <string_view>
 
 #include "hwy/highway.h"
 #include "kernels/classify-inl.h"
 #include "kernels/kernels.h"
-#include "uriscan/uri.h"
+#include "kernels/structure-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace uriscan {
 namespace HWY_NAMESPACE {
 namespace {
 
-constexpr uint32_t C(int k) { return 1u << k; }
+// Error-kind value, inside a scan only: the row is longer than the window
+// it was tried on, and goes on to a wider one.
+constexpr uint8_t kLonger = 0xFE;
 
-// The masks of a batch: word (i / 64) of class k is at [i / 64 * N + k].
-class Masks {
- public:
-  explicit Masks(const uint64_t* words) : w_(words) {}
-  uint64_t Word(int k, uint32_t block) const {
-    return w_[static_cast<size_t>(block) * kNumClasses + k];
-  }
-  bool Bit(int k, uint32_t i) const { return (Word(k, i >> 6) >> (i & 63)) & 1; }
-  // The first byte in [from, to) whose class is in kClasses (a bit set of
-  // Class values), or `to`. A template so each union of masks folds to a
-  // few ORs.
-  template <uint32_t kClasses>
-  HWY_INLINE uint32_t First(uint32_t from, uint32_t to) const {
-    if (from >= to) return to;
-    uint32_t block = from >> 6;
-    const uint32_t last = (to - 1) >> 6;
-    uint64_t bits = Union<kClasses>(block) & (~uint64_t{0} << (from & 63));
-    for (;;) {
-      if (bits) {
-        const uint32_t pos =
-            block * 64 + hwy::Num0BitsBelowLS1Bit_Nonzero64(bits);
-        return pos < to ? pos : to;
-      }
-      if (++block > last) return to;
-      bits = Union<kClasses>(block);
-    }
-  }
-  template <uint32_t kClasses>
-  HWY_INLINE bool Any(uint32_t from, uint32_t to) const {
-    return First<kClasses>(from, to) < to;
-  }
-
- private:
-  template <uint32_t kClasses>
-  HWY_INLINE uint64_t Union(uint32_t block) const {
-    const uint64_t* w = w_ + static_cast<size_t>(block) * kNumClasses;
-    uint64_t u = 0;
-    for (int k = 0; k < kNumClasses; ++k)
-      if (kClasses & (1u << k)) u |= w[k];
-    return u;
-  }
-  const uint64_t* w_;
+// Rows [0, n) with bounds b[j], e[j] (offsets from data), their masks in
+// the window that starts at data + base. Row j is written to output row
+// out0 + j, or to out_row[j] when that is given.
+struct RowSet {
+  const uint32_t* b;
+  const uint32_t* e;
+  size_t n;
+  size_t out0;
+  const uint32_t* out_row;
 };
 
-
-
-// One URI reference [b, e) of `p`: fills its boundaries (relative to b) and
-// flags, or returns false when the scalar parser must settle it (an error
-// to locate, an IP literal). Only references the grammar accepts are
-// settled here, each by the same rule the scalar parser applies.
-HWY_INLINE bool ScanOne(const uint8_t* p, uint32_t b, uint32_t e,
-                        const Masks& m, Boundaries* out, uint16_t* flags_out) {
-  if (m.Any<C(kReject)>(b, e)) return false;
-  uint16_t f = 0;
-  // pct-encoded = "%" HEXDIG HEXDIG: hex digits are never delimiters, so a
-  // triplet cannot straddle two components; only the end can cut it.
-  for (uint32_t i = m.First<C(kPercent)>(b, e); i < e;
-       i = m.First<C(kPercent)>(i + 1, e)) {
-    if (i + 2 >= e || !m.Bit(kHex, i + 1) || !m.Bit(kHex, i + 2)) return false;
-    f |= flags::kHasPctEncoded;
+template <size_t NW>
+HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
+                           hn::Vec<hn::RebindToSigned<D64>> block, V64 shift,
+                           V64 back, const Bits<NW>& inside) {
+  const D64 d;
+  const uint64_t* column = masks + k * kMaskStride;
+  V64 word = hn::GatherIndex(d, column, block);
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) {
+    const V64 next = hn::GatherIndex(d, column + j + 1, block);
+    // A funnel shift: the row's first byte becomes bit 0.
+    r.w[j] = hn::And(hn::Or(hn::Shr(word, shift),
+                            hn::ShiftLeft<1>(hn::Shl(next, back))),
+                     inside.w[j]);
+    word = next;
   }
-  uint32_t pos = b;
-  const uint32_t first =
-      m.First<C(kColon) | C(kSlash) | C(kQuestion) | C(kHash)>(b, e);
-  if (first < e && p[first] == ':') {  // scheme = ALPHA *( ... ) (§3.1)
-    if (first == b || m.Any<C(kNotScheme)>(b, first) || m.Bit(kDigit, b) ||
-        p[b] == '+' || p[b] == '-' || p[b] == '.') {
-      return false;
-    }
-    if (m.Any<C(kUpper)>(b, first)) f |= flags::kHasUpperCase;
-    f |= flags::kHasScheme;
-    out->scheme_end = first - b;
-    pos = first + 1;
-  } else {
-    out->scheme_end = 0;
-  }
-  out->authority_begin = out->userinfo_end = out->host_begin =
-      out->host_end = out->port_begin = pos - b;
-  if (pos + 1 < e && p[pos] == '/' && p[pos + 1] == '/') {  // authority
-    f |= flags::kHasAuthority;
-    const uint32_t a = pos + 2;
-    const uint32_t end = m.First<C(kSlash) | C(kQuestion) | C(kHash)>(a, e);
-    const uint32_t at = m.First<C(kAt)>(a, end);
-    uint32_t h = a;
-    out->authority_begin = out->userinfo_end = a - b;
-    if (at < end) {  // userinfo: with '[' ']' gone, every other byte is fine
-      f |= flags::kHasUserinfo;
-      out->userinfo_end = at - b;
-      h = at + 1;
-      if (m.Any<C(kAt)>(h, end)) return false;  // '@' in host or port
-    }
-    const uint32_t colon = m.First<C(kColon)>(h, end);
-    out->host_begin = h - b;
-    out->host_end = out->port_begin = colon - b;
-    if (m.Any<C(kUpper)>(h, colon)) f |= flags::kHasUpperCase;
-    if (colon > h && m.Bit(kDigit, h) &&
-        IsIPv4Address(std::string_view(reinterpret_cast<const char*>(p) + h,
-                                       colon - h))) {
-      f |= static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift;
-    }
-    if (colon < end) {  // port = *DIGIT
-      f |= flags::kHasPort;
-      out->port_begin = colon + 1 - b;
-      for (uint32_t i = colon + 1; i < end; ++i)
-        if (!m.Bit(kDigit, i)) return false;
-    }
-    pos = end;
-  }
-  out->path_begin = pos - b;
-  const uint32_t path_end = m.First<C(kQuestion) | C(kHash)>(pos, e);
-  out->path_end = path_end - b;
-  // A "." or ".." segment: a dot that starts a segment, followed by the
-  // segment's end, or by one more dot and the end.
-  for (uint32_t i = m.First<C(kDot)>(pos, path_end); i < path_end;
-       i = m.First<C(kDot)>(i + 1, path_end)) {
-    if (i != pos && p[i - 1] != '/') continue;
-    uint32_t j = i + 1;
-    if (j < path_end && p[j] == '.') ++j;
-    if (j == path_end || p[j] == '/') {
-      f |= flags::kHasDotSegment;
-      break;
-    }
-  }
-  uint32_t query_end = path_end;
-  out->query_begin = path_end - b;
-  if (path_end < e && p[path_end] == '?') {
-    f |= flags::kHasQuery;
-    out->query_begin = path_end + 1 - b;
-    query_end = m.First<C(kHash)>(path_end + 1, e);
-  }
-  out->fragment_begin = e - b;
-  if (query_end < e) {  // '#', and no second '#' in the fragment
-    if (m.Any<C(kHash)>(query_end + 1, e)) return false;
-    f |= flags::kHasFragment;
-    out->fragment_begin = query_end + 1 - b;
-  }
-  *flags_out = f;
-  return true;
+  return r;
 }
 
-// Classifies every 64-byte block of [data, data + size) in order and hands
-// each block's masks to `visit`. The last partial block goes through a
-// zeroed stack copy, so nothing past `size` is read.
-template <class Visit>
-HWY_INLINE void ForEachBlock(const uint8_t* data, size_t size, Visit visit) {
-  BlockMasks block;
-  size_t i = 0;
-  for (; i + 64 <= size; i += 64) {
-    ClassifyBlock(data + i, 64, block);
-    visit(block);
+// Stage 2 for NW-word windows, N rows (one vector of lanes) per step.
+template <size_t NW>
+void ScanRows(const uint8_t* HWY_RESTRICT data,
+              const uint64_t* HWY_RESTRICT masks, uint32_t base,
+              const RowSet& rows, const kernels::SpanColumns& cols) {
+  const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
+  const hn::Rebind<uint16_t, D64> d16;
+  const hn::Rebind<uint8_t, D64> d8;
+  const hn::RebindToSigned<D64> di;
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  const size_t N = hn::Lanes(d);
+  for (size_t j = 0; j < rows.n; j += N) {
+    // The last step pads with empty rows; its results go through a copy.
+    HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
+    const uint32_t* b = rows.b + j;
+    const uint32_t* e = rows.e + j;
+    const bool whole = j + N <= rows.n;
+    if (!whole) {
+      for (size_t i = 0; i < N; ++i) {
+        pad_b[i] = j + i < rows.n ? b[i] : b[0];
+        pad_e[i] = j + i < rows.n ? e[i] : b[0];
+      }
+      b = pad_b;
+      e = pad_e;
+    }
+    const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
+    const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
+    const V64 rel = hn::Sub(begin, K(base));
+    const auto block = hn::BitCast(di, hn::ShiftRight<6>(rel));
+    const V64 shift = hn::And(rel, K(63));
+    const V64 back = hn::Sub(K(63), shift);
+    const V64 len = hn::Sub(end, begin);
+    const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
+    Windows<NW> win;
+    for (int k : {kStop, kColon, kSlash, kQuery, kHash, kAt, kPercent, kDigit,
+                  kDot, kUpper, kNotScheme}) {
+      win.c[k] = Window<NW>(masks, k, block, shift, back, inside);
+    }
+    const V64 not_alpha = hn::Shr(
+        hn::GatherIndex(d, masks + kNotAlpha * kMaskStride, block), shift);
+    const Structure s = Structurize(
+        win, len, hn::Ne(hn::And(not_alpha, K(1)), hn::Zero(d)));
+    const M64 longer = Less(K(64 * NW), len);
+    const V64 error = hn::IfThenElse(
+        longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
+
+    // Results, in lanes, then into the columns.
+    HWY_ALIGN uint32_t out[12][kMax];
+    HWY_ALIGN uint16_t out_flags[kMax];
+    HWY_ALIGN uint8_t out_error[kMax];
+    uint32_t* const dst[12] = {
+        cols.uri_begin, cols.scheme_end, cols.authority_begin,
+        cols.userinfo_end, cols.host_begin, cols.host_end, cols.port_begin,
+        cols.path_begin, cols.path_end, cols.query_begin, cols.fragment_begin,
+        cols.uri_end};
+    const V64 values[12] = {K(0), s.scheme_end, s.authority_begin,
+                            s.userinfo_end, s.host_begin, s.host_end,
+                            s.port_begin, s.path_begin, s.path_end,
+                            s.query_begin, s.fragment_begin, len};
+    const bool direct = whole && rows.out_row == nullptr;
+    const size_t row = rows.out0 + j;
+    for (int c = 0; c < 12; ++c) {
+      const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
+      hn::StoreU(v, d32, direct ? dst[c] + row : out[c]);
+    }
+    uint16_t* flags = direct ? cols.flags + row : out_flags;
+    hn::StoreU(hn::TruncateTo(d16, s.flags), d16, flags);
+    hn::StoreU(hn::TruncateTo(d8, error), d8,
+               direct ? cols.error_kind + row : out_error);
+    if (direct) hn::StoreU(hn::Zero(d32), d32, cols.error_offset + row);
+
+    // A host that starts with a digit may be an IPv4address.
+    if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(longer, s.ipv4)))) {
+      uint8_t lanes[8] = {0};
+      hn::StoreMaskBits(d, hn::AndNot(longer, s.ipv4), lanes);
+      HWY_ALIGN uint64_t h[kMax], c[kMax];
+      hn::Store(s.host_begin, d, h);
+      hn::Store(s.host_end, d, c);
+      for (size_t i = 0; i < N; ++i) {
+        if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
+        if (IsDottedQuad(data + b[i] + h[i], c[i] - h[i])) {
+          flags[i] |= static_cast<uint16_t>(
+              static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift);
+        }
+      }
+    }
+    if (direct) continue;
+    const size_t valid = whole ? N : rows.n - j;
+    for (size_t i = 0; i < valid; ++i) {
+      const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
+      for (int c = 0; c < 12; ++c) dst[c][r] = out[c][i];
+      cols.flags[r] = out_flags[i];
+      cols.error_kind[r] = out_error[i];
+      cols.error_offset[r] = 0;
+    }
   }
-  if (i < size) {
-    HWY_ALIGN uint8_t tail[64] = {0};
-    std::memcpy(tail, data + i, size - i);
-    ClassifyBlock(tail, size - i, block);
-    visit(block);
+}
+
+// Keeps the rows of `in` whose error kind says kLonger, as a RowSet over
+// the scratch's row arrays (which `in` may already use).
+HWY_INLINE RowSet Longer(const RowSet& in, const kernels::ScanScratch& s,
+                         const kernels::SpanColumns& cols) {
+  size_t t = 0;
+  for (size_t j = 0; j < in.n; ++j) {
+    const uint32_t r = static_cast<uint32_t>(in.out_row ? in.out_row[j] : in.out0 + j);
+    if (cols.error_kind[r] != kLonger) continue;
+    const uint32_t b = in.b[j], e = in.e[j];
+    s.rows[t] = r;
+    s.row_begin[t] = b;
+    s.row_end[t] = e;
+    ++t;
   }
+  return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
+}
+
+// Stage 2 on 64-byte windows, then the longer rows on 128 and 256; rows
+// longer still go to the scalar parser.
+void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t base,
+                    const RowSet& rows, const kernels::ScanScratch& scratch,
+                    const kernels::SpanColumns& cols) {
+  ScanRows<1>(data, masks, base, rows, cols);
+  const RowSet r128 = Longer(rows, scratch, cols);
+  if (r128.n == 0) return;
+  ScanRows<2>(data, masks, base, r128, cols);
+  const RowSet r256 = Longer(r128, scratch, cols);
+  if (r256.n == 0) return;
+  ScanRows<4>(data, masks, base, r256, cols);
+  for (size_t j = 0; j < r256.n; ++j) {
+    uint8_t& kind = cols.error_kind[r256.out_row[j]];
+    if (kind == kLonger) kind = kernels::kNeedsScalar;
+  }
+}
+
+// A row for the scalar parser alone.
+HWY_INLINE void LeaveToScalar(const kernels::SpanColumns& cols, size_t row,
+                              uint32_t b, uint32_t e) {
+  cols.uri_begin[row] = b;
+  cols.uri_end[row] = e;
+  cols.error_kind[row] = kernels::kNeedsScalar;
+  cols.error_offset[row] = 0;
 }
 
 }  // namespace
@@ -185,47 +200,88 @@ HWY_INLINE void ForEachBlock(const uint8_t* data, size_t size, Visit visit) {
 // Exported per target (HWY_EXPORT needs them outside the anonymous
 // namespace).
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
-               uint64_t* masks, const kernels::SpanColumns& c) {
-  if (count == 0) return;
-  // Stage 1: the masks of the whole batch, block after block.
-  uint64_t* next = masks;
-  ForEachBlock(data, offsets[count], [&next](const BlockMasks& block) {
-    std::memcpy(next, block, sizeof(BlockMasks));
-    next += kNumClasses;
-  });
-  const Masks m(masks);
-  for (size_t i = 0; i < count; ++i) {
-    const uint32_t begin = offsets[i];
-    const uint32_t end = offsets[i + 1];
-    c.uri_begin[i] = begin;
-    c.uri_end[i] = end;
-    c.error_offset[i] = 0;
-    Boundaries b;
-    uint16_t f = 0;
-    if (!ScanOne(data, begin, end, m, &b, &f)) {
-      c.error_kind[i] = kernels::kNeedsScalar;
+               const kernels::ScanScratch& scratch,
+               const kernels::SpanColumns& cols) {
+  size_t i = 0;
+  while (i < count) {
+    const uint32_t base = offsets[i] & ~uint32_t{63};
+    size_t j = i;
+    while (j < count && offsets[j + 1] - base <= kernels::kWindowBytes) ++j;
+    if (j == i) {  // a row longer than a window
+      LeaveToScalar(cols, i, offsets[i], offsets[i + 1]);
+      ++i;
       continue;
     }
-    c.scheme_end[i] = begin + b.scheme_end;
-    c.authority_begin[i] = begin + b.authority_begin;
-    c.userinfo_end[i] = begin + b.userinfo_end;
-    c.host_begin[i] = begin + b.host_begin;
-    c.host_end[i] = begin + b.host_end;
-    c.port_begin[i] = begin + b.port_begin;
-    c.path_begin[i] = begin + b.path_begin;
-    c.path_end[i] = begin + b.path_end;
-    c.query_begin[i] = begin + b.query_begin;
-    c.fragment_begin[i] = begin + b.fragment_begin;
-    c.flags[i] = f;
-    c.error_kind[i] = 0;
+    ClassifyWindow(data + base, offsets[j] - base, scratch.masks);
+    ScanWindowRows(data, scratch.masks, base,
+                   RowSet{offsets + i, offsets + i + 1, j - i, i, nullptr},
+                   scratch, cols);
+    i = j;
   }
+}
+
+size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
+                 const kernels::ScanScratch& scratch,
+                 const kernels::SpanColumns& cols, size_t row0,
+                 size_t capacity, size_t* rows_out) {
+  size_t pos = begin, row = row0;
+  while (pos < size && row < capacity) {
+    const size_t base = pos & ~size_t{63};
+    const size_t window_end = HWY_MIN(size, base + kernels::kWindowBytes);
+    ClassifyWindow(data + base, window_end - base, scratch.masks);
+    // Rows from the newline mask; a "\r" before the "\n" is left out.
+    size_t n = 0, line = pos;
+    const uint64_t* newlines = scratch.masks + kNewline * kMaskStride;
+    const size_t blocks = (window_end - base + 63) / 64;
+    for (size_t k = (pos - base) / 64; k < blocks && row + n < capacity; ++k) {
+      uint64_t bits = newlines[k];
+      if (k == (pos - base) / 64) bits &= ~uint64_t{0} << ((pos - base) & 63);
+      for (; bits != 0 && row + n < capacity; bits &= bits - 1) {
+        const size_t nl = base + k * 64 + hwy::Num0BitsBelowLS1Bit_Nonzero64(bits);
+        scratch.line_begin[n] = static_cast<uint32_t>(line);
+        scratch.line_end[n] = static_cast<uint32_t>(
+            nl > line && data[nl - 1] == '\r' ? nl - 1 : nl);
+        ++n;
+        line = nl + 1;
+      }
+    }
+    if (window_end == size && line < size && row + n < capacity) {
+      scratch.line_begin[n] = static_cast<uint32_t>(line);  // no "\n" at the end
+      scratch.line_end[n] = static_cast<uint32_t>(size);
+      ++n;
+      line = size;
+    }
+    if (n == 0) {  // a line longer than a window
+      const void* nl = std::memchr(data + pos, '\n', size - pos);
+      size_t end = nl ? static_cast<size_t>(static_cast<const uint8_t*>(nl) - data) : size;
+      const size_t next = nl ? end + 1 : size;
+      if (nl && end > pos && data[end - 1] == '\r') --end;
+      LeaveToScalar(cols, row++, static_cast<uint32_t>(pos),
+                    static_cast<uint32_t>(end));
+      pos = next;
+      continue;
+    }
+    ScanWindowRows(data, scratch.masks, static_cast<uint32_t>(base),
+                   RowSet{scratch.line_begin, scratch.line_end, n, row, nullptr},
+                   scratch, cols);
+    row += n;
+    pos = line;
+  }
+  *rows_out = row;
+  return pos;
 }
 
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]) {
-  ForEachBlock(data, size, [counts](const BlockMasks& block) {
-    for (int k = 0; k < kNumClasses; ++k) counts[k] += hwy::PopCount(block[k]);
-  });
+  HWY_ALIGN uint64_t masks[kernels::kScratchMaskWords];
+  for (size_t at = 0; at < size; at += kernels::kWindowBytes) {
+    const size_t n = HWY_MIN(kernels::kWindowBytes, size - at);
+    ClassifyWindow(data + at, n, masks);
+    for (int k = 0; k < kNumClasses; ++k) {
+      for (size_t j = 0; j < (n + 63) / 64; ++j)
+        counts[k] += hwy::PopCount(masks[k * kMaskStride + j]);
+    }
+  }
 }
 
 }  // namespace HWY_NAMESPACE
@@ -236,13 +292,20 @@ HWY_AFTER_NAMESPACE();
 namespace uriscan {
 namespace {
 HWY_EXPORT(ScanBatch);
+HWY_EXPORT(ScanLines);
 HWY_EXPORT(CountClasses);
 }  // namespace
 
 namespace kernels {
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
-               uint64_t* masks, const SpanColumns& cols) {
-  HWY_DYNAMIC_DISPATCH(ScanBatch)(data, offsets, count, masks, cols);
+               const ScanScratch& scratch, const SpanColumns& cols) {
+  HWY_DYNAMIC_DISPATCH(ScanBatch)(data, offsets, count, scratch, cols);
+}
+size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
+                 const ScanScratch& scratch, const SpanColumns& cols,
+                 size_t row0, size_t capacity, size_t* rows_out) {
+  return HWY_DYNAMIC_DISPATCH(ScanLines)(data, size, begin, scratch, cols,
+                                         row0, capacity, rows_out);
 }
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]) {

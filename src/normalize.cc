@@ -402,15 +402,9 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
     uint32_t* __restrict dst = to.data();
     for (size_t i = 0; i < n; ++i) dst[i] = src[i] + d[i];
   };
-  for (auto col : {&ComponentSpans::uri_begin, &ComponentSpans::scheme_end,
-                   &ComponentSpans::authority_begin,
-                   &ComponentSpans::userinfo_end, &ComponentSpans::host_begin,
-                   &ComponentSpans::host_end, &ComponentSpans::port_begin,
-                   &ComponentSpans::path_begin, &ComponentSpans::path_end,
-                   &ComponentSpans::query_begin,
-                   &ComponentSpans::fragment_begin, &ComponentSpans::uri_end}) {
-    shifted(s.*col, o.*col);
-  }
+#define URISCAN_SHIFT(name) shifted(s.name, o.name);
+  URISCAN_SPAN_BOUNDARIES(URISCAN_SHIFT)
+#undef URISCAN_SHIFT
   std::memcpy(o.flags.data(), s.flags.data(), n * sizeof(uint16_t));
   std::memcpy(o.error_kind.data(), s.error_kind.data(), n);
   std::memcpy(o.error_offset.data(), s.error_offset.data(),

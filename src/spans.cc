@@ -62,29 +62,20 @@ size_t CountLines(std::string_view bytes) {
 }
 
 void ComponentSpans::Resize(size_t n) {
-  for (auto* col : {&uri_begin, &scheme_end, &authority_begin, &userinfo_end,
-                    &host_begin, &host_end, &port_begin, &path_begin,
-                    &path_end, &query_begin, &fragment_begin, &uri_end,
-                    &error_offset}) {
-    col->resize(n);
-  }
+#define URISCAN_RESIZE(name) name.resize(n);
+  URISCAN_SPAN_BOUNDARIES(URISCAN_RESIZE)
+#undef URISCAN_RESIZE
   flags.resize(n);
   error_kind.resize(n);
+  error_offset.resize(n);
 }
 
 void ComponentSpans::SetRow(size_t i, uint32_t begin, const UriReference& uri) {
   const Boundaries& b = uri.boundaries();
   uri_begin[i] = begin;
-  scheme_end[i] = begin + b.scheme_end;
-  authority_begin[i] = begin + b.authority_begin;
-  userinfo_end[i] = begin + b.userinfo_end;
-  host_begin[i] = begin + b.host_begin;
-  host_end[i] = begin + b.host_end;
-  port_begin[i] = begin + b.port_begin;
-  path_begin[i] = begin + b.path_begin;
-  path_end[i] = begin + b.path_end;
-  query_begin[i] = begin + b.query_begin;
-  fragment_begin[i] = begin + b.fragment_begin;
+#define URISCAN_SET(name) name[i] = begin + b.name;
+  URISCAN_INNER_BOUNDARIES(URISCAN_SET)
+#undef URISCAN_SET
   uri_end[i] = begin + static_cast<uint32_t>(uri.text().size());
   flags[i] = uri.flags();
   error_kind[i] = static_cast<uint8_t>(uri.error().kind);
@@ -94,26 +85,20 @@ void ComponentSpans::SetRow(size_t i, uint32_t begin, const UriReference& uri) {
 UriReference ComponentSpans::Row(size_t i, const char* data) const {
   const uint32_t base = uri_begin[i];
   Boundaries b;
-  b.scheme_end = scheme_end[i] - base;
-  b.authority_begin = authority_begin[i] - base;
-  b.userinfo_end = userinfo_end[i] - base;
-  b.host_begin = host_begin[i] - base;
-  b.host_end = host_end[i] - base;
-  b.port_begin = port_begin[i] - base;
-  b.path_begin = path_begin[i] - base;
-  b.path_end = path_end[i] - base;
-  b.query_begin = query_begin[i] - base;
-  b.fragment_begin = fragment_begin[i] - base;
+#define URISCAN_GET(name) b.name = name[i] - base;
+  URISCAN_INNER_BOUNDARIES(URISCAN_GET)
+#undef URISCAN_GET
   return UriReference(std::string_view(data + base, uri_end[i] - base), b,
                       flags[i], Error(i));
 }
 
 bool ComponentSpans::Validate(size_t i) const {
   if (i >= size()) return false;
-  const uint32_t cols[] = {uri_begin[i],  scheme_end[i],     authority_begin[i],
-                           userinfo_end[i], host_begin[i],   host_end[i],
-                           port_begin[i], path_begin[i],     path_end[i],
-                           query_begin[i], fragment_begin[i], uri_end[i]};
+  const uint32_t cols[] = {
+#define URISCAN_VALUE(name) name[i],
+      URISCAN_SPAN_BOUNDARIES(URISCAN_VALUE)
+#undef URISCAN_VALUE
+  };
   for (size_t k = 1; k < sizeof(cols) / sizeof(cols[0]); ++k)
     if (cols[k] < cols[k - 1]) return false;
   const bool valid = error_kind[i] == 0;
@@ -136,26 +121,79 @@ void ScanScalar(const Batch& batch, ComponentSpans* spans) {
   }
 }
 
-void Scan(const Batch& batch, ComponentSpans* spans) {
+namespace {
+
+kernels::SpanColumns Columns(ComponentSpans* s) {
+  kernels::SpanColumns c;
+#define URISCAN_POINTER(name) c.name = s->name.data();
+  URISCAN_SPAN_BOUNDARIES(URISCAN_POINTER)
+#undef URISCAN_POINTER
+  c.flags = s->flags.data();
+  c.error_kind = s->error_kind.data();
+  c.error_offset = s->error_offset.data();
+  return c;
+}
+
+// The rows the fast path left (errors, IP literals, long rows), through the
+// scalar parser, from row `from` on.
+void SettleRest(const char* data, size_t from, ComponentSpans* spans) {
+  for (size_t i = from; i < spans->size(); ++i) {
+    if (spans->error_kind[i] != kernels::kNeedsScalar) continue;
+    const uint32_t b = spans->uri_begin[i];
+    spans->SetRow(i, b, ParseUriReference(std::string_view(
+                            data + b, spans->uri_end[i] - b)));
+  }
+}
+
+}  // namespace
+
+struct Scanner::Scratch {
+  std::vector<uint64_t> masks =
+      std::vector<uint64_t>(kernels::kScratchMaskWords);
+  std::vector<uint32_t> rows =
+      std::vector<uint32_t>(5 * kernels::kScratchRowEntries);
+  kernels::ScanScratch view() {
+    uint32_t* r = rows.data();
+    const size_t n = kernels::kScratchRowEntries;
+    return kernels::ScanScratch{masks.data(), r, r + n, r + 2 * n, r + 3 * n,
+                                r + 4 * n};
+  }
+};
+
+Scanner::Scanner() : scratch_(new Scratch) {}
+Scanner::~Scanner() { delete scratch_; }
+
+void Scanner::Scan(const Batch& batch, ComponentSpans* spans) {
   spans->Resize(batch.count);
   if (batch.count == 0) return;
-  const kernels::SpanColumns cols{
-      spans->uri_begin.data(),    spans->scheme_end.data(),
-      spans->authority_begin.data(), spans->userinfo_end.data(),
-      spans->host_begin.data(),   spans->host_end.data(),
-      spans->port_begin.data(),   spans->path_begin.data(),
-      spans->path_end.data(),     spans->query_begin.data(),
-      spans->fragment_begin.data(), spans->uri_end.data(),
-      spans->flags.data(),        spans->error_kind.data(),
-      spans->error_offset.data()};
-  spans->masks_.resize(kernels::MaskWords(batch.offsets[batch.count]));
   kernels::ScanBatch(reinterpret_cast<const uint8_t*>(batch.data),
-                     batch.offsets, batch.count, spans->masks_.data(), cols);
-  // The rare rows the fast path left (errors, IP literals).
-  for (size_t i = 0; i < batch.count; ++i) {
-    if (spans->error_kind[i] == kernels::kNeedsScalar)
-      spans->SetRow(i, batch.offsets[i], ParseUriReference(batch.Get(i)));
+                     batch.offsets, batch.count, scratch_->view(),
+                     Columns(spans));
+  SettleRest(batch.data, 0, spans);
+}
+
+bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans) {
+  spans->Resize(0);
+  if (text.size() >= std::numeric_limits<uint32_t>::max()) return false;
+  const auto* data = reinterpret_cast<const uint8_t*>(text.data());
+  // Columns grow as lines come: a first guess from the average URL, then
+  // doubling. The kernel stops when they are full and goes on from there.
+  size_t rows = 0, pos = 0;
+  size_t capacity = text.size() / 40 + 64;
+  while (pos < text.size()) {
+    spans->Resize(capacity);
+    pos = kernels::ScanLines(data, text.size(), pos, scratch_->view(),
+                             Columns(spans), rows, capacity, &rows);
+    capacity *= 2;
   }
+  spans->Resize(rows);
+  SettleRest(text.data(), 0, spans);
+  return true;
+}
+
+void Scan(const Batch& batch, ComponentSpans* spans) {
+  static thread_local Scanner scanner;
+  scanner.Scan(batch, spans);
 }
 
 }  // namespace uriscan

@@ -45,34 +45,42 @@ struct OwnedBatch {
 // How many lines BatchFromLines would make of `bytes`, without copying.
 size_t CountLines(std::string_view bytes);
 
+// The boundary columns of ComponentSpans, in order: uri_begin, the inner
+// boundaries of uri.h, uri_end.
+#define URISCAN_SPAN_BOUNDARIES(X) \
+  X(uri_begin) URISCAN_INNER_BOUNDARIES(X) X(uri_end)
+
 // The result of a scan, one row per URI reference, one column per boundary.
-// All offsets are absolute byte offsets into the batch's `data`, so any
-// component of row i is a [begin, end) slice with no copy.
+// All offsets are absolute byte offsets into the scanned bytes (the batch's
+// `data`, or the text given to ScanLines), so any component of row i is a
+// [begin, end) slice with no copy. Each caret sits under the byte the
+// column's offset names:
 //
-//   f o o : / / u s e r @ e x a m p l e . c o m : 8 0 4 2 / o v e r ? n = 1 # n o s e
-//   ^      ^    ^       ^^                       ^^        ^          ^^     ^^        ^
-//   |      |    |       ||                       ||        |          ||     ||        uri_end
-//   |      |    |       ||                       ||        |          ||     |fragment_begin
-//   |      |    |       ||                       ||        |          ||     '#' (query end)
-//   |      |    |       ||                       ||        |          |query_begin
-//   |      |    |       ||                       ||        |          path_end ('?')
-//   |      |    |       ||                       ||        path_begin (port end)
-//   |      |    |       ||                       |port_begin
-//   |      |    |       ||                       host_end (':')
-//   |      |    |       |host_begin
-//   |      |    |       userinfo_end ('@')
-//   |      |    authority_begin (userinfo begins here)
-//   |      scheme_end (':')
+//   foo://user@example.com:8042/over?n=1#nose
+//   ^  ^  ^   ^^          ^^   ^    ^^   ^   ^
+//   |  |  |   ||          ||   |    ||   |   uri_end (one past the last byte)
+//   |  |  |   ||          ||   |    ||   fragment_begin
+//   |  |  |   ||          ||   |    |query_begin
+//   |  |  |   ||          ||   |    path_end (the '?')
+//   |  |  |   ||          ||   path_begin (the port ends here)
+//   |  |  |   ||          |port_begin
+//   |  |  |   ||          host_end (the ':')
+//   |  |  |   |host_begin
+//   |  |  |   userinfo_end (the '@')
+//   |  |  authority_begin (userinfo begins here)
+//   |  scheme_end (the ':')
 //   uri_begin
 //
+// The query "n=1" is [query_begin, fragment_begin - 1) here, and the query
+// ends at uri_end when there is no fragment.
 // Undefined components are empty, placed where they would start, and the
 // flags column says which are defined (flags::kHas*). For an invalid row
 // every boundary column holds uri_begin except uri_end, flags is 0, and
 // error_kind / error_offset say what broke where (offset from uri_begin).
 struct ComponentSpans {
-  std::vector<uint32_t> uri_begin, scheme_end, authority_begin, userinfo_end,
-      host_begin, host_end, port_begin, path_begin, path_end, query_begin,
-      fragment_begin, uri_end;
+#define URISCAN_SPAN_COLUMN(name) std::vector<uint32_t> name;
+  URISCAN_SPAN_BOUNDARIES(URISCAN_SPAN_COLUMN)
+#undef URISCAN_SPAN_COLUMN
   std::vector<uint16_t> flags;
   std::vector<uint8_t> error_kind;     // an ErrorKind; 0 = valid
   std::vector<uint32_t> error_offset;  // from uri_begin; 0 when valid
@@ -83,7 +91,7 @@ struct ComponentSpans {
   void Resize(size_t n);
   // Writes row i from a parse of the reference that starts at `begin`.
   void SetRow(size_t i, uint32_t begin, const UriReference& uri);
-  // Row i as a UriReference over `data` (the batch's data).
+  // Row i as a UriReference over `data` (the scanned bytes).
   UriReference Row(size_t i, const char* data) const;
   ScanError Error(size_t i) const {
     return {static_cast<ErrorKind>(error_kind[i]), error_offset[i]};
@@ -91,21 +99,41 @@ struct ComponentSpans {
   // Invariant check: boundaries never decrease, the error columns agree
   // with flags, everything stays inside [uri_begin, uri_end].
   bool Validate(size_t i) const;
-
-  // Scratch for Scan(): the byte-class bitmasks of the batch (about 1.5
-  // bytes per input byte), kept to be reused by the next scan.
-  std::vector<uint64_t> masks_;
 };
 
-// Scans every reference of `batch` into `*spans` (resized to batch.count)
-// with the SIMD kernels of the best Highway target this CPU supports; rows
-// the fast path cannot settle (invalid ones, IP literals) go to the scalar
-// parser. Never stops at an invalid reference;
-// allocates only when growing columns. Reads no byte at or past
-// data + offsets[count].
+// Scans batches with the SIMD kernels of the best Highway target this CPU
+// supports; rows the fast path cannot settle (invalid ones, IP literals,
+// rows over 256 bytes) go to the scalar parser. A scan never stops at an
+// invalid reference and allocates only when the columns grow. A Scanner
+// owns the kernels' scratch (about 120 KiB): keep one per thread and reuse
+// it; it is not safe to share one between threads.
+class Scanner {
+ public:
+  Scanner();
+  ~Scanner();
+  Scanner(const Scanner&) = delete;
+  Scanner& operator=(const Scanner&) = delete;
+
+  // Scans every reference of `batch` into `*spans` (resized to
+  // batch.count). Reads no byte at or past data + offsets[count].
+  void Scan(const Batch& batch, ComponentSpans* spans);
+  // Scans newline-separated text in place: one row per line, split as
+  // BatchFromLines() splits (the "\n" and a "\r" just before it are not part
+  // of the row), with uri_begin / uri_end pointing into `text`, so nothing
+  // is copied. `*spans` is resized to the number of lines. Returns false
+  // (and zero rows) when text is 4 GiB or more: offsets are 32-bit.
+  [[nodiscard]] bool ScanLines(std::string_view text, ComponentSpans* spans);
+
+ private:
+  struct Scratch;
+  Scratch* scratch_;
+};
+
+// Scanner::Scan() on a scanner of the calling thread's own (created on the
+// thread's first call).
 void Scan(const Batch& batch, ComponentSpans* spans);
 // The same with the scalar parser alone: the oracle. Every column of Scan()
-// is bit-identical to this one's, on every target.
+// and ScanLines() is bit-identical to this one's, on every target.
 void ScanScalar(const Batch& batch, ComponentSpans* spans);
 
 }  // namespace uriscan

@@ -40,23 +40,30 @@ inline constexpr uint16_t kHasUpperCase = 1u << 9;   // A-Z in scheme or host
 inline constexpr uint16_t kHasDotSegment = 1u << 10; // "." or ".." segment
 }  // namespace flags
 
-// The boundaries of one URI reference, as byte offsets from its start.
-// They never decrease, in this order (see spans.h for the picture):
-//   0 <= scheme_end <= authority_begin <= userinfo_end <= host_begin
-//     <= host_end <= port_begin <= path_begin <= path_end <= query_begin
-//     <= fragment_begin <= size
+// The boundaries inside one URI reference, in the order they never
+// decrease (see spans.h for the picture). This list is the one place that
+// names them: Boundaries, the columns of ComponentSpans and the kernels are
+// all written from it.
+//   scheme_end       the ':' after the scheme
+//   authority_begin  just after "//"
+//   userinfo_end     the '@'
+//   host_begin, host_end
+//   port_begin       just after the ':'
+//   path_begin
+//   path_end         the '?', the '#' or the end
+//   query_begin      just after the '?'
+//   fragment_begin   just after the '#'
+#define URISCAN_INNER_BOUNDARIES(X)                                          \
+  X(scheme_end) X(authority_begin) X(userinfo_end) X(host_begin) X(host_end) \
+  X(port_begin) X(path_begin) X(path_end) X(query_begin) X(fragment_begin)
+
+// The boundaries of one URI reference, as byte offsets from its start:
+//   0 <= scheme_end <= authority_begin <= ... <= fragment_begin <= size
 // An undefined component is empty and sits where it would have started.
 struct Boundaries {
-  uint32_t scheme_end = 0;       // the ':' after the scheme
-  uint32_t authority_begin = 0;  // just after "//"
-  uint32_t userinfo_end = 0;     // the '@'
-  uint32_t host_begin = 0;
-  uint32_t host_end = 0;
-  uint32_t port_begin = 0;       // just after the ':'
-  uint32_t path_begin = 0;
-  uint32_t path_end = 0;         // the '?', the '#' or the end
-  uint32_t query_begin = 0;      // just after the '?'
-  uint32_t fragment_begin = 0;   // just after the '#'
+#define URISCAN_BOUNDARY_FIELD(name) uint32_t name = 0;
+  URISCAN_INNER_BOUNDARIES(URISCAN_BOUNDARY_FIELD)
+#undef URISCAN_BOUNDARY_FIELD
 };
 
 // A parsed URI reference: a view over the caller's text (which must outlive

@@ -214,32 +214,41 @@ TEST_P(ScanTargetTest, RandomBytesFromTheUriAlphabet) {
   ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view())) << "seed 3986";
 }
 
-// The classes by their RFC definitions, one byte at a time.
-bool InClass(int k, unsigned char c) {
+// The classes by their RFC definitions, for byte i of p[0, len).
+bool InClass(int k, const uint8_t* p, size_t len, size_t i) {
+  const unsigned char c = p[i];
   const bool allowed = chars::Is(c, chars::kAllowed);
+  auto hex = [&](size_t at) { return at < len && std::isxdigit(p[at]) != 0; };
+  const bool alpha = std::isalpha(c) != 0 && c < 0x80;
   switch (k) {
+    case kernels::kStop:
+      return !allowed || c == '[' || c == ']' ||
+             (c == '%' && !(hex(i + 1) && hex(i + 2)));
     case kernels::kColon: return c == ':';
     case kernels::kSlash: return c == '/';
-    case kernels::kQuestion: return c == '?';
+    case kernels::kQuery: return c == '?' || c == '#';
     case kernels::kHash: return c == '#';
     case kernels::kAt: return c == '@';
     case kernels::kPercent: return c == '%';
-    case kernels::kHex: return std::isxdigit(c) != 0;
     case kernels::kDigit: return c >= '0' && c <= '9';
     case kernels::kDot: return c == '.';
     case kernels::kUpper: return c >= 'A' && c <= 'Z';
     case kernels::kNotScheme:
-      return !(std::isalnum(c) || c == '+' || c == '-' || c == '.') || c >= 0x80;
-    case kernels::kReject: return !allowed || c == '[' || c == ']';
+      return !(alpha || std::isdigit(c) || c == '+' || c == '-' || c == '.');
+    case kernels::kNotAlpha: return !alpha;
+    case kernels::kNewline: return c == '\n';
   }
   return false;
 }
 
 // All 256 byte values, each at every position of a block, in buffers of
-// every length up to 200: the kernel's counts equal the definitions'.
+// lengths around the block and window sizes: the kernel's counts equal the
+// definitions'. Each byte is followed by hex and non-hex letters in turn,
+// so a '%' is seen both with and without its two HEXDIG.
 TEST_P(ScanTargetTest, ClassifyMatchesTheClassDefinitions) {
   for (int byte = 0; byte < 256; ++byte) {
-    for (size_t len : {size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{200}}) {
+    for (size_t len : {size_t{1}, size_t{63}, size_t{64}, size_t{65},
+                       size_t{200}, kernels::kWindowBytes + 70}) {
       std::unique_ptr<uint8_t[]> exact(new uint8_t[len]);  // exact size
       for (size_t k = 0; k < len; ++k)
         exact[k] = static_cast<uint8_t>(k % 3 == 0 ? byte : 'a' + k % 7);
@@ -247,7 +256,7 @@ TEST_P(ScanTargetTest, ClassifyMatchesTheClassDefinitions) {
       kernels::CountClasses(exact.get(), len, counts);
       for (int k = 0; k < kernels::kNumClasses; ++k) {
         uint64_t want = 0;
-        for (size_t i = 0; i < len; ++i) want += InClass(k, exact[i]);
+        for (size_t i = 0; i < len; ++i) want += InClass(k, exact.get(), len, i);
         ASSERT_EQ(counts[k], want) << "class " << k << " byte " << byte
                                    << " len " << len;
       }

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+// Stage 2, per target: the boundaries of one URI reference per 64-bit lane,
+// found on its class masks by bit arithmetic, with no branch on content.
+// Included once per target.
+#if defined(URISCAN_KERNELS_STRUCTURE_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef URISCAN_KERNELS_STRUCTURE_INL_H_
+#undef URISCAN_KERNELS_STRUCTURE_INL_H_
+#else
+#define URISCAN_KERNELS_STRUCTURE_INL_H_
+#endif
+
+#include "hwy/highway.h"
+#include "kernels/classify-inl.h"
+#include "kernels/kernels.h"
+#include "uriscan/uri.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace uriscan {
+namespace HWY_NAMESPACE {
+
+using D64 = hn::ScalableTag<uint64_t>;
+using V64 = hn::Vec<D64>;
+using M64 = hn::Mask<D64>;
+
+// A URI's window of one class: bit i of the NW words is byte i of the URI.
+template <size_t NW>
+struct Bits {
+  V64 w[NW];
+};
+
+HWY_INLINE V64 K(uint64_t c) { return hn::Set(D64(), c); }
+// Positions are small, so signed compares are exact (and exist on every
+// 1.0.3 target).
+HWY_INLINE M64 Less(V64 a, V64 b) {
+  const hn::RebindToSigned<D64> di;
+  return hn::RebindMask(D64(), hn::Lt(hn::BitCast(di, a), hn::BitCast(di, b)));
+}
+HWY_INLINE V64 MinPos(V64 a, V64 b) { return hn::IfThenElse(Less(a, b), a, b); }
+
+template <size_t NW>
+HWY_INLINE Bits<NW> And(const Bits<NW>& a, const Bits<NW>& b) {
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) r.w[j] = hn::And(a.w[j], b.w[j]);
+  return r;
+}
+template <size_t NW>
+HWY_INLINE Bits<NW> Or(const Bits<NW>& a, const Bits<NW>& b) {
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) r.w[j] = hn::Or(a.w[j], b.w[j]);
+  return r;
+}
+// ~a & b
+template <size_t NW>
+HWY_INLINE Bits<NW> AndNot(const Bits<NW>& a, const Bits<NW>& b) {
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) r.w[j] = hn::AndNot(a.w[j], b.w[j]);
+  return r;
+}
+template <size_t NW>
+HWY_INLINE M64 Any(const Bits<NW>& a) {
+  V64 u = a.w[0];
+  for (size_t j = 1; j < NW; ++j) u = hn::Or(u, a.w[j]);
+  return hn::Ne(u, hn::Zero(D64()));
+}
+// The lowest set bit's position; 64 * NW when none is set.
+template <size_t NW>
+HWY_INLINE V64 First(const Bits<NW>& a) {
+  V64 r = K(64 * NW);
+  for (size_t j = NW; j-- > 0;) {
+    const V64 below = hn::AndNot(a.w[j], hn::Sub(a.w[j], K(1)));
+    r = hn::IfThenElse(hn::Ne(a.w[j], hn::Zero(D64())),
+                       hn::Add(hn::PopulationCount(below), K(64 * j)), r);
+  }
+  return r;
+}
+// The bits below position p, for 0 <= p <= 64 * NW.
+template <size_t NW>
+HWY_INLINE Bits<NW> Below(V64 p) {
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) {
+    const V64 q = hn::Sub(p, K(64 * j));  // below 0 as a signed value
+    const V64 ones = hn::Sub(hn::Shl(K(1), hn::And(q, K(63))), K(1));
+    r.w[j] = hn::IfThenElse(Less(q, K(64)),
+                            hn::IfThenElseZero(Less(K(0), q), ones),
+                            K(~uint64_t{0}));
+  }
+  return r;
+}
+// The bit at position p alone; none when p is outside [0, 64 * NW).
+template <size_t NW>
+HWY_INLINE Bits<NW> BitAt(V64 p) {
+  Bits<NW> r;
+  const V64 bit = hn::Shl(K(1), hn::And(p, K(63)));
+  const V64 word = hn::ShiftRight<6>(p);
+  for (size_t j = 0; j < NW; ++j)
+    r.w[j] = hn::IfThenElseZero(hn::Eq(word, K(j)), bit);
+  return r;
+}
+// Bit i of the result is bit i + S of a (S = 1 or 2).
+template <int S, size_t NW>
+HWY_INLINE Bits<NW> Down(const Bits<NW>& a) {
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) {
+    r.w[j] = hn::ShiftRight<S>(a.w[j]);
+    if (j + 1 < NW) r.w[j] = hn::Or(r.w[j], hn::ShiftLeft<64 - S>(a.w[j + 1]));
+  }
+  return r;
+}
+// Bit i of the result is bit i - 1 of a.
+template <size_t NW>
+HWY_INLINE Bits<NW> Up1(const Bits<NW>& a) {
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) {
+    r.w[j] = hn::ShiftLeft<1>(a.w[j]);
+    if (j > 0) r.w[j] = hn::Or(r.w[j], hn::ShiftRight<63>(a.w[j - 1]));
+  }
+  return r;
+}
+// More than one bit set.
+template <size_t NW>
+HWY_INLINE M64 Several(const Bits<NW>& a) {
+  return Any(AndNot(BitAt<NW>(First(a)), a));
+}
+
+// The windows of one group of URIs: class k's bits from each URI's start.
+template <size_t NW>
+struct Windows {
+  Bits<NW> c[kNumClasses];
+};
+
+// Row values of the whole group, relative to each URI's start.
+struct Structure {
+  V64 scheme_end, authority_begin, userinfo_end, host_begin, host_end,
+      port_begin, path_begin, path_end, query_begin, fragment_begin;
+  V64 flags;
+  M64 slow;     // the scalar parser settles it (error, IP literal, ...)
+  M64 ipv4;     // the host starts with a digit: dotted-quad check needed
+};
+
+HWY_INLINE V64 FlagIf(M64 m, uint16_t flag) { return hn::IfThenElseZero(m, K(flag)); }
+
+// The rules of RFC 3986 Appendix A on the windows, for URIs of `len` bytes
+// (at most 64 * NW). `first_not_alpha` says the first byte is no ALPHA.
+template <size_t NW>
+HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
+                                 M64 first_not_alpha) {
+  const Bits<NW>& colon = win.c[kColon];
+  const Bits<NW>& slash = win.c[kSlash];
+  const Bits<NW>& query = win.c[kQuery];
+  const Bits<NW>& hash = win.c[kHash];
+  Structure s;
+  // Bytes allowed nowhere, brackets, a '%' without two HEXDIG: every
+  // triplet must also end inside the URI.
+  const Bits<NW> pct = win.c[kPercent];
+  M64 slow = hn::Or(Any(win.c[kStop]),
+                    Any(AndNot(Below<NW>(hn::IfThenElseZero(Less(K(1), len),
+                                                            hn::Sub(len, K(2)))),
+                               pct)));
+  // scheme ":" when the first of ":/?#" is a ':' (section 3.1, 4.2).
+  const V64 first = First(Or(Or(colon, slash), query));
+  const M64 has_scheme = Any(And(colon, BitAt<NW>(first)));
+  const Bits<NW> scheme = Below<NW>(first);
+  slow = hn::Or(slow, hn::And(has_scheme,
+                              hn::Or(hn::Or(hn::Eq(first, K(0)), first_not_alpha),
+                                     Any(And(win.c[kNotScheme], scheme)))));
+  s.scheme_end = hn::IfThenElseZero(has_scheme, first);
+  const V64 pos = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
+  // "//" authority, up to the first of "/?#" (section 3.2).
+  const M64 has_authority =
+      Any(And(And(slash, Down<1>(slash)), BitAt<NW>(pos)));
+  const V64 a = hn::Add(pos, K(2));
+  const V64 a_end = MinPos(First(AndNot(Below<NW>(a), Or(slash, query))), len);
+  const Bits<NW> authority = AndNot(Below<NW>(a), Below<NW>(a_end));
+  const Bits<NW> at = And(win.c[kAt], authority);
+  const M64 has_userinfo = hn::And(has_authority, Any(at));
+  const V64 h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
+  const Bits<NW> host_port = AndNot(Below<NW>(h), authority);
+  const Bits<NW> port_colon = And(colon, host_port);
+  const M64 has_port = hn::And(has_authority, Any(port_colon));
+  const V64 c = MinPos(First(port_colon), a_end);
+  const Bits<NW> port = AndNot(Below<NW>(hn::Add(c, K(1))), authority);
+  // A second '@' is in the host; the port is *DIGIT (section 3.2.3).
+  slow = hn::Or(slow, hn::And(has_authority,
+                              hn::Or(Several(at), hn::And(has_port, Any(AndNot(
+                                  win.c[kDigit], port))))));
+  const Bits<NW> host = AndNot(Below<NW>(h), Below<NW>(c));
+  s.ipv4 = hn::AndNot(slow, hn::And(has_authority,
+                                    Any(And(win.c[kDigit], And(host, BitAt<NW>(h))))));
+  Bits<NW> cased = host;
+  for (size_t j = 0; j < NW; ++j) {
+    cased.w[j] = hn::Or(hn::IfThenElseZero(has_scheme, scheme.w[j]),
+                        hn::IfThenElseZero(has_authority, host.w[j]));
+  }
+  s.authority_begin = hn::IfThenElse(has_authority, a, pos);
+  s.userinfo_end = hn::IfThenElse(has_userinfo, hn::Sub(h, K(1)), s.authority_begin);
+  s.host_begin = hn::IfThenElse(has_authority, h, pos);
+  s.host_end = hn::IfThenElse(has_authority, c, pos);
+  s.port_begin = hn::IfThenElse(has_port, hn::Add(c, K(1)), s.host_end);
+  // The path, up to the first '?' or '#' (section 3.3).
+  const V64 path_begin = hn::IfThenElse(has_authority, a_end, pos);
+  const V64 path_end = MinPos(First(AndNot(Below<NW>(path_begin), query)), len);
+  s.path_begin = path_begin;
+  s.path_end = path_end;
+  // A "." or ".." segment: it starts the path or follows a '/', and a '/'
+  // or the path's end follows it.
+  const Bits<NW> dots =
+      And(win.c[kDot], AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
+  const Bits<NW> starts = Or(Up1(slash), BitAt<NW>(path_begin));
+  const Bits<NW> dot = And(And(dots, starts),
+                           Or(Down<1>(slash), BitAt<NW>(hn::Sub(path_end, K(1)))));
+  const Bits<NW> dot_dot =
+      And(And(And(dots, Down<1>(dots)), starts),
+          Or(Down<2>(slash), BitAt<NW>(hn::Sub(path_end, K(2)))));
+  // Query up to the first '#', fragment after it; no second '#'.
+  const M64 has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
+  s.query_begin = hn::IfThenElse(has_query, hn::Add(path_end, K(1)), path_end);
+  const Bits<NW> hashes = AndNot(Below<NW>(s.query_begin), hash);
+  const M64 has_fragment = Any(hashes);
+  s.fragment_begin =
+      hn::IfThenElse(has_fragment, hn::Add(First(hashes), K(1)), len);
+  slow = hn::Or(slow, Several(hashes));
+  s.slow = slow;
+  s.flags = hn::Or(
+      hn::Or(hn::Or(FlagIf(has_scheme, flags::kHasScheme),
+                    FlagIf(has_authority, flags::kHasAuthority)),
+             hn::Or(FlagIf(has_userinfo, flags::kHasUserinfo),
+                    FlagIf(has_port, flags::kHasPort))),
+      hn::Or(hn::Or(FlagIf(has_query, flags::kHasQuery),
+                    FlagIf(has_fragment, flags::kHasFragment)),
+             hn::Or(hn::Or(FlagIf(Any(pct), flags::kHasPctEncoded),
+                           FlagIf(Any(And(win.c[kUpper], cased)),
+                                  flags::kHasUpperCase)),
+                    FlagIf(Any(Or(dot, dot_dot)), flags::kHasDotSegment))));
+  return s;
+}
+
+// IPv4address = dec-octet "." dec-octet "." dec-octet "." dec-octet, with
+// dec-octet 0-255 and no leading zero (section 3.2.2): the host of the rare
+// rows whose host starts with a digit.
+HWY_INLINE bool IsDottedQuad(const uint8_t* p, size_t n) {
+  size_t i = 0;
+  for (int octet = 0; octet < 4; ++octet) {
+    if (octet > 0 && (i >= n || p[i++] != '.')) return false;
+    const size_t start = i;
+    unsigned value = 0;
+    while (i < n && p[i] >= '0' && p[i] <= '9' && i - start < 3)
+      value = value * 10 + (p[i++] - '0');
+    const size_t digits = i - start;
+    if (digits == 0 || value > 255 || (digits > 1 && p[start] == '0'))
+      return false;
+  }
+  return i == n;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace uriscan
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
