@@ -33,16 +33,43 @@ struct RowSet {
   const uint32_t* out_row;
 };
 
+// Where the words of a group's windows come from. When the group's rows lie
+// within 2N blocks (N lanes), each class's words are two vector loads and
+// lane permutes; otherwise they are gathered.
+template <size_t NW>
+struct WordSource {
+  using VI = hn::Vec<hn::RebindToSigned<D64>>;
+  using Index = decltype(hn::IndicesFromVec(D64(), hn::Zero(D64())));
+  bool near;
+  size_t first_block;
+  VI block;            // gathers: each lane's first block
+  Index index[NW + 1]; // permutes: block + w - first_block, modulo N
+  M64 low[NW + 1];     // ... and whether that is below N
+
+  template <class D>
+  HWY_INLINE V64 Word(const uint64_t* HWY_RESTRICT column, size_t w, V64 t0,
+                      V64 t1, D d) const {
+    if (!near) return hn::GatherIndex(d, column + w, block);
+    return hn::IfThenElse(low[w], hn::TableLookupLanes(t0, index[w]),
+                          hn::TableLookupLanes(t1, index[w]));
+  }
+};
+
 template <size_t NW>
 HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
-                           hn::Vec<hn::RebindToSigned<D64>> block, V64 shift,
-                           V64 back, const Bits<NW>& inside) {
+                           const WordSource<NW>& src, V64 shift, V64 back,
+                           const Bits<NW>& inside) {
   const D64 d;
   const uint64_t* column = masks + k * kMaskStride;
-  V64 word = hn::GatherIndex(d, column, block);
+  V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
+  if (src.near) {
+    t0 = hn::LoadU(d, column + src.first_block);
+    t1 = hn::LoadU(d, column + src.first_block + hn::Lanes(d));
+  }
+  V64 word = src.Word(column, 0, t0, t1, d);
   Bits<NW> r;
   for (size_t j = 0; j < NW; ++j) {
-    const V64 next = hn::GatherIndex(d, column + j + 1, block);
+    const V64 next = src.Word(column, j + 1, t0, t1, d);
     // A funnel shift: the row's first byte becomes bit 0.
     r.w[j] = hn::And(hn::Or(hn::Shr(word, shift),
                             hn::ShiftLeft<1>(hn::Shl(next, back))),
@@ -52,16 +79,122 @@ HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
   return r;
 }
 
-// Stage 2 for NW-word windows, N rows (one vector of lanes) per step.
+// Class k's word of each row's first block (bit `shift` is its first byte).
+template <size_t NW>
+HWY_INLINE V64 FirstWord(const uint64_t* HWY_RESTRICT masks, int k,
+                         const WordSource<NW>& src) {
+  const D64 d;
+  const uint64_t* column = masks + k * kMaskStride;
+  if (!src.near) return src.Word(column, 0, hn::Zero(d), hn::Zero(d), d);
+  return src.Word(column, 0, hn::LoadU(d, column + src.first_block),
+                  hn::LoadU(d, column + src.first_block + hn::Lanes(d)), d);
+}
+
+// Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
+// NW-word windows: rows j.. of `rows`, `whole` unless padded.
+template <size_t NW>
+HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
+                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                      const RowSet& rows, size_t j, const uint32_t* b,
+                      const uint32_t* e, bool whole,
+                      const kernels::SpanColumns& cols) {
+  const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
+  const hn::Rebind<uint16_t, D64> d16;
+  const hn::Rebind<uint8_t, D64> d8;
+  const hn::RebindToSigned<D64> di;
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  const size_t N = hn::Lanes(d);
+  const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
+  const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
+  const V64 rel = hn::Sub(begin, K(base));
+  const auto block = hn::BitCast(di, hn::ShiftRight<6>(rel));
+  const V64 shift = hn::And(rel, K(63));
+  const V64 back = hn::Sub(K(63), shift);
+  const V64 len = hn::Sub(end, begin);
+  const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
+  WordSource<NW> src;
+  src.first_block = (b[0] - base) >> 6;
+  src.near = ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
+  src.block = block;
+  const V64 from = hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block));
+  for (size_t w = 0; w <= NW; ++w) {
+    const V64 at = hn::Add(from, K(w));
+    src.low[w] = Less(at, K(N));
+    src.index[w] = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
+  }
+  Windows<NW> win;
+  for (int k : {kStop, kColon, kSlash, kQuery, kHash, kAt, kPercent, kDigit,
+                kDot, kUpper, kNotScheme}) {
+    win.c[k] = Window<NW>(masks, k, src, shift, back, inside);
+  }
+  const V64 not_alpha = hn::Shr(FirstWord(masks, kNotAlpha, src), shift);
+  const Structure s = Structurize(
+      win, len, hn::Ne(hn::And(not_alpha, K(1)), hn::Zero(d)));
+  const M64 longer = Less(K(64 * NW), len);
+  const V64 error = hn::IfThenElse(
+      longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
+
+  // Results, in lanes, then into the columns.
+  HWY_ALIGN uint32_t out[12][kMax];
+  HWY_ALIGN uint16_t out_flags[kMax];
+  HWY_ALIGN uint8_t out_error[kMax];
+  uint32_t* const dst[12] = {
+      cols.uri_begin, cols.scheme_end, cols.authority_begin,
+      cols.userinfo_end, cols.host_begin, cols.host_end, cols.port_begin,
+      cols.path_begin, cols.path_end, cols.query_begin, cols.fragment_begin,
+      cols.uri_end};
+  const V64 values[12] = {K(0), s.scheme_end, s.authority_begin,
+                          s.userinfo_end, s.host_begin, s.host_end,
+                          s.port_begin, s.path_begin, s.path_end,
+                          s.query_begin, s.fragment_begin, len};
+  const bool direct = whole && rows.out_row == nullptr;
+  const size_t row = rows.out0 + j;
+  for (int c = 0; c < 12; ++c) {
+    const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
+    hn::StoreU(v, d32, direct ? dst[c] + row : out[c]);
+  }
+  uint16_t* flags = direct ? cols.flags + row : out_flags;
+  hn::StoreU(hn::TruncateTo(d16, s.flags), d16, flags);
+  hn::StoreU(hn::TruncateTo(d8, error), d8,
+             direct ? cols.error_kind + row : out_error);
+  if (direct) hn::StoreU(hn::Zero(d32), d32, cols.error_offset + row);
+
+  // A host that starts with a digit may be an IPv4address.
+  if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(longer, s.ipv4)))) {
+    uint8_t lanes[8] = {0};
+    hn::StoreMaskBits(d, hn::AndNot(longer, s.ipv4), lanes);
+    HWY_ALIGN uint64_t h[kMax], c[kMax];
+    hn::Store(s.host_begin, d, h);
+    hn::Store(s.host_end, d, c);
+    for (size_t i = 0; i < N; ++i) {
+      if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
+      if (IsDottedQuad(data + b[i] + h[i], c[i] - h[i])) {
+        flags[i] |= static_cast<uint16_t>(
+            static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift);
+      }
+    }
+  }
+  if (direct) return;
+  const size_t valid = whole ? N : rows.n - j;
+  for (size_t i = 0; i < valid; ++i) {
+    const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
+    for (int c = 0; c < 12; ++c) dst[c][r] = out[c][i];
+    cols.flags[r] = out_flags[i];
+    cols.error_kind[r] = out_error[i];
+    cols.error_offset[r] = 0;
+  }
+}
+
+// Stage 2, N rows per step, each step on the narrowest window that all of
+// its rows fit (so a corpus of long rows does not try 64 bytes first);
+// a step whose rows are mixed takes 64 bytes, and leaves the longer rows.
 template <size_t NW>
 void ScanRows(const uint8_t* HWY_RESTRICT data,
               const uint64_t* HWY_RESTRICT masks, uint32_t base,
               const RowSet& rows, const kernels::SpanColumns& cols) {
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
-  const hn::Rebind<uint16_t, D64> d16;
-  const hn::Rebind<uint8_t, D64> d8;
-  const hn::RebindToSigned<D64> di;
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
   const size_t N = hn::Lanes(d);
   for (size_t j = 0; j < rows.n; j += N) {
@@ -71,83 +204,28 @@ void ScanRows(const uint8_t* HWY_RESTRICT data,
     const uint32_t* e = rows.e + j;
     const bool whole = j + N <= rows.n;
     if (!whole) {
+      // Empty rows at the last row's start keep the starts in order.
+      const size_t last = rows.n - 1 - j;
       for (size_t i = 0; i < N; ++i) {
-        pad_b[i] = j + i < rows.n ? b[i] : b[0];
-        pad_e[i] = j + i < rows.n ? e[i] : b[0];
+        pad_b[i] = i <= last ? b[i] : b[last];
+        pad_e[i] = i <= last ? e[i] : b[last];
       }
       b = pad_b;
       e = pad_e;
     }
-    const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
-    const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
-    const V64 rel = hn::Sub(begin, K(base));
-    const auto block = hn::BitCast(di, hn::ShiftRight<6>(rel));
-    const V64 shift = hn::And(rel, K(63));
-    const V64 back = hn::Sub(K(63), shift);
-    const V64 len = hn::Sub(end, begin);
-    const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
-    Windows<NW> win;
-    for (int k : {kStop, kColon, kSlash, kQuery, kHash, kAt, kPercent, kDigit,
-                  kDot, kUpper, kNotScheme}) {
-      win.c[k] = Window<NW>(masks, k, block, shift, back, inside);
-    }
-    const V64 not_alpha = hn::Shr(
-        hn::GatherIndex(d, masks + kNotAlpha * kMaskStride, block), shift);
-    const Structure s = Structurize(
-        win, len, hn::Ne(hn::And(not_alpha, K(1)), hn::Zero(d)));
-    const M64 longer = Less(K(64 * NW), len);
-    const V64 error = hn::IfThenElse(
-        longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
-
-    // Results, in lanes, then into the columns.
-    HWY_ALIGN uint32_t out[12][kMax];
-    HWY_ALIGN uint16_t out_flags[kMax];
-    HWY_ALIGN uint8_t out_error[kMax];
-    uint32_t* const dst[12] = {
-        cols.uri_begin, cols.scheme_end, cols.authority_begin,
-        cols.userinfo_end, cols.host_begin, cols.host_end, cols.port_begin,
-        cols.path_begin, cols.path_end, cols.query_begin, cols.fragment_begin,
-        cols.uri_end};
-    const V64 values[12] = {K(0), s.scheme_end, s.authority_begin,
-                            s.userinfo_end, s.host_begin, s.host_end,
-                            s.port_begin, s.path_begin, s.path_end,
-                            s.query_begin, s.fragment_begin, len};
-    const bool direct = whole && rows.out_row == nullptr;
-    const size_t row = rows.out0 + j;
-    for (int c = 0; c < 12; ++c) {
-      const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
-      hn::StoreU(v, d32, direct ? dst[c] + row : out[c]);
-    }
-    uint16_t* flags = direct ? cols.flags + row : out_flags;
-    hn::StoreU(hn::TruncateTo(d16, s.flags), d16, flags);
-    hn::StoreU(hn::TruncateTo(d8, error), d8,
-               direct ? cols.error_kind + row : out_error);
-    if (direct) hn::StoreU(hn::Zero(d32), d32, cols.error_offset + row);
-
-    // A host that starts with a digit may be an IPv4address.
-    if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(longer, s.ipv4)))) {
-      uint8_t lanes[8] = {0};
-      hn::StoreMaskBits(d, hn::AndNot(longer, s.ipv4), lanes);
-      HWY_ALIGN uint64_t h[kMax], c[kMax];
-      hn::Store(s.host_begin, d, h);
-      hn::Store(s.host_end, d, c);
-      for (size_t i = 0; i < N; ++i) {
-        if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
-        if (IsDottedQuad(data + b[i] + h[i], c[i] - h[i])) {
-          flags[i] |= static_cast<uint16_t>(
-              static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift);
-        }
+    if (NW == 1) {
+      const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
+                              hn::PromoteTo(d, hn::LoadU(d32, b)));
+      if (hn::AllTrue(d, Less(K(128), len))) {
+        Group<4>(data, masks, base, rows, j, b, e, whole, cols);
+        continue;
+      }
+      if (hn::AllTrue(d, Less(K(64), len))) {
+        Group<2>(data, masks, base, rows, j, b, e, whole, cols);
+        continue;
       }
     }
-    if (direct) continue;
-    const size_t valid = whole ? N : rows.n - j;
-    for (size_t i = 0; i < valid; ++i) {
-      const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
-      for (int c = 0; c < 12; ++c) dst[c][r] = out[c][i];
-      cols.flags[r] = out_flags[i];
-      cols.error_kind[r] = out_error[i];
-      cols.error_offset[r] = 0;
-    }
+    Group<NW>(data, masks, base, rows, j, b, e, whole, cols);
   }
 }
 
