@@ -62,27 +62,65 @@ HWY_INLINE M64 Any(const Bits<NW>& a) {
   for (size_t j = 1; j < NW; ++j) u = hn::Or(u, a.w[j]);
   return hn::Ne(u, hn::Zero(D64()));
 }
+// The position of the lowest set bit of a nonzero word (anything for 0).
+HWY_INLINE V64 LowestBit(V64 x) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::PopulationCount(hn::AndNot(x, hn::Sub(x, K(1))));
+#else
+  // That bit alone, converted to double, is 2^i: i is in the exponent.
+  // (A population count is a dozen operations on targets without one.)
+  const hn::RebindToSigned<D64> di;
+  const hn::Repartition<double, D64> df;
+  const V64 bit = hn::And(x, hn::Sub(hn::Zero(D64()), x));
+  const V64 f = hn::BitCast(D64(), hn::ConvertTo(df, hn::BitCast(di, bit)));
+  return hn::Sub(hn::And(hn::ShiftRight<52>(f), K(0x7FF)), K(1023));
+#endif
+}
+
 // The lowest set bit's position; 64 * NW when none is set.
 template <size_t NW>
 HWY_INLINE V64 First(const Bits<NW>& a) {
   V64 r = K(64 * NW);
   for (size_t j = NW; j-- > 0;) {
-    const V64 below = hn::AndNot(a.w[j], hn::Sub(a.w[j], K(1)));
     r = hn::IfThenElse(hn::Ne(a.w[j], hn::Zero(D64())),
-                       hn::Add(hn::PopulationCount(below), K(64 * j)), r);
+                       hn::Add(LowestBit(a.w[j]), K(64 * j)), r);
   }
   return r;
 }
+// x86 vector shifts by 64 or more give 0 (vpsllvq, and psllq lane by
+// lane), which makes the two helpers below two operations a word there.
+#undef URISCAN_WIDE_SHIFTS_ARE_ZERO
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+#define URISCAN_WIDE_SHIFTS_ARE_ZERO 1
+#else
+#define URISCAN_WIDE_SHIFTS_ARE_ZERO 0
+#endif
+
+// 1 << q for 0 <= q < 64, else 0 (q < 0 arrives as a huge unsigned value).
+HWY_INLINE V64 OneAt(V64 q) {
+#if URISCAN_WIDE_SHIFTS_ARE_ZERO
+  return hn::Shl(K(1), q);
+#else
+  return hn::IfThenElseZero(hn::Eq(hn::ShiftRight<6>(q), hn::Zero(D64())),
+                            hn::Shl(K(1), hn::And(q, K(63))));
+#endif
+}
+
 // The bits below position p, for 0 <= p <= 64 * NW.
 template <size_t NW>
 HWY_INLINE Bits<NW> Below(V64 p) {
   Bits<NW> r;
-  for (size_t j = 0; j < NW; ++j) {
+  // Word 0: (1 << p) - 1, all ones from p = 64 on.
+  r.w[0] = hn::Sub(OneAt(p), K(1));
+#if !URISCAN_WIDE_SHIFTS_ARE_ZERO
+  r.w[0] = hn::IfThenElse(Less(p, K(64)), r.w[0], K(~uint64_t{0}));
+#endif
+  for (size_t j = 1; j < NW; ++j) {
     const V64 q = hn::Sub(p, K(64 * j));  // below 0 as a signed value
-    const V64 ones = hn::Sub(hn::Shl(K(1), hn::And(q, K(63))), K(1));
-    r.w[j] = hn::IfThenElse(Less(q, K(64)),
-                            hn::IfThenElseZero(Less(K(0), q), ones),
-                            K(~uint64_t{0}));
+    const V64 ones = hn::Sub(OneAt(q), K(1));
+    r.w[j] = hn::IfThenElseZero(Less(K(0), q),
+                                hn::IfThenElse(Less(q, K(64)), ones,
+                                               K(~uint64_t{0})));
   }
   return r;
 }
@@ -90,10 +128,7 @@ HWY_INLINE Bits<NW> Below(V64 p) {
 template <size_t NW>
 HWY_INLINE Bits<NW> BitAt(V64 p) {
   Bits<NW> r;
-  const V64 bit = hn::Shl(K(1), hn::And(p, K(63)));
-  const V64 word = hn::ShiftRight<6>(p);
-  for (size_t j = 0; j < NW; ++j)
-    r.w[j] = hn::IfThenElseZero(hn::Eq(word, K(j)), bit);
+  for (size_t j = 0; j < NW; ++j) r.w[j] = OneAt(hn::Sub(p, K(64 * j)));
   return r;
 }
 // Bit i of the result is bit i + S of a (S = 1 or 2).
