@@ -2,6 +2,7 @@
 // uriscan_bench: scanning named corpora, uriscan beside its peers.
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "tests/support/corpus.h"
 #include "uriscan/uriscan.h"
 
+#include "hwy/targets.h"
 #include "kernels/kernels.h"
 
 #if URISCAN_HAVE_URIPARSER
@@ -165,8 +167,32 @@ void BM_curl(benchmark::State& state, const Corpus* c) {
 }  // namespace
 }  // namespace uriscan_bench
 
+// --target=NAME (AVX3, AVX2, SSE4, ...): runs the kernels on that Highway
+// target, every better one disabled, so targets compare in one binary.
+bool ForceTarget(int* argc, char** argv) {
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--target=", 0) != 0) continue;
+    const std::string name = arg.substr(9);
+    for (int bit = 0; bit < 63; ++bit) {
+      const int64_t target = int64_t{1} << bit;
+      if (name != hwy::TargetName(target)) continue;
+      if ((hwy::SupportedTargets() & target) == 0) break;
+      hwy::DisableTargets(target - 1);  // better targets have lower bits
+      for (int k = i; k + 1 < *argc; ++k) argv[k] = argv[k + 1];
+      --*argc;
+      return true;
+    }
+    std::fprintf(stderr, "uriscan_bench: target %s is not supported here\n",
+                 name.c_str());
+    return false;
+  }
+  return true;
+}
+
 int main(int argc, char** argv) {
   using namespace uriscan_bench;  // NOLINT: the benchmark functions
+  if (!ForceTarget(&argc, argv)) return 2;
   benchmark::Initialize(&argc, argv);
   std::vector<uriscan::test_corpus::CorpusFile> files =
       uriscan::test_corpus::LoadCorpora();

@@ -6,6 +6,7 @@
 #define HWY_TARGET_INCLUDE "kernels/scan.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
+#include <algorithm>
 #include <cstring>
 
 #include "hwy/highway.h"
@@ -216,12 +217,13 @@ void ScanRows(const uint8_t* HWY_RESTRICT data,
     if (NW == 1) {
       const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
                               hn::PromoteTo(d, hn::LoadU(d32, b)));
-      if (hn::AllTrue(d, Less(K(128), len))) {
-        Group<4>(data, masks, base, rows, j, b, e, whole, cols);
-        continue;
-      }
-      if (hn::AllTrue(d, Less(K(64), len))) {
-        Group<2>(data, masks, base, rows, j, b, e, whole, cols);
+      const size_t over64 = hn::CountTrue(d, Less(K(64), len));
+      if (over64 > 1) {
+        if (!hn::AllFalse(d, Less(K(128), len))) {
+          Group<4>(data, masks, base, rows, j, b, e, whole, cols);
+        } else {
+          Group<2>(data, masks, base, rows, j, b, e, whole, cols);
+        }
         continue;
       }
     }
@@ -283,8 +285,12 @@ void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
   size_t i = 0;
   while (i < count) {
     const uint32_t base = offsets[i] & ~uint32_t{63};
-    size_t j = i;
-    while (j < count && offsets[j + 1] - base <= kernels::kWindowBytes) ++j;
+    // The rows that end inside the window: offsets never decrease.
+    const uint32_t* last = std::upper_bound(
+        offsets + i + 1, offsets + count + 1,
+        static_cast<uint32_t>(HWY_MIN(uint64_t{base} + kernels::kWindowBytes,
+                                      uint64_t{0xFFFFFFFFu})));
+    const size_t j = static_cast<size_t>(last - offsets) - 1;
     if (j == i) {  // a row longer than a window
       LeaveToScalar(cols, i, offsets[i], offsets[i + 1]);
       ++i;
