@@ -2,6 +2,7 @@
 // The SIMD scanner on every Highway target, forced one at a time, compared
 // column by column with the scalar oracle (ScanScalar). Inputs live in
 // exact-size heap buffers so AddressSanitizer catches any over-read.
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <memory>
@@ -116,20 +117,107 @@ class ScanTargetTest : public hwy::TestWithParamTarget {
 };
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(ScanTargetTest);
 
-// Lengths 0..300 at every start offset 0..63 in the buffer.
+// Lengths 0..300 starting at every offset 0..63 of a 64-byte block: a
+// filler row before each one puts its start on the residue wanted.
 TEST_P(ScanTargetTest, LengthsAndStartOffsets) {
   for (const char* sample : kSamples) {
     std::string text = sample;
     while (text.size() < 300) text += "/seg%20ment";
     for (size_t len = 0; len <= 300; ++len) {
       Rows rows;
+      std::vector<bool> hit(64, false);
       for (size_t off = 0; off < 64; ++off) {
-        rows.Add(std::string(off, 'a'));  // moves the next start
+        rows.Add(std::string((off + 64 - rows.data.size() % 64) % 64, 'a'));
+        hit[rows.data.size() % 64] = true;
         rows.Add(text.substr(0, len));
       }
+      ASSERT_EQ(std::count(hit.begin(), hit.end(), true), 64);
       ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view())) << "len " << len;
     }
   }
+}
+
+// Row i of `lines` (a ScanLines() result over `text`) equals row i of the
+// oracle over BatchFromLines(text): the same bytes, boundaries relative to
+// the row's start, flags and error.
+::testing::AssertionResult LinesSameAsOracle(std::string_view text) {
+  Scanner scanner;
+  ComponentSpans lines, oracle;
+  if (!scanner.ScanLines(text, &lines))
+    return ::testing::AssertionFailure() << "ScanLines refused the text";
+  OwnedBatch batch;
+  if (!BatchFromLines(text, &batch))
+    return ::testing::AssertionFailure() << "BatchFromLines refused the text";
+  ScanScalar(batch.view(), &oracle);
+  if (lines.size() != oracle.size()) {
+    return ::testing::AssertionFailure()
+           << lines.size() << " rows vs " << oracle.size();
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const UriReference got = lines.Row(i, text.data());
+    const UriReference want = oracle.Row(i, batch.data.data());
+    std::string diff;
+    if (got.text() != want.text()) diff += " text";
+#define URISCAN_COMPARE(name) \
+    if (got.boundaries().name != want.boundaries().name) diff += " " #name;
+    URISCAN_INNER_BOUNDARIES(URISCAN_COMPARE)
+#undef URISCAN_COMPARE
+    if (got.flags() != want.flags()) diff += " flags";
+    if (got.error().kind != want.error().kind) diff += " error_kind";
+    if (got.error().offset != want.error().offset) diff += " error_offset";
+    if (!lines.Validate(i)) diff += " Validate() fails";
+    if (!diff.empty()) {
+      return ::testing::AssertionFailure()
+             << "line " << i << " '" << std::string(want.text()) << "' on "
+             << DispatchedTargetName() << ":" << diff;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// In-place line scans of texts cut from the corpora and the samples, with
+// "\r\n", a lone "\r", empty lines, lines longer than a stage-1 window,
+// with and without a last "\n", in buffers of exactly their size.
+TEST_P(ScanTargetTest, ScanLinesEqualsTheOracleOverBatchFromLines) {
+  std::mt19937 rng(3986);
+  std::vector<std::string> pool(std::begin(kSamples), std::end(kSamples));
+  for (const auto& corpus : test_corpus::LoadCorpora()) {
+    OwnedBatch lines;
+    ASSERT_TRUE(BatchFromLines(corpus.bytes, &lines));
+    for (size_t i = 0; i < lines.size() && i < 3000; ++i)
+      pool.emplace_back(lines.view().Get(i));
+  }
+  pool.push_back(std::string(kernels::kWindowBytes + 100, 'a'));
+  pool.push_back("http://h/" + std::string(3 * kernels::kWindowBytes, 'p'));
+  pool.push_back("");
+  for (int round = 0; round < 40; ++round) {
+    std::string text;
+    const size_t count = rng() % 2000;
+    for (size_t k = 0; k < count; ++k) {
+      text += pool[rng() % pool.size()];
+      const unsigned end = rng() % 16;
+      text += end == 0 ? "\r\n" : end == 1 ? "\r" : "\n";
+    }
+    if (round % 2 && !text.empty()) text.pop_back();  // no last "\n"
+    std::unique_ptr<char[]> exact(new char[text.size() + 1]);
+    std::memcpy(exact.get(), text.data(), text.size());
+    ASSERT_TRUE(LinesSameAsOracle(std::string_view(exact.get(), text.size())))
+        << "round " << round;
+  }
+  for (const char* text : {"", "\n", "\n\n", "\r", "\r\n", "a", "a\n", "a\r"}) {
+    ASSERT_TRUE(LinesSameAsOracle(text)) << "'" << text << "'";
+  }
+}
+
+// A text of more lines than the first guess of rows (the columns grow), and
+// whole corpora, scanned in place.
+TEST_P(ScanTargetTest, ScanLinesOfWholeCorporaAndShortLines) {
+  ASSERT_TRUE(LinesSameAsOracle(std::string(100000, '\n')));
+  std::string short_lines;
+  for (int i = 0; i < 50000; ++i) short_lines += i % 3 ? "a\n" : "b:c\n";
+  ASSERT_TRUE(LinesSameAsOracle(short_lines));
+  for (const auto& corpus : test_corpus::LoadCorpora())
+    ASSERT_TRUE(LinesSameAsOracle(corpus.bytes)) << corpus.name;
 }
 
 // Each delimiter, triplet, "://", bracket pair and bad byte at every
