@@ -361,8 +361,9 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
 void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
                     NormalizedBatch* out, const NormalizeOptions& options) {
   const size_t n = in.count;
-  out->Reset(n, n ? in.offsets[n] - in.offsets[0] : 0);
-  out->input_ = in;
+  out->Reset(n, n ? s.uri_end[n - 1] - s.uri_begin[0] : 0);
+  out->input_ = in.data;
+  out->input_spans_ = &s;
   ComponentSpans& o = out->spans_;
   o.Resize(n);
   if (n == 0) return;

@@ -50,6 +50,8 @@ class Fingerprinter {
   // Row i of `batch` (scanned into `spans`) to (*keys)[i]; `*keys` is
   // resized to batch.count. Rows the flags show already normal are hashed
   // where they lie; the others are normalized into a scratch buffer first.
+  // Rows are read where `spans` says, so batch.offsets may be null (spans
+  // from Scanner::ScanLines()).
   void Batch64(const Batch& batch, const ComponentSpans& spans,
                std::vector<uint64_t>* keys) const;
   void Batch128(const Batch& batch, const ComponentSpans& spans,

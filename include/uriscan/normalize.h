@@ -74,7 +74,8 @@ Rung Compare(std::string_view a, std::string_view b,
 // mimalloc heap owns (released at once), and their ComponentSpans. Row i is
 // the normal form of input row i; an invalid input row is copied unchanged
 // and keeps its error in spans(). For the crawler profile, original(i) is
-// the input row (the URL to fetch), so the input batch must outlive it.
+// the input row (the URL to fetch), so the input bytes and their spans must
+// outlive it.
 class NormalizedBatch {
  public:
   NormalizedBatch();
@@ -85,7 +86,9 @@ class NormalizedBatch {
   size_t size() const { return count_; }
   Batch view() const { return Batch{data_, offsets_, count_}; }
   std::string_view Get(size_t i) const { return view().Get(i); }
-  std::string_view original(size_t i) const { return input_.Get(i); }
+  std::string_view original(size_t i) const {
+    return input_spans_->Row(i, input_).text();
+  }
   const ComponentSpans& spans() const { return spans_; }
   // Rows copied as they were (already normal, or invalid) and rows
   // rewritten, for the last batch.
@@ -103,7 +106,8 @@ class NormalizedBatch {
   uint32_t* offsets_ = nullptr;
   size_t count_ = 0;
   size_t copied_ = 0;
-  Batch input_{};
+  const char* input_ = nullptr;
+  const ComponentSpans* input_spans_ = nullptr;
   ComponentSpans spans_;
 };
 
@@ -115,7 +119,9 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& spans, size_t i,
 
 // Normalizes every row of `in` (scanned into `in_spans`). Rows whose flags
 // show they are already normal under `profile` are copied with their spans
-// shifted, not re-parsed. *out is replaced.
+// shifted, not re-parsed. *out is replaced. Rows are read where in_spans
+// says, from in.data, so in.offsets may be null: spans from
+// Scanner::ScanLines() work as they are.
 void NormalizeBatch(const Batch& in, const ComponentSpans& in_spans,
                     Profile profile, NormalizedBatch* out,
                     const NormalizeOptions& options = {});

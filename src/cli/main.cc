@@ -418,8 +418,7 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped,
 // One chunk of input lines and everything the command makes of it. Chunks are
 // processed on worker threads and written out in input order.
 struct Chunk {
-  std::string lines;  // raw, as read
-  OwnedBatch batch;
+  std::string lines;  // raw, as read; rows are scanned where they lie
   bool too_long_line = false;
   uint64_t first_line = 0;  // line number of the chunk's first line, from 1
   const std::string* name = nullptr;
@@ -449,26 +448,34 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   c->err.clear();
   c->totals = Totals{};
   c->failed = false;
-  const bool split_ok = BatchFromLines(c->lines, &c->batch);
-  (void)split_ok;  // a chunk is far below 4 GiB
-  if (c->too_long_line) c->batch.offsets.assign(2, 0);  // one empty row
+  // One scanner (its scratch) per worker thread.
+  thread_local Scanner scanner;
   const auto t0 = std::chrono::steady_clock::now();
-  Scan(c->batch.view(), &c->spans);
+  if (c->too_long_line) c->lines.clear();  // one empty row stands in
+  const bool scanned = scanner.ScanLines(c->lines, &c->spans);
+  (void)scanned;  // a chunk is far below 4 GiB
+  if (c->too_long_line) {
+    c->spans.Resize(1);
+    c->spans.SetRow(0, 0, ParseUriReference(""));
+  }
   c->totals.scan_seconds = std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - t0)
                                .count();
-  c->totals.bytes = c->batch.data.size() + c->batch.view().count;
+  c->totals.bytes = c->lines.size();
+  // The rows, for the stages after the scan: they read the bytes where the
+  // spans point.
+  const Batch rows{c->lines.data(), nullptr, c->spans.size()};
   // mimalloc heaps belong to the thread that made them: one arena per
   // worker thread, reused chunk after chunk.
   thread_local NormalizedBatch normalized;
   if (opt.command == Command::kNormalize) {
-    NormalizeBatch(c->batch.view(), c->spans, opt.profile, &normalized,
+    NormalizeBatch(rows, c->spans, opt.profile, &normalized,
                    opt.normalize);
   } else if (opt.command == Command::kDedup) {
-    fingerprinter.Batch64(c->batch.view(), c->spans, &c->keys);
+    fingerprinter.Batch64(rows, c->spans, &c->keys);
   }
   c->rows = c->spans.size();
-  const char* data = c->batch.data.data();
+  const char* data = c->lines.data();
   uint64_t line = c->first_line;
   for (size_t i = 0; i < c->spans.size(); ++i, ++line) {
     UriReference uri = c->spans.Row(i, data);
@@ -606,7 +613,7 @@ int Run(const Options& opt) {
       for (size_t i = 0; i < c.rows; ++i) {
         if (c.keys[i] == 0 && opt.on_error == OnError::kSkip) continue;
         // An over-long line is not held in memory: an empty line stands in.
-        std::string_view line = c.batch.view().Get(i);
+        std::string_view line = c.spans.Row(i, c.lines.data()).text();
         if (c.too_long_line || line.size() > opt.max_line) line = {};
         dedup->Row(c.keys[i], line, &out.buffer());
       }
