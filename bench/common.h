@@ -46,6 +46,8 @@ inline void Report(benchmark::State& state, const Corpus& c) {
 void RegisterTransformBenchmarks(const Corpus* c);
 // BM_Fingerprint, BM_Dedup and the one-at-a-time reference (bm_dedup.cc).
 void RegisterDedupBenchmarks(const Corpus* c);
+// BM_ada_can_parse, when CMake found ada (bm_ada.cc, URISCAN_HAVE_ADA).
+void RegisterAdaBenchmarks(const Corpus* c);
 
 }  // namespace uriscan_bench
 
