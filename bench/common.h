@@ -46,6 +46,8 @@ inline void Report(benchmark::State& state, const Corpus& c) {
 void RegisterTransformBenchmarks(const Corpus* c);
 // BM_Fingerprint, BM_Dedup and the one-at-a-time reference (bm_dedup.cc).
 void RegisterDedupBenchmarks(const Corpus* c);
+// BM_Risks: the scan plus the risk column (bm_risk.cc).
+void RegisterRiskBenchmarks(const Corpus* c);
 
 }  // namespace uriscan_bench
 

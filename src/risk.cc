@@ -190,22 +190,64 @@ std::string RiskFlagNames(uint32_t risk_flags) {
   return out;
 }
 
-uint32_t RiskFlagsOf(const UriReference& uri) {
-  if (!uri.valid()) return risks::kInvalid;
-  const std::string_view s = uri.text();
-  const Boundaries& b = uri.boundaries();
-  const uint16_t f = uri.flags();
+namespace {
+
+// A row as RowRisks reads it: from a UriReference, or straight from the
+// columns of a scan (no UriReference is built, and a column is read only
+// when a check needs it). Offsets are relative to the reference's start.
+struct ReferenceRow {
+  const UriReference& uri;
+  bool valid() const { return uri.valid(); }
+  uint16_t flags() const { return uri.flags(); }
+  std::string_view text() const { return uri.text(); }
+  const Boundaries& b() const { return uri.boundaries(); }
+  uint32_t scheme_end() const { return b().scheme_end; }
+  uint32_t authority_begin() const { return b().authority_begin; }
+  uint32_t userinfo_end() const { return b().userinfo_end; }
+  uint32_t host_begin() const { return b().host_begin; }
+  uint32_t host_end() const { return b().host_end; }
+  uint32_t port_begin() const { return b().port_begin; }
+  uint32_t path_begin() const { return b().path_begin; }
+  uint32_t path_end() const { return b().path_end; }
+};
+
+struct ColumnRow {
+  const ComponentSpans& s;
+  const char* data;
+  size_t i;
+  uint32_t base;
+  bool valid() const { return s.error_kind[i] == 0; }
+  uint16_t flags() const { return s.flags[i]; }
+  std::string_view text() const {
+    return std::string_view(data + base, s.uri_end[i] - base);
+  }
+  uint32_t scheme_end() const { return s.scheme_end[i] - base; }
+  uint32_t authority_begin() const { return s.authority_begin[i] - base; }
+  uint32_t userinfo_end() const { return s.userinfo_end[i] - base; }
+  uint32_t host_begin() const { return s.host_begin[i] - base; }
+  uint32_t host_end() const { return s.host_end[i] - base; }
+  uint32_t port_begin() const { return s.port_begin[i] - base; }
+  uint32_t path_begin() const { return s.path_begin[i] - base; }
+  uint32_t path_end() const { return s.path_end[i] - base; }
+};
+
+template <class Row>
+uint32_t RowRisks(const Row& row) {
+  if (!row.valid()) return risks::kInvalid;
+  const std::string_view s = row.text();
+  const uint16_t f = row.flags();
   uint32_t r = 0;
   if (f & flags::kHasScheme) {
-    const std::string_view scheme = s.substr(0, b.scheme_end);
+    const std::string_view scheme = s.substr(0, row.scheme_end());
     if (EqualsIgnoreCase(scheme, "javascript") ||
         EqualsIgnoreCase(scheme, "vbscript") || EqualsIgnoreCase(scheme, "data"))
       r |= risks::kScriptScheme;
   }
   if (f & flags::kHasUserinfo) {
     r |= risks::kCredentials;
+    const uint32_t begin = row.authority_begin();
     const std::string_view userinfo =
-        s.substr(b.authority_begin, b.userinfo_end - b.authority_begin);
+        s.substr(begin, row.userinfo_end() - begin);
     const size_t colon = userinfo.find(':');
     if (colon != std::string_view::npos && colon + 1 < userinfo.size())
       r |= risks::kPassword;
@@ -213,27 +255,46 @@ uint32_t RiskFlagsOf(const UriReference& uri) {
         userinfo.find('.') != std::string_view::npos)
       r |= risks::kUserinfoHostLike;
   }
-  if (f & flags::kHasAuthority)
-    r |= HostRisks(s.substr(b.host_begin, b.host_end - b.host_begin),
-                   uri.host_kind());
-  if ((f & flags::kHasPort) && b.path_begin - b.port_begin > 4 &&
-      PortOutOfRange(s.substr(b.port_begin, b.path_begin - b.port_begin)))
-    r |= risks::kPortOutOfRange;
-  if (f & flags::kHasPctEncoded) r |= PctRisks(s, b);
-  const std::string_view path = s.substr(b.path_begin, b.path_end - b.path_begin);
-  if ((f & flags::kHasDotSegment) &&
-      (f & (flags::kHasScheme | flags::kHasAuthority) ||
-       (!path.empty() && path[0] == '/')) &&
-      ClimbsAboveRoot(path))
-    r |= risks::kDotSegmentAboveRoot;
+  if (f & flags::kHasAuthority) {
+    const uint32_t begin = row.host_begin();
+    r |= HostRisks(s.substr(begin, row.host_end() - begin),
+                   static_cast<HostKind>((f & flags::kHostKindMask) >>
+                                         flags::kHostKindShift));
+  }
+  if (f & flags::kHasPort) {
+    const uint32_t begin = row.port_begin(), end = row.path_begin();
+    if (end - begin > 4 && PortOutOfRange(s.substr(begin, end - begin)))
+      r |= risks::kPortOutOfRange;
+  }
+  if (f & (flags::kHasPctEncoded | flags::kHasDotSegment)) {
+    Boundaries b;
+    b.host_begin = row.host_begin();
+    b.host_end = row.host_end();
+    b.path_begin = row.path_begin();
+    b.path_end = row.path_end();
+    if (f & flags::kHasPctEncoded) r |= PctRisks(s, b);
+    const std::string_view path =
+        s.substr(b.path_begin, b.path_end - b.path_begin);
+    const bool rooted = (f & (flags::kHasScheme | flags::kHasAuthority)) ||
+                        (!path.empty() && path[0] == '/');
+    if ((f & flags::kHasDotSegment) && rooted && ClimbsAboveRoot(path))
+      r |= risks::kDotSegmentAboveRoot;
+  }
   return r;
+}
+
+}  // namespace
+
+uint32_t RiskFlagsOf(const UriReference& uri) {
+  return RowRisks(ReferenceRow{uri});
 }
 
 void RiskFlags(const Batch& batch, const ComponentSpans& spans,
                std::vector<uint32_t>* out) {
   out->resize(spans.size());
+  uint32_t* column = out->data();
   for (size_t i = 0; i < spans.size(); ++i)
-    (*out)[i] = RiskFlagsOf(spans.Row(i, batch.data));
+    column[i] = RowRisks(ColumnRow{spans, batch.data, i, spans.uri_begin[i]});
 }
 
 }  // namespace uriscan
