@@ -88,7 +88,8 @@ std::optional<uint32_t> ParseWhatwgIPv4(std::string_view s) {
     if (part.empty()) return std::nullopt;
     int radix = 10;
     size_t skip = 0;
-    if (part.size() >= 2 && part[0] == '0' && (part[1] == 'x' || part[1] == 'X')) {
+    if (part.size() >= 2 && part[0] == '0' &&
+        (part[1] == 'x' || part[1] == 'X')) {
       radix = 16;
       skip = 2;
     } else if (part.size() >= 2 && part[0] == '0') {
@@ -164,7 +165,8 @@ Range ClassifyIPv4(uint32_t a) {
   const uint32_t first = a >> 24;
   if (first == 127) return Range::kLoopback;
   if (first == 10 || (a >> 20) == 0xac1 || (a >> 16) == 0xc0a8 ||
-      (a >> 22) == ((100u << 2) | 1u))  // 10/8, 172.16/12, 192.168/16, 100.64/10
+      (a >> 22) ==
+          ((100u << 2) | 1u))  // 10/8, 172.16/12, 192.168/16, 100.64/10
     return Range::kPrivate;
   if ((a >> 16) == 0xa9fe) return Range::kLinkLocal;  // 169.254/16
   if (first == 0) return Range::kUnspecified;
@@ -187,10 +189,14 @@ IPv6Class ClassifyIPv6(const std::array<uint8_t, 16>& a) {
     return c;
   }
   c.embeds_ipv4 = nat64;
-  if (zero96 && low == 0) c.range = Range::kUnspecified;
-  else if (zero96 && low == 1) c.range = Range::kLoopback;
-  else if ((a[0] & 0xfe) == 0xfc) c.range = Range::kPrivate;
-  else if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) c.range = Range::kLinkLocal;
+  if (zero96 && low == 0)
+    c.range = Range::kUnspecified;
+  else if (zero96 && low == 1)
+    c.range = Range::kLoopback;
+  else if ((a[0] & 0xfe) == 0xfc)
+    c.range = Range::kPrivate;
+  else if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+    c.range = Range::kLinkLocal;
   return c;
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The address a host denotes: the IPv4 readings of inet_aton and of the
-// WHATWG URL Standard, the value of an IPv6address, and the ranges they fall in.
+// WHATWG URL Standard, the value of an IPv6address, and the ranges they fall
+// in.
 #ifndef URISCAN_SRC_IP_VALUE_H_
 #define URISCAN_SRC_IP_VALUE_H_
 

@@ -15,12 +15,15 @@ using chars::Is;
 
 // Names in bit order: the FLAGS field of `uriscan audit` (DESIGN.md sec. 10).
 constexpr const char* kNames[risks::kCount] = {
-    "credentials",       "password",           "userinfo-host-like",
-    "ip-rare-form",      "ip-loopback",        "ip-private",
-    "ip-link-local",     "ip-unspecified",     "ip-embedded-ipv4",
-    "host-pct-encoded",  "encoded-delimiter",  "double-encoded",
-    "encoded-control",   "dot-segment-above-root", "encoded-dot-segment",
-    "script-scheme",     "port-out-of-range"};
+    "credentials",         "password",
+    "userinfo-host-like",  "ip-rare-form",
+    "ip-loopback",         "ip-private",
+    "ip-link-local",       "ip-unspecified",
+    "ip-embedded-ipv4",    "host-pct-encoded",
+    "encoded-delimiter",   "double-encoded",
+    "encoded-control",     "dot-segment-above-root",
+    "encoded-dot-segment", "script-scheme",
+    "port-out-of-range"};
 
 int HexValue(unsigned char c) {
   return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
@@ -42,11 +45,16 @@ bool EqualsIgnoreCase(std::string_view s, std::string_view lower) {
 
 uint32_t RangeBit(ip::Range r) {
   switch (r) {
-    case ip::Range::kLoopback: return risks::kIpLoopback;
-    case ip::Range::kPrivate: return risks::kIpPrivate;
-    case ip::Range::kLinkLocal: return risks::kIpLinkLocal;
-    case ip::Range::kUnspecified: return risks::kIpUnspecified;
-    case ip::Range::kOther: break;
+    case ip::Range::kLoopback:
+      return risks::kIpLoopback;
+    case ip::Range::kPrivate:
+      return risks::kIpPrivate;
+    case ip::Range::kLinkLocal:
+      return risks::kIpLinkLocal;
+    case ip::Range::kUnspecified:
+      return risks::kIpUnspecified;
+    case ip::Range::kOther:
+      break;
   }
   return 0;
 }
@@ -78,7 +86,8 @@ std::optional<uint32_t> RareFormAddress(std::string_view host) {
 uint32_t HostRisks(std::string_view host, HostKind kind) {
   switch (kind) {
     case HostKind::kIPv4:
-      if (auto v = ip::ParseInetAton(host)) return RangeBit(ip::ClassifyIPv4(*v));
+      if (auto v = ip::ParseInetAton(host))
+        return RangeBit(ip::ClassifyIPv4(*v));
       return 0;
     case HostKind::kIPv6: {
       const auto v = ip::ParseIPv6Value(host.substr(1, host.size() - 2));
@@ -96,7 +105,7 @@ uint32_t HostRisks(std::string_view host, HostKind kind) {
   return 0;
 }
 
-// A segment [b, e) of `path` that is "." or ".." with some dot written %2E.
+// A path segment that is "." or ".." with some dot written %2E.
 bool IsEncodedDotSegment(std::string_view seg) {
   int dots = 0;
   bool encoded = false;
@@ -118,15 +127,15 @@ bool IsEncodedDotSegment(std::string_view seg) {
 uint32_t PctRisks(std::string_view s, const Boundaries& b) {
   uint32_t r = 0;
   const char* const base = s.data();
-  for (const char* p = static_cast<const char*>(std::memchr(base, '%', s.size()));
-       p != nullptr;
-       p = static_cast<const char*>(
-           std::memchr(p + 3, '%', s.size() - (p + 3 - base)))) {
+  for (const char* p =
+           static_cast<const char*>(std::memchr(base, '%', s.size()));
+       p != nullptr; p = static_cast<const char*>(
+                         std::memchr(p + 3, '%', s.size() - (p + 3 - base)))) {
     const size_t i = static_cast<size_t>(p - base);
     const unsigned char octet = PctOctet(s, i);
     if (octet < 0x20 || octet == 0x7f) r |= risks::kEncodedControl;
-    if (octet == '%' && i + 4 < s.size() &&
-        Is(s[i + 3], chars::kHexDig) && Is(s[i + 4], chars::kHexDig))
+    if (octet == '%' && i + 4 < s.size() && Is(s[i + 3], chars::kHexDig) &&
+        Is(s[i + 4], chars::kHexDig))
       r |= risks::kDoubleEncoded;
     if (i >= b.host_begin && i < b.host_end) r |= risks::kHostPctEncoded;
     if (i >= b.path_begin && i < b.path_end) {
@@ -240,7 +249,8 @@ uint32_t RowRisks(const Row& row) {
   if (f & flags::kHasScheme) {
     const std::string_view scheme = s.substr(0, row.scheme_end());
     if (EqualsIgnoreCase(scheme, "javascript") ||
-        EqualsIgnoreCase(scheme, "vbscript") || EqualsIgnoreCase(scheme, "data"))
+        EqualsIgnoreCase(scheme, "vbscript") ||
+        EqualsIgnoreCase(scheme, "data"))
       r |= risks::kScriptScheme;
   }
   if (f & flags::kHasUserinfo) {

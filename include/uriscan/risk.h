@@ -30,12 +30,12 @@ inline constexpr uint32_t kUserinfoHostLike = 1u << 2;
 inline constexpr uint32_t kIpRareForm = 1u << 3;
 // The address the host denotes (an IPv4address, a rare form, an IPv6
 // literal, or the IPv4 inside an IPv4-mapped or -compatible one) is in:
-inline constexpr uint32_t kIpLoopback = 1u << 4;    // 127/8, ::1
-inline constexpr uint32_t kIpPrivate = 1u << 5;     // 10/8, 172.16/12,
-                                                    // 192.168/16, 100.64/10,
-                                                    // fc00::/7
-inline constexpr uint32_t kIpLinkLocal = 1u << 6;   // 169.254/16, fe80::/10
-inline constexpr uint32_t kIpUnspecified = 1u << 7; // 0.0.0.0/8, ::
+inline constexpr uint32_t kIpLoopback = 1u << 4;     // 127/8, ::1
+inline constexpr uint32_t kIpPrivate = 1u << 5;      // 10/8, 172.16/12,
+                                                     // 192.168/16, 100.64/10,
+                                                     // fc00::/7
+inline constexpr uint32_t kIpLinkLocal = 1u << 6;    // 169.254/16, fe80::/10
+inline constexpr uint32_t kIpUnspecified = 1u << 7;  // 0.0.0.0/8, ::
 // An IPv6 literal whose value embeds IPv4: ::ffff:0:0/96 (mapped), ::/96
 // but :: and ::1 (compatible), 64:ff9b::/96 (NAT64).
 inline constexpr uint32_t kIpEmbeddedIPv4 = 1u << 8;
@@ -69,7 +69,7 @@ inline constexpr uint32_t kInvalid = 1u << 31;
 // `spans`, which must come from Scan() or ScanScalar() over `batch`. `*out`
 // is resized to spans.size(), its capacity reused. Reads only the bytes the
 // spans' flags say are worth reading (userinfo, scheme, a host that starts
-// with a digit or '%', the '%' triplets of rows that have any, paths with
+// with a digit or '%', IP hosts, the '%' triplets of rows that have any, paths with
 // dot segments); never parses a row again.
 void RiskFlags(const Batch& batch, const ComponentSpans& spans,
                std::vector<uint32_t>* out);

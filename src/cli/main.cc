@@ -367,7 +367,8 @@ void Count(const UriReference& uri, Totals* t) {
 void CountRisks(uint32_t risk_flags, Totals* t) {
   if (risk_flags == 0 || (risk_flags & risks::kInvalid)) return;
   ++t->flagged;
-  for (int k = 0; k < risks::kCount; ++k) t->by_risk[k] += (risk_flags >> k) & 1;
+  for (int k = 0; k < risks::kCount; ++k)
+    t->by_risk[k] += (risk_flags >> k) & 1;
 }
 
 void PrintStats(const Options& opt, const Totals& t, double wall) {

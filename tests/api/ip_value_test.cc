@@ -57,9 +57,9 @@ TEST(IpValueTest, WhatwgReadsMoreThanInetAton) {
   EXPECT_EQ(ParseWhatwgIPv4("0x.0x.0x.0x"), 0u);
   EXPECT_EQ(ParseWhatwgIPv4("0x7F.1"), kLoopback);
   // Where both refuse.
-  for (const char* no : {"", ".", "127.0.0.1..", "1..2", ".1", "08", "0x7g",
-                         "1.2.3.4.5", "1.2.3.4.5.", "4294967296", "256.1",
-                         "1.2.3.256", "1e2", "-1", "+1"}) {
+  for (const char* no :
+       {"", ".", "127.0.0.1..", "1..2", ".1", "08", "0x7g", "1.2.3.4.5",
+        "1.2.3.4.5.", "4294967296", "256.1", "1.2.3.256", "1e2", "-1", "+1"}) {
     EXPECT_EQ(ParseWhatwgIPv4(no), std::nullopt) << no;
     EXPECT_EQ(ParseInetAton(no), std::nullopt) << no;
   }
@@ -72,7 +72,8 @@ std::string RandomHost(std::mt19937_64& rng) {
   std::string s;
   if (rng() % 2 == 0) {
     const int len = static_cast<int>(rng() % 12);
-    for (int k = 0; k < len; ++k) s += kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
+    for (int k = 0; k < len; ++k)
+      s += kAlphabet[rng() % (sizeof(kAlphabet) - 1)];
     return s;
   }
   const int parts = 1 + static_cast<int>(rng() % 5);
@@ -81,10 +82,20 @@ std::string RandomHost(std::mt19937_64& rng) {
     // Digits of the part's radix, one time in ten of any radix.
     std::string_view digits = "0123456789";
     switch (rng() % 4) {
-      case 0: s += "0x"; digits = "0123456789abcdefABCDEF"; break;
-      case 1: s += "0X"; digits = "0123456789abcdef"; break;
-      case 2: s += "0"; digits = "01234567"; break;
-      default: break;
+      case 0:
+        s += "0x";
+        digits = "0123456789abcdefABCDEF";
+        break;
+      case 1:
+        s += "0X";
+        digits = "0123456789abcdef";
+        break;
+      case 2:
+        s += "0";
+        digits = "01234567";
+        break;
+      default:
+        break;
     }
     if (rng() % 10 == 0) digits = "0123456789abcdefABCDEF";
     // Few digits often, so that parts land near the byte limits.
@@ -134,9 +145,9 @@ TEST(IpValueTest, IPv6ValuesMatchInetPton) {
     const auto got = V6(text);
     EXPECT_EQ(std::memcmp(got.data(), want.s6_addr, 16), 0) << text;
   }
-  for (const char* bad : {"", ":", ":1", "1:", "1:::2", "1::2::3",
-                          "1:2:3:4:5:6:7:8:9", "1:2:3:4:5:6:7", "12345::",
-                          "::1.2.3", "::01.2.3.4"})
+  for (const char* bad :
+       {"", ":", ":1", "1:", "1:::2", "1::2::3", "1:2:3:4:5:6:7:8:9",
+        "1:2:3:4:5:6:7", "12345::", "::1.2.3", "::01.2.3.4"})
     EXPECT_EQ(ParseIPv6Value(bad), std::nullopt) << bad;
 }
 

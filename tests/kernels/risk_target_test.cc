@@ -25,8 +25,7 @@ HWY_TARGET_INSTANTIATE_TEST_SUITE_P(RiskTargetTest);
 
 // The risk columns of both scans of `text` (one reference per line); the
 // first difference fails. `flagged` counts rows with any flag but invalid.
-::testing::AssertionResult SameRisks(const std::string& text,
-                                     size_t* flagged) {
+::testing::AssertionResult SameRisks(const std::string& text, size_t* flagged) {
   OwnedBatch batch;
   if (!BatchFromLines(text, &batch))
     return ::testing::AssertionFailure() << "batch too large";
@@ -41,8 +40,8 @@ HWY_TARGET_INSTANTIATE_TEST_SUITE_P(RiskTargetTest);
     if (a[i] != b[i]) {
       return ::testing::AssertionFailure()
              << "row " << i << " '" << std::string(batch.view().Get(i))
-             << "' on " << DispatchedTargetName() << ": "
-             << RiskFlagNames(a[i]) << " vs " << RiskFlagNames(b[i]);
+             << "' on " << DispatchedTargetName() << ": " << RiskFlagNames(a[i])
+             << " vs " << RiskFlagNames(b[i]);
     }
     *flagged += a[i] != 0 && a[i] != risks::kInvalid;
   }
@@ -59,21 +58,34 @@ TEST_P(RiskTargetTest, CorporaMatchTheScalarSpans) {
 // References built from the pieces each flag looks at, at random places so
 // they cross the kernels' block boundaries.
 TEST_P(RiskTargetTest, GeneratedRiskyReferencesMatch) {
-  static const char* const kSchemes[] = {"http://", "JavaScript:", "data:",
-                                         "", "//", "foo:", "/"};
-  static const char* const kUserinfo[] = {"", "u@", "u:p@", "a.b@", "u:@",
-                                          "%41.b@", "@"};
-  static const char* const kHosts[] = {
-      "h", "0x7f.1", "127.1", "2130706433", "0177.0.0.1", "127.0.0.1.",
-      "10.0.0.1", "[::1]", "[::ffff:169.254.169.254]", "[64:ff9b::1.2.3.4]",
-      "[fe80::1]", "%31.2", "0x", "08", "1.2.3.4.5", "[v7.x]", "a%2eb"};
-  static const char* const kPorts[] = {"", ":", ":65535", ":65536", ":080",
-                                       ":99999999999"};
+  static const char* const kSchemes[] = {"http://", "JavaScript:", "data:", "",
+                                         "//",      "foo:",        "/"};
+  static const char* const kUserinfo[] = {"",    "u@",     "u:p@", "a.b@",
+                                          "u:@", "%41.b@", "@"};
+  static const char* const kHosts[] = {"h",
+                                       "0x7f.1",
+                                       "127.1",
+                                       "2130706433",
+                                       "0177.0.0.1",
+                                       "127.0.0.1.",
+                                       "10.0.0.1",
+                                       "[::1]",
+                                       "[::ffff:169.254.169.254]",
+                                       "[64:ff9b::1.2.3.4]",
+                                       "[fe80::1]",
+                                       "%31.2",
+                                       "0x",
+                                       "08",
+                                       "1.2.3.4.5",
+                                       "[v7.x]",
+                                       "a%2eb"};
+  static const char* const kPorts[] = {"",       ":",    ":65535",
+                                       ":65536", ":080", ":99999999999"};
   static const char* const kPaths[] = {
-      "", "/", "/..", "/a/../..", "/%2e%2E/", "/.%2e", "/%2F", "/%5c",
-      "/%252f", "/%00", "/%7f", "../a", "/a/./b", "%2e", "/%zz", "/ "};
-  static const char* const kTails[] = {"", "?", "?%0a", "#%2541", "?x=../..",
-                                       "#f"};
+      "",       "/",    "/..",  "/a/../..", "/%2e%2E/", "/.%2e", "/%2F", "/%5c",
+      "/%252f", "/%00", "/%7f", "../a",     "/a/./b",   "%2e",   "/%zz", "/ "};
+  static const char* const kTails[] = {"",       "?",        "?%0a",
+                                       "#%2541", "?x=../..", "#f"};
   std::mt19937_64 rng(7);
   std::string text;
   for (int i = 0; i < 40000; ++i) {
