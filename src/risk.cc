@@ -4,6 +4,7 @@
 #include "uriscan/risk.h"
 
 #include <cstring>
+#include <string>
 
 #include "src/char_class.h"
 #include "src/ip_value.h"
@@ -68,19 +69,20 @@ std::optional<uint32_t> RareFormAddress(std::string_view host) {
   if (host.empty() || !(Is(host[0], chars::kDigit) || host[0] == '%'))
     return std::nullopt;
   if (auto v = ip::ParseInetAton(host)) return v;
-  char decoded[64];  // longer hosts are not IPv4 in any reading
-  size_t n = 0;
+  // WHATWG also lower-cases, which changes nothing its IPv4 parser reads.
+  if (host.find('%') == std::string_view::npos)
+    return ip::ParseWhatwgIPv4(host);
+  std::string decoded;  // rare: a percent-encoded host led by a digit or '%'
   for (size_t i = 0; i < host.size(); ++i) {
-    if (n == sizeof(decoded)) return std::nullopt;
     unsigned char c = static_cast<unsigned char>(host[i]);
     if (c == '%') {  // the scan checked that two hex digits follow
       c = PctOctet(host, i);
       i += 2;
     }
     if (c >= 0x80) return std::nullopt;  // UTS #46 mapping: not done here
-    decoded[n++] = static_cast<char>(c >= 'A' && c <= 'Z' ? c | 0x20 : c);
+    decoded.push_back(static_cast<char>(c));
   }
-  return ip::ParseWhatwgIPv4(std::string_view(decoded, n));
+  return ip::ParseWhatwgIPv4(decoded);
 }
 
 uint32_t HostRisks(std::string_view host, HostKind kind) {

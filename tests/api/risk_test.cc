@@ -94,6 +94,12 @@ const Case kCases[] = {
    "WHATWG: decoded first"},
   {"http://%30x7f.1/", "ip-rare-form,ip-loopback,host-pct-encoded",
    "WHATWG"},
+  {"http://%30X7F.000000000000000000000000000000"
+   "0000000000000000000000000001./",
+   "ip-rare-form,ip-loopback,host-pct-encoded", "WHATWG: any length"},
+  {"http://000000000000000000000000000000000000"
+   "0000000000000000000000000000177.1./",
+   "ip-rare-form,ip-loopback", "WHATWG: any length"},
   // IPv4address (sec. 3.2.2) judged on its value.
   {"http://127.0.0.1/", "ip-loopback", "3.2.2"},
   {"http://127.255.255.255/", "ip-loopback", "3.2.2"},
