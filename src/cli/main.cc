@@ -459,7 +459,7 @@ struct Chunk {
   const std::string* name = nullptr;
   ComponentSpans spans;
   std::vector<uint64_t> keys;  // dedup: row i's key, 0 when invalid
-  std::vector<uint32_t> risks;  // audit, stats, parse jsonl: row i's flags
+  std::vector<uint32_t> risk_column;  // audit, stats, parse jsonl
   size_t rows = 0;             // rows processed (fewer after a failure)
   std::string out, err;
   Totals totals;
@@ -499,7 +499,7 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   const bool want_risks =
       opt.command == Command::kAudit || opt.command == Command::kStats ||
       (opt.command == Command::kParse && opt.format == Format::kJsonl);
-  if (want_risks) RiskFlags(c->batch.view(), c->spans, &c->risks);
+  if (want_risks) RiskFlags(c->batch.view(), c->spans, &c->risk_column);
   if (opt.command == Command::kNormalize) {
     NormalizeBatch(c->batch.view(), c->spans, opt.profile, &normalized,
                    opt.normalize);
@@ -520,7 +520,7 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
     }
     Count(uri, &c->totals);
     const uint32_t risk_flags =
-        !want_risks ? 0 : uri.valid() ? c->risks[i] : risks::kInvalid;
+        !want_risks ? 0 : uri.valid() ? c->risk_column[i] : risks::kInvalid;
     CountRisks(risk_flags, &c->totals);
     const bool transform = opt.command == Command::kNormalize ||
                            opt.command == Command::kResolve;
