@@ -214,6 +214,7 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("highway.target", uriscan::DispatchedTargetName());
   for (const Corpus& c : Corpora()) {
     benchmark::RegisterBenchmark(("BM_Scan/" + c.name).c_str(), BM_Scan, &c);
+    RegisterRiskBenchmarks(&c);
     benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
                                  BM_ScanScalar, &c);
     benchmark::RegisterBenchmark(("BM_Classify/" + c.name).c_str(),

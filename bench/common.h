@@ -48,6 +48,8 @@ void RegisterTransformBenchmarks(const Corpus* c);
 void RegisterDedupBenchmarks(const Corpus* c);
 // BM_ada_can_parse, when CMake found ada (bm_ada.cc, URISCAN_HAVE_ADA).
 void RegisterAdaBenchmarks(const Corpus* c);
+// BM_Risks: the scan plus the risk column (bm_risk.cc).
+void RegisterRiskBenchmarks(const Corpus* c);
 
 }  // namespace uriscan_bench
 

@@ -8,6 +8,7 @@
 #include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
 #include "uriscan/resolve.h"
+#include "uriscan/risk.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The uriscan command: parse, validate, stats, normalize, resolve and dedup
-// over files or stdin.
+// The uriscan command: parse, validate, stats, audit (risk flags, RFC 3986
+// sec. 7), normalize, resolve and dedup over files or stdin.
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,11 +31,24 @@ constexpr char kUsage[] =
     "dropped. Output keeps one record per input line, in order.\n"
     "\n"
     "commands:\n"
-    "  parse [--format=jsonl|tsv]  one record per line with its components\n"
+    "  parse [--format=jsonl|tsv]  one record per line with its components;\n"
+    "                              jsonl adds \"risks\":[...] (see audit)\n"
     "  validate                    diagnostics for invalid lines only;\n"
     "                              exit 1 if there is any\n"
     "  stats                       a summary: counts, error kinds, host\n"
-    "                              kinds, throughput\n"
+    "                              kinds, risk flags, throughput\n"
+    "  audit                       LINE<TAB>FLAGS per line: the risks of\n"
+    "                              RFC 3986 section 7, comma-separated in\n"
+    "                              this order (empty when none; 'invalid'\n"
+    "                              for an invalid line): credentials,\n"
+    "                              password, userinfo-host-like,\n"
+    "                              ip-rare-form, ip-loopback, ip-private,\n"
+    "                              ip-link-local, ip-unspecified,\n"
+    "                              ip-embedded-ipv4, host-pct-encoded,\n"
+    "                              encoded-delimiter, double-encoded,\n"
+    "                              encoded-control, dot-segment-above-root,\n"
+    "                              encoded-dot-segment, script-scheme,\n"
+    "                              port-out-of-range\n"
     "  normalize [--profile=P]     each line's normal form (RFC 3986 §6);\n"
     "                              P is syntax (§6.2.2), scheme (default,\n"
     "                              adds §6.2.3) or crawler (adds: no\n"
@@ -77,7 +90,9 @@ constexpr char kUsage[] =
     "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
     "(validate), 2 usage or I/O error.\n";
 
-enum class Command { kParse, kValidate, kStats, kNormalize, kResolve, kDedup };
+enum class Command {
+  kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup
+};
 enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
 
@@ -108,6 +123,8 @@ struct Totals {
   uint64_t rewritten = 0;  // normalize: lines whose output differs
   uint64_t unresolved = 0;  // resolve: valid references refused
   uint64_t distinct = 0;  // dedup, for the progress line
+  uint64_t flagged = 0;   // valid lines with any risk flag
+  std::array<uint64_t, risks::kCount> by_risk{};
   double scan_seconds = 0;
 };
 
@@ -161,6 +178,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     opt->command = Command::kValidate;
   } else if (cmd == "stats") {
     opt->command = Command::kStats;
+  } else if (cmd == "audit") {
+    opt->command = Command::kAudit;
   } else if (cmd == "normalize") {
     opt->command = Command::kNormalize;
   } else if (cmd == "resolve") {
@@ -345,6 +364,13 @@ void Count(const UriReference& uri, Totals* t) {
   }
 }
 
+void CountRisks(uint32_t risk_flags, Totals* t) {
+  if (risk_flags == 0 || (risk_flags & risks::kInvalid)) return;
+  ++t->flagged;
+  for (int k = 0; k < risks::kCount; ++k)
+    t->by_risk[k] += (risk_flags >> k) & 1;
+}
+
 void PrintStats(const Options& opt, const Totals& t, double wall) {
   auto pct = [&](uint64_t n) { return t.lines ? 100.0 * n / t.lines : 0.0; };
   std::printf("uriscan stats: RFC 3986 URI-reference, strict\n");
@@ -376,6 +402,12 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
               static_cast<unsigned long long>(t.port),
               static_cast<unsigned long long>(t.query),
               static_cast<unsigned long long>(t.fragment));
+  std::printf("  risk flags       %llu lines with any (RFC 3986 section 7)\n",
+              static_cast<unsigned long long>(t.flagged));
+  for (int k = 0; k < risks::kCount; ++k) {
+    std::printf("    %-22s %llu\n", RiskFlagName(k),
+                static_cast<unsigned long long>(t.by_risk[k]));
+  }
   const double scan = t.scan_seconds > 0 ? t.scan_seconds : 1e-9;
   std::printf("  scan throughput  %.1f MB/s, %.2f M URIs/s per thread (SIMD "
               "scan, Highway target %s)\n",
@@ -404,6 +436,8 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped,
   if (t.lines != t.valid) s += ')';
   if (opt.command == Command::kNormalize)
     s += ", " + std::to_string(t.rewritten) + " rewritten";
+  if (opt.command == Command::kAudit)
+    s += ", " + std::to_string(t.flagged) + " with risk flags";
   if (opt.command == Command::kDedup && dedup) {
     s += ", " + std::to_string(dedup->distinct()) + " distinct, " +
          std::to_string(dedup->duplicates()) + " duplicates (" +
@@ -424,6 +458,7 @@ struct Chunk {
   const std::string* name = nullptr;
   ComponentSpans spans;
   std::vector<uint64_t> keys;  // dedup: row i's key, 0 when invalid
+  std::vector<uint32_t> risk_column;  // audit, stats, parse jsonl
   size_t rows = 0;             // rows processed (fewer after a failure)
   std::string out, err;
   Totals totals;
@@ -468,6 +503,10 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   // mimalloc heaps belong to the thread that made them: one arena per
   // worker thread, reused chunk after chunk.
   thread_local NormalizedBatch normalized;
+  const bool want_risks =
+      opt.command == Command::kAudit || opt.command == Command::kStats ||
+      (opt.command == Command::kParse && opt.format == Format::kJsonl);
+  if (want_risks) RiskFlags(rows, c->spans, &c->risk_column);
   if (opt.command == Command::kNormalize) {
     NormalizeBatch(rows, c->spans, opt.profile, &normalized,
                    opt.normalize);
@@ -487,6 +526,9 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
                           static_cast<uint32_t>(opt.max_line)});
     }
     Count(uri, &c->totals);
+    const uint32_t risk_flags =
+        !want_risks ? 0 : uri.valid() ? c->risk_column[i] : risks::kInvalid;
+    CountRisks(risk_flags, &c->totals);
     const bool transform = opt.command == Command::kNormalize ||
                            opt.command == Command::kResolve;
     // A diagnostic's column, kind and message: the parse error, or a
@@ -543,11 +585,13 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
       c->out.push_back('\n');
     } else if (opt.command == Command::kParse) {
       if (opt.format == Format::kJsonl) {
-        AppendJsonRecord(uri, &c->out);
+        AppendJsonRecord(uri, &c->out, risk_flags);
         c->out.push_back('\n');
       } else {
         AppendTsvRecord(line, uri, &c->out);
       }
+    } else if (opt.command == Command::kAudit) {
+      AppendAuditRecord(line, risk_flags, &c->out);
     }
   }
 }
@@ -568,6 +612,9 @@ void Add(const Totals& from, Totals* to) {
   to->fragment += from.fragment;
   to->rewritten += from.rewritten;
   to->unresolved += from.unresolved;
+  to->flagged += from.flagged;
+  for (size_t k = 0; k < from.by_risk.size(); ++k)
+    to->by_risk[k] += from.by_risk[k];
   to->scan_seconds += from.scan_seconds;
 }
 

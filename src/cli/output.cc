@@ -4,6 +4,8 @@
 
 #include <charconv>
 
+#include "uriscan/risk.h"
+
 namespace uriscan {
 namespace cli {
 namespace {
@@ -72,7 +74,8 @@ const char* HostTypeName(HostKind kind) {
   return "name";
 }
 
-void AppendJsonRecord(const UriReference& uri, std::string* out) {
+void AppendJsonRecord(const UriReference& uri, std::string* out,
+                      uint32_t risk_flags) {
   if (!uri.valid()) {
     out->append("{\"valid\":false,\"error\":\"")
         .append(ErrorKindName(uri.error().kind))
@@ -92,7 +95,32 @@ void AppendJsonRecord(const UriReference& uri, std::string* out) {
   AppendJsonField("path", uri.path(), out);
   if (auto v = uri.query()) AppendJsonField("query", *v, out);
   if (auto v = uri.fragment()) AppendJsonField("fragment", *v, out);
+  if (risk_flags != 0 && !(risk_flags & risks::kInvalid)) {
+    const char* sep = ",\"risks\":[\"";
+    for (int bit = 0; bit < risks::kCount; ++bit) {
+      if (!(risk_flags & (1u << bit))) continue;
+      out->append(sep).append(RiskFlagName(bit)).push_back('"');
+      sep = ",\"";
+    }
+    out->push_back(']');
+  }
   out->push_back('}');
+}
+
+void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out) {
+  AppendNumber(line, out);
+  out->push_back('\t');
+  if (risk_flags & risks::kInvalid) {
+    out->append("invalid");
+  } else {
+    const char* sep = "";
+    for (int bit = 0; bit < risks::kCount; ++bit) {
+      if (!(risk_flags & (1u << bit))) continue;
+      out->append(sep).append(RiskFlagName(bit));
+      sep = ",";
+    }
+  }
+  out->push_back('\n');
 }
 
 void AppendTsvHeader(std::string* out) {

@@ -33,8 +33,12 @@ class Writer {
 
 const char* HostTypeName(HostKind kind);  // name, ipv4, ipv6, ipvfuture
 
-// One JSON object (no newline): keys present exactly when defined.
-void AppendJsonRecord(const UriReference& uri, std::string* out);
+// One JSON object (no newline): keys present exactly when defined, then
+// "risks":[...] (names of uriscan/risk.h) when `risk_flags` has any.
+void AppendJsonRecord(const UriReference& uri, std::string* out,
+                      uint32_t risk_flags = 0);
+// One `uriscan audit` record: LINE<TAB>FLAGS<LF> (DESIGN.md sec. 10).
+void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out);
 // The TSV header line and one row, each with its "\n".
 void AppendTsvHeader(std::string* out);
 void AppendTsvRecord(uint64_t line, const UriReference& uri, std::string* out);

@@ -205,7 +205,8 @@ TEST_F(CliTest, ThreadsAndChunkSizesNeverChangeTheOutput) {
   Write(Path("b.txt"), b);
   const std::string files = Path("a.txt") + " - " + Path("b.txt");
   for (const char* cmd :
-       {"parse --format=tsv", "parse", "validate", "normalize --profile=crawler",
+       {"parse --format=tsv", "parse", "validate", "audit",
+        "normalize --profile=crawler",
         "resolve --base=http://x/y/z", "dedup --keys", "dedup --memory=1M",
         "normalize --on-error=fail"}) {
     const Result one = Run(std::string(cmd) +
@@ -376,6 +377,62 @@ TEST_F(CliTest, StatsSummarizesKindsAndHosts) {
   EXPECT_NE(r.out.find("name 0, ipv4 1, ipv6 1, ipvfuture 0"),
             std::string::npos)
       << r.out;
+}
+
+// DESIGN.md sec. 10: LINE<TAB>FLAGS, names in their fixed order, empty
+// when none, "invalid" alone for an invalid line; exit 0 either way.
+TEST_F(CliTest, AuditWritesLineTabFlags) {
+  const Result r = Run("audit --quiet",
+                       "http://0xa9fea9fe/latest\n"
+                       "http://example.com/\n"
+                       "http://x/%zz\n"
+                       "javascript://u:p@[::ffff:7f00:1]:65536/%2e%2E/%252f\r\n"
+                       "\n"
+                       "/../a/%00");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "1\tip-rare-form,ip-link-local\n"
+            "2\t\n"
+            "3\tinvalid\n"
+            "4\tcredentials,password,ip-loopback,ip-embedded-ipv4,"
+            "double-encoded,encoded-dot-segment,script-scheme,"
+            "port-out-of-range\n"
+            "5\t\n"
+            "6\tencoded-control,dot-segment-above-root\n");
+  EXPECT_NE(r.err.find("<stdin>:3:10: error: pct-encoded"), std::string::npos);
+  const Result loud = Run("audit", "http://127.1/\nhttp://a/\n");
+  EXPECT_NE(loud.err.find("2 lines, 2 valid, 0 invalid, 1 with risk flags"),
+            std::string::npos)
+      << loud.err;
+}
+
+TEST_F(CliTest, ParseJsonlAddsRisksOnlyWhenThereAreAny) {
+  const Result r = Run("parse --quiet",
+                       "http://u@h/\nhttp://h/\nhttp://h/%zz\n");
+  EXPECT_EQ(r.out,
+            "{\"valid\":true,\"scheme\":\"http\",\"userinfo\":\"u\","
+            "\"host\":\"h\",\"host_type\":\"name\",\"path\":\"/\","
+            "\"risks\":[\"credentials\"]}\n"
+            "{\"valid\":true,\"scheme\":\"http\",\"host\":\"h\","
+            "\"host_type\":\"name\",\"path\":\"/\"}\n"
+            "{\"valid\":false,\"error\":\"pct-encoded\",\"at\":9}\n");
+  // TSV keeps its fixed columns.
+  const Result tsv = Run("parse --format=tsv --quiet", "http://u@h/\n");
+  EXPECT_EQ(tsv.out.find("risk"), std::string::npos);
+}
+
+TEST_F(CliTest, StatsCountsEachRiskFlag) {
+  const Result r = Run("stats",
+                       "http://u:p@h/\nhttp://u@h/\nhttp://[::1]/\n"
+                       "http://h:70000/\nhttp://h/%zz\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("risk flags       4 lines with any"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("    credentials            2\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    password               1\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    ip-loopback            1\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    port-out-of-range      1\n"), std::string::npos);
+  EXPECT_NE(r.out.find("    script-scheme          0\n"), std::string::npos);
 }
 
 }  // namespace
