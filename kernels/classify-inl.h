@@ -43,25 +43,46 @@ alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
 inline constexpr uint8_t kADigit = 0x01, kAUpper = 0x06, kAAlpha = 0x1E,
                          kAScheme = 0x3F, kAHex = 0x41;
 
+// The four tables, loaded once per window (one 16-byte copy per 128 bits).
+struct NibbleTables {
+#if HWY_TARGET != HWY_SCALAR
+  hn::Vec<hn::ScalableTag<uint8_t>> a_low, a_high, b_low, b_high;
+#endif
+};
+HWY_INLINE NibbleTables LoadNibbleTables() {
+  NibbleTables t;
+#if HWY_TARGET != HWY_SCALAR
+  const hn::ScalableTag<uint8_t> d;
+  t.a_low = hn::LoadDup128(d, kTableALow);
+  t.a_high = hn::LoadDup128(d, kTableAHigh);
+  t.b_low = hn::LoadDup128(d, kTableBLow);
+  t.b_high = hn::LoadDup128(d, kTableBHigh);
+#endif
+  return t;
+}
+
 // ORs the bits of mask m (lanes of d) into *word at bit lane0.
 template <class D, class M>
 HWY_INLINE void AddBits(D d, M m, size_t lane0, uint64_t* word) {
-  uint8_t bytes[8] = {0};
+  constexpr size_t kBytes = (hn::MaxLanes(D()) + 7) / 8;
+  uint8_t bytes[8];
   hn::StoreMaskBits(d, m, bytes);
-  uint64_t bits;
-  std::memcpy(&bits, bytes, 8);  // x86 and Arm are little-endian here
-  const size_t n = hn::Lanes(d);
-  if (n < 64) bits &= (uint64_t{1} << n) - 1;
+  // Exactly the bytes stored, so the load is forwarded from the store.
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes, kBytes);  // x86 and Arm are little-endian here
   *word |= bits << lane0;
 }
 
 // The classes of the 64 bytes at p (all readable), kStop without its '%'
 // part, and the HEXDIG mask that part needs (see PercentTriplets).
-HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, BlockMasks& out,
+template <bool kLines>
+HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
+                              const NibbleTables& tables, BlockMasks& out,
                               uint64_t* hex) {
   for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
   *hex = 0;
 #if HWY_TARGET == HWY_SCALAR
+  (void)tables;
   // One lane: a 16-byte table lookup is not available, so bytes go one by
   // one through the same rectangles.
   for (size_t i = 0; i < 64; ++i) {
@@ -81,29 +102,25 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, BlockMasks& out,
     if (a & kAUpper) out[kUpper] |= bit;
     if (!(a & kAScheme)) out[kNotScheme] |= bit;
     if (!(a & kAAlpha)) out[kNotAlpha] |= bit;
-    if (c == '\n') out[kNewline] |= bit;
+    if (kLines && c == '\n') out[kNewline] |= bit;
     if (a & kAHex) *hex |= bit;
   }
 #else
   const hn::ScalableTag<uint8_t> d;
   const size_t n = hn::Lanes(d);
-  const auto a_low = hn::LoadDup128(d, kTableALow);
-  const auto a_high = hn::LoadDup128(d, kTableAHigh);
-  const auto b_low = hn::LoadDup128(d, kTableBLow);
-  const auto b_high = hn::LoadDup128(d, kTableBHigh);
   const auto zero = hn::Zero(d);
+  const NibbleTables& t = tables;
+  const auto nibble = hn::Set(d, 15);
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
-    const auto lo = hn::And(v, hn::Set(d, 15));
-    const auto hi = hn::ShiftRight<4>(v);
-    const auto a = hn::And(hn::TableLookupBytes(a_low, lo),
-                           hn::TableLookupBytes(a_high, hi));
-    const auto b = hn::And(hn::TableLookupBytes(b_low, lo),
-                           hn::TableLookupBytes(b_high, hi));
+    const auto lo = hn::And(v, nibble);
+    const auto hi = hn::And(hn::ShiftRight<4>(v), nibble);
+    const auto a = hn::And(hn::TableLookupBytes(t.a_low, lo),
+                           hn::TableLookupBytes(t.a_high, hi));
+    const auto b = hn::And(hn::TableLookupBytes(t.b_low, lo),
+                           hn::TableLookupBytes(t.b_high, hi));
     auto eq = [&](char c) { return hn::Eq(v, hn::Set(d, static_cast<uint8_t>(c))); };
-    auto any = [&](uint8_t bits) {
-      return hn::Ne(hn::And(a, hn::Set(d, bits)), zero);
-    };
+    auto any = [&](uint8_t bits) { return hn::Ne(hn::And(a, hn::Set(d, bits)), zero); };
     const auto hash = eq('#');
     AddBits(d, hn::Eq(b, zero), i, &out[kStop]);
     AddBits(d, eq(':'), i, &out[kColon]);
@@ -117,7 +134,7 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p, BlockMasks& out,
     AddBits(d, any(kAUpper), i, &out[kUpper]);
     AddBits(d, hn::Not(any(kAScheme)), i, &out[kNotScheme]);
     AddBits(d, hn::Not(any(kAAlpha)), i, &out[kNotAlpha]);
-    AddBits(d, eq('\n'), i, &out[kNewline]);
+    if (kLines) AddBits(d, eq('\n'), i, &out[kNewline]);
     AddBits(d, any(kAHex), i, hex);
   }
 #endif
@@ -135,21 +152,23 @@ HWY_INLINE uint64_t PercentWithoutHex(uint64_t pct, uint64_t hex,
 
 // Stage 1 over data[0, size), at most kWindowBytes: class k's mask of block
 // j at masks[k * kMaskStride + j], bits past `size` clear, then kPadBlocks
-// blocks of zeros. The last partial block goes through a zeroed stack copy,
+// blocks of zeros. kNewline is left zero unless kLines. The last partial block goes through a zeroed stack copy,
 // so nothing past `size` is read.
+template <bool kLines>
 HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
                                uint64_t* HWY_RESTRICT masks) {
   const size_t blocks = (size + 63) / 64;
+  const NibbleTables tables = LoadNibbleTables();
   uint64_t prev_hex = 0;
   for (size_t j = 0; j < blocks; ++j) {
     BlockMasks block;
     uint64_t hex;
     if ((j + 1) * 64 <= size) {
-      ClassifyBlock(data + j * 64, block, &hex);
+      ClassifyBlock<kLines>(data + j * 64, tables, block, &hex);
     } else {
       HWY_ALIGN uint8_t tail[64] = {0};
       std::memcpy(tail, data + j * 64, size - j * 64);
-      ClassifyBlock(tail, block, &hex);
+      ClassifyBlock<kLines>(tail, tables, block, &hex);
       const uint64_t keep = (uint64_t{1} << (size - j * 64)) - 1;
       for (int k = 0; k < kNumClasses; ++k) block[k] &= keep;
       hex &= keep;

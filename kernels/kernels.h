@@ -86,8 +86,12 @@ size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
                  const ScanScratch& scratch, const SpanColumns& cols,
                  size_t row0, size_t capacity, size_t* rows_out);
 
-// Stage 1 alone over a whole buffer (the floor of the scan): adds to
-// counts[k] how many bytes fall in class k.
+// Stage 1 alone over a whole buffer, window after window as the scan runs
+// it, into `masks` (kScratchMaskWords words; the last window's masks stay).
+void Classify(const uint8_t* data, size_t size, uint64_t* masks);
+
+// Stage 1 over a whole buffer: adds to counts[k] how many bytes fall in
+// class k.
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]);
 

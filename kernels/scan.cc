@@ -296,7 +296,7 @@ void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
       ++i;
       continue;
     }
-    ClassifyWindow(data + base, offsets[j] - base, scratch.masks);
+    ClassifyWindow<false>(data + base, offsets[j] - base, scratch.masks);
     ScanWindowRows(data, scratch.masks, base,
                    RowSet{offsets + i, offsets + i + 1, j - i, i, nullptr},
                    scratch, cols);
@@ -312,7 +312,7 @@ size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
   while (pos < size && row < capacity) {
     const size_t base = pos & ~size_t{63};
     const size_t window_end = HWY_MIN(size, base + kernels::kWindowBytes);
-    ClassifyWindow(data + base, window_end - base, scratch.masks);
+    ClassifyWindow<true>(data + base, window_end - base, scratch.masks);
     // Rows from the newline mask; a "\r" before the "\n" is left out.
     size_t n = 0, line = pos;
     const uint64_t* newlines = scratch.masks + kNewline * kMaskStride;
@@ -355,12 +355,18 @@ size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
   return pos;
 }
 
+void Classify(const uint8_t* data, size_t size, uint64_t* masks) {
+  for (size_t at = 0; at < size; at += kernels::kWindowBytes)
+    ClassifyWindow<false>(data + at, HWY_MIN(kernels::kWindowBytes, size - at),
+                          masks);
+}
+
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]) {
   HWY_ALIGN uint64_t masks[kernels::kScratchMaskWords];
   for (size_t at = 0; at < size; at += kernels::kWindowBytes) {
     const size_t n = HWY_MIN(kernels::kWindowBytes, size - at);
-    ClassifyWindow(data + at, n, masks);
+    ClassifyWindow<true>(data + at, n, masks);
     for (int k = 0; k < kNumClasses; ++k) {
       for (size_t j = 0; j < (n + 63) / 64; ++j)
         counts[k] += hwy::PopCount(masks[k * kMaskStride + j]);
@@ -377,6 +383,7 @@ namespace uriscan {
 namespace {
 HWY_EXPORT(ScanBatch);
 HWY_EXPORT(ScanLines);
+HWY_EXPORT(Classify);
 HWY_EXPORT(CountClasses);
 }  // namespace
 
@@ -390,6 +397,9 @@ size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
                  size_t row0, size_t capacity, size_t* rows_out) {
   return HWY_DYNAMIC_DISPATCH(ScanLines)(data, size, begin, scratch, cols,
                                          row0, capacity, rows_out);
+}
+void Classify(const uint8_t* data, size_t size, uint64_t* masks) {
+  HWY_DYNAMIC_DISPATCH(Classify)(data, size, masks);
 }
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]) {
