@@ -44,15 +44,23 @@ struct WordSource {
   bool near;
   size_t first_block;
   VI block;            // gathers: each lane's first block
-  Index index[NW + 1]; // permutes: block + w - first_block, modulo N
+  V64 at[NW + 1];      // permutes: block + w - first_block, below 2N
+  Index index[NW + 1]; // ... modulo N
   M64 low[NW + 1];     // ... and whether that is below N
 
   template <class D>
   HWY_INLINE V64 Word(const uint64_t* HWY_RESTRICT column, size_t w, V64 t0,
                       V64 t1, D d) const {
     if (!near) return hn::GatherIndex(d, column + w, block);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    // AVX-512 looks up a 16-entry table in one instruction (vpermt2q),
+    // which Highway 1.0.3 does not offer: three operations become one.
+    (void)d;
+    return V64{_mm512_permutex2var_epi64(t0.raw, at[w].raw, t1.raw)};
+#else
     return hn::IfThenElse(low[w], hn::TableLookupLanes(t0, index[w]),
                           hn::TableLookupLanes(t1, index[w]));
+#endif
   }
 };
 
@@ -121,6 +129,7 @@ HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
   const V64 from = hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block));
   for (size_t w = 0; w <= NW; ++w) {
     const V64 at = hn::Add(from, K(w));
+    src.at[w] = at;
     src.low[w] = Less(at, K(N));
     src.index[w] = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
   }
@@ -236,6 +245,18 @@ void ScanRows(const uint8_t* HWY_RESTRICT data,
 HWY_INLINE RowSet Longer(const RowSet& in, const kernels::ScanScratch& s,
                          const kernels::SpanColumns& cols) {
   size_t t = 0;
+  if (in.out_row == nullptr) {  // contiguous rows: memchr skips the others
+    const uint8_t* kinds = cols.error_kind + in.out0;
+    for (const void* at = std::memchr(kinds, kLonger, in.n); at != nullptr;) {
+      const size_t j = static_cast<size_t>(static_cast<const uint8_t*>(at) - kinds);
+      s.rows[t] = static_cast<uint32_t>(in.out0 + j);
+      s.row_begin[t] = in.b[j];
+      s.row_end[t] = in.e[j];
+      ++t;
+      at = std::memchr(kinds + j + 1, kLonger, in.n - j - 1);
+    }
+    return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
+  }
   for (size_t j = 0; j < in.n; ++j) {
     const uint32_t r = static_cast<uint32_t>(in.out_row ? in.out_row[j] : in.out0 + j);
     if (cols.error_kind[r] != kLonger) continue;

@@ -137,8 +137,13 @@ kernels::SpanColumns Columns(ComponentSpans* s) {
 // The rows the fast path left (errors, IP literals, long rows), through the
 // scalar parser, from row `from` on.
 void SettleRest(const char* data, size_t from, ComponentSpans* spans) {
-  for (size_t i = from; i < spans->size(); ++i) {
-    if (spans->error_kind[i] != kernels::kNeedsScalar) continue;
+  const uint8_t* kinds = spans->error_kind.data();
+  const size_t n = spans->size();
+  for (size_t i = from; i < n; ++i) {
+    // The rows left are few: memchr finds the next one.
+    const void* next = std::memchr(kinds + i, kernels::kNeedsScalar, n - i);
+    if (next == nullptr) break;
+    i = static_cast<size_t>(static_cast<const uint8_t*>(next) - kinds);
     const uint32_t b = spans->uri_begin[i];
     spans->SetRow(i, b, ParseUriReference(std::string_view(
                             data + b, spans->uri_end[i] - b)));
