@@ -49,6 +49,36 @@ void BM_Scan(benchmark::State& state, const Corpus* c) {
   Report(state, *c);
 }
 
+// Scanner::ScanLines over the corpus file as read: newline-separated text
+// scanned where it lies (the command's path), rows checked once against
+// the oracle over the copied lines.
+void BM_ScanLines(benchmark::State& state, const Corpus* c) {
+  uriscan::Scanner scanner;
+  ComponentSpans spans, oracle;
+  uriscan::ScanScalar(c->batch.view(), &oracle);
+  if (!scanner.ScanLines(c->text, &spans) || spans.size() != oracle.size()) {
+    state.SkipWithError("ScanLines failed or split differently");
+    return;
+  }
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (spans.Row(i, c->text.data()).text() !=
+            oracle.Row(i, c->batch.data.data()).text() ||
+        spans.flags[i] != oracle.flags[i] ||
+        spans.error_kind[i] != oracle.error_kind[i]) {
+      state.SkipWithError("ScanLines differs from the scalar oracle");
+      return;
+    }
+  }
+  for (auto _ : state) {
+    const bool ok = scanner.ScanLines(c->text, &spans);
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(spans.flags.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetLabel(uriscan::DispatchedTargetName());
+  Report(state, *c);
+}
+
 // Stage 1 alone over the batch bytes, window by window into the same
 // L1-sized scratch the scan uses: the floor of BM_Scan. The class counts
 // are checked against a byte loop once, outside the timing.
@@ -203,6 +233,7 @@ int main(int argc, char** argv) {
     if (f.name == "tricky" || f.name == "apache_access") continue;
     Corpus c;
     c.name = f.name;
+    c.text = f.bytes;
     if (!uriscan::BatchFromLines(f.bytes, &c.batch)) continue;
     ComponentSpans spans;
     for (size_t i = 0; i < c.batch.size(); ++i)
@@ -217,6 +248,8 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("highway.target", uriscan::DispatchedTargetName());
   for (const Corpus& c : Corpora()) {
     benchmark::RegisterBenchmark(("BM_Scan/" + c.name).c_str(), BM_Scan, &c);
+    benchmark::RegisterBenchmark(("BM_ScanLines/" + c.name).c_str(),
+                                 BM_ScanLines, &c);
     RegisterRiskBenchmarks(&c);
     benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
                                  BM_ScanScalar, &c);

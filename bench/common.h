@@ -16,6 +16,7 @@ using uriscan::OwnedBatch;
 
 struct Corpus {
   std::string name;
+  std::string text;  // the file as read, newlines and all
   OwnedBatch batch;
   size_t valid = 0;  // by the scalar oracle
 };

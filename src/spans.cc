@@ -178,12 +178,15 @@ void Scanner::Scan(const Batch& batch, ComponentSpans* spans) {
 }
 
 bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans) {
-  spans->Resize(0);
-  if (text.size() >= std::numeric_limits<uint32_t>::max()) return false;
+  if (text.size() >= std::numeric_limits<uint32_t>::max()) {
+    spans->Resize(0);
+    return false;
+  }
   const auto* data = reinterpret_cast<const uint8_t*>(text.data());
   // Columns grow as lines come: a first guess from the average URL, then
   // doubling. The kernel stops when they are full and goes on from there.
   size_t rows = 0, pos = 0;
+  // (Growing from the last size only initializes the new rows.)
   size_t capacity = text.size() / 40 + 64;
   while (pos < text.size()) {
     spans->Resize(capacity);
