@@ -364,6 +364,48 @@ void Count(const UriReference& uri, Totals* t) {
   }
 }
 
+// Count() for every row of `s` at once, column by column, when no row is
+// over-long: what `validate` needs, without a UriReference per row.
+void CountColumns(const ComponentSpans& s, Totals* t) {
+  const size_t n = s.size();
+  uint64_t valid = 0, scheme = 0, authority = 0, userinfo = 0, port = 0,
+           query = 0, fragment = 0;
+  std::array<uint64_t, 4> by_host{};
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t f = s.flags[i];  // 0 for an invalid row
+    valid += s.error_kind[i] == 0;
+    scheme += (f & flags::kHasScheme) != 0;
+    userinfo += (f & flags::kHasUserinfo) != 0;
+    port += (f & flags::kHasPort) != 0;
+    query += (f & flags::kHasQuery) != 0;
+    fragment += (f & flags::kHasFragment) != 0;
+    authority += (f & flags::kHasAuthority) != 0;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t f = s.flags[i];
+    if (f & flags::kHasAuthority)
+      ++by_host[(f & flags::kHostKindMask) >> flags::kHostKindShift];
+    if (s.error_kind[i] != 0) ++t->by_error[s.error_kind[i]];
+  }
+  t->lines += n;
+  t->valid += valid;
+  t->scheme += scheme;
+  t->authority += authority;
+  t->userinfo += userinfo;
+  t->port += port;
+  t->query += query;
+  t->fragment += fragment;
+  for (size_t k = 0; k < by_host.size(); ++k) t->by_host[k] += by_host[k];
+}
+
+// True when some row of `s` is longer than max_line bytes.
+bool AnyLongerThan(const ComponentSpans& s, size_t max_line) {
+  uint32_t longest = 0;
+  for (size_t i = 0; i < s.size(); ++i)
+    longest = std::max(longest, s.uri_end[i] - s.uri_begin[i]);
+  return longest > max_line;
+}
+
 void CountRisks(uint32_t risk_flags, Totals* t) {
   if (risk_flags == 0 || (risk_flags & risks::kInvalid)) return;
   ++t->flagged;
@@ -451,16 +493,29 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped,
 
 // One chunk of input lines and everything the command makes of it. Chunks are
 // processed on worker threads and written out in input order.
+// A diagnostic of row `row` of a chunk. Line numbers are known only when
+// the chunks before it are scanned, so the text is made as it is written.
+struct Diagnostic {
+  size_t row;
+  uint64_t column;
+  std::string_view kind, message;  // static strings
+};
+
 struct Chunk {
   std::string lines;  // raw, as read; rows are scanned where they lie
   bool too_long_line = false;
-  uint64_t first_line = 0;  // line number of the chunk's first line, from 1
+  bool starts_file = false;  // line numbers start again from 1 here
+  // The number of the chunk's first line, for the records that carry one
+  // (parse --format=tsv, audit); 0 for the others, where only diagnostics
+  // have line numbers, made when the chunk is written.
+  uint64_t first_line = 0;
   const std::string* name = nullptr;
+  std::vector<Diagnostic> diagnostics;
   ComponentSpans spans;
   std::vector<uint64_t> keys;  // dedup: row i's key, 0 when invalid
   std::vector<uint32_t> risk_column;  // audit, stats, parse jsonl
   size_t rows = 0;             // rows processed (fewer after a failure)
-  std::string out, err;
+  std::string out;
   Totals totals;
   bool failed = false;  // --on-error=fail met an invalid line: out stops there
 };
@@ -480,7 +535,7 @@ void AppendSameDocument(const UriReference& base, std::string_view fragment,
 void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
                   Chunk* c) {
   c->out.clear();
-  c->err.clear();
+  c->diagnostics.clear();
   c->totals = Totals{};
   c->failed = false;
   // One scanner (its scratch) per worker thread.
@@ -515,8 +570,21 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   }
   c->rows = c->spans.size();
   const char* data = c->lines.data();
-  uint64_t line = c->first_line;
-  for (size_t i = 0; i < c->spans.size(); ++i, ++line) {
+  if (opt.command == Command::kValidate && !c->too_long_line &&
+      !AnyLongerThan(c->spans, opt.max_line)) {
+    // validate writes only diagnostics: count the columns, then visit the
+    // invalid rows alone.
+    CountColumns(c->spans, &c->totals);
+    for (size_t i = 0; i < c->spans.size(); ++i) {
+      if (c->spans.error_kind[i] == 0) continue;
+      const ScanError e = c->spans.Error(i);
+      c->diagnostics.push_back({i, e.offset + uint64_t{1},
+                                ErrorKindName(e.kind),
+                                ErrorKindMessage(e.kind)});
+    }
+    return;
+  }
+  for (size_t i = 0; i < c->spans.size(); ++i) {
     UriReference uri = c->spans.Row(i, data);
     // Over-long lines are errors whether or not they fit in a chunk, so the
     // result never depends on how the input was read.
@@ -554,7 +622,7 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
       }
     }
     if (bad && opt.command != Command::kStats)
-      AppendDiagnostic(*c->name, line, column, kind, message, &c->err);
+      c->diagnostics.push_back({i, column, kind, message});
     if (opt.command == Command::kDedup) {  // the rest is on the main thread
       if (bad) c->keys[i] = 0;
       if (bad && opt.on_error == OnError::kFail) {
@@ -588,10 +656,10 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
         AppendJsonRecord(uri, &c->out, risk_flags);
         c->out.push_back('\n');
       } else {
-        AppendTsvRecord(line, uri, &c->out);
+        AppendTsvRecord(c->first_line + i, uri, &c->out);
       }
     } else if (opt.command == Command::kAudit) {
-      AppendAuditRecord(line, risk_flags, &c->out);
+      AppendAuditRecord(c->first_line + i, risk_flags, &c->out);
     }
   }
 }
@@ -648,6 +716,7 @@ int Run(const Options& opt) {
   }
 
   bool stopped = false;  // --on-error=fail met an invalid line
+  uint64_t lines_written = 0;  // of the current file, by the chunks emitted
   auto emit_oldest = [&] {
     const size_t slot = pool.Next();
     Chunk& c = chunks[slot];
@@ -666,7 +735,12 @@ int Run(const Options& opt) {
       }
     }
     out.buffer() += c.out;
-    err.buffer() += c.err;
+    if (c.starts_file) lines_written = 0;
+    for (const Diagnostic& d : c.diagnostics) {
+      AppendDiagnostic(*c.name, lines_written + d.row + 1, d.column, d.kind,
+                       d.message, &err.buffer());
+    }
+    lines_written += c.too_long_line ? 1 : c.spans.size();
     Add(c.totals, &totals);
     if (dedup) totals.distinct = dedup->distinct();
     pool.Release(slot);
@@ -688,6 +762,12 @@ int Run(const Options& opt) {
       status = 2;
       continue;
     }
+    bool first_chunk = true;
+    // Only records that carry their line number need it before the scan:
+    // counting the lines is a pass over every byte on this thread.
+    const bool numbered_records =
+        opt.command == Command::kAudit ||
+        (opt.command == Command::kParse && opt.format == Format::kTsv);
     uint64_t lines_read = 0;
     while (!stopped) {
       if (pool.Full()) emit_oldest();
@@ -703,16 +783,21 @@ int Run(const Options& opt) {
           std::fprintf(stderr,
                        "uriscan: error reading '%s' after line %llu: %s\n",
                        name->c_str(),
-                       static_cast<unsigned long long>(lines_read),
+                       static_cast<unsigned long long>(
+                           first_chunk ? 0 : lines_written),
                        reader.error().c_str());
           status = 2;
         }
         break;
       }
       c.too_long_line = st == LineReader::Status::kTooLongLine;
-      c.first_line = lines_read + 1;
+      c.starts_file = first_chunk;
+      first_chunk = false;
       c.name = name;
-      lines_read += c.too_long_line ? 1 : CountLines(c.lines);
+      if (numbered_records) {
+        c.first_line = lines_read + 1;
+        lines_read += c.too_long_line ? 1 : CountLines(c.lines);
+      }
       pool.Submit(slot, [&] { ProcessChunk(opt, fingerprinter, &c); });
     }
   }
