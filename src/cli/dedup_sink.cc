@@ -33,7 +33,10 @@ DedupSink::DedupSink(const Config& config) : config_(config) {
     Dedup::Options o;
     o.memory_bytes = config_.memory;
     o.temp_dir = config_.temp_dir;
+    o.defer_all = config_.state != nullptr;
     exact_ = std::make_unique<Dedup>(o);
+    // With a state nothing is known before the end: every row waits.
+    if (config_.state) OpenSpool();
   }
 }
 
@@ -113,7 +116,20 @@ void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
 bool DedupSink::Finish(Writer* out, std::string* error) {
   if (!exact_) return true;
   std::vector<bool> first;
-  if (!exact_->Finish(&first, error)) return false;
+  SeenState* state = config_.state;
+  if (state) {
+    // The state's readers take a quarter of the budget at most; the merge
+    // of this run's keys, half (Dedup::Finish).
+    if (!error_.empty()) {
+      *error = error_;
+      return false;
+    }
+    if (!state->BeginLookups(config_.memory / 4, error)) return false;
+  }
+  Dedup::Filter filter;
+  if (state) filter = [state](uint64_t key) { return state->Offer(key); };
+  if (!exact_->Finish(&first, error, filter)) return false;
+  if (state && !state->EndLookups(error)) return false;
   if (spool_) {
     FlushSpool();
     if ((std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0) &&
@@ -163,6 +179,16 @@ std::string DedupSink::Describe() const {
                   bloom_->ExpectedRate(),
                   static_cast<unsigned long long>(bloom_distinct_));
     return text;
+  }
+  if (config_.state) {
+    std::snprintf(text, sizeof text,
+                  "exact: keys sorted in %.1f MB at most, %zu runs in %s",
+                  exact_->peak_bytes() / 1e6, exact_->runs(),
+                  exact_->temp_dir().c_str());
+    return text + ("; state " + config_.state->dir() + ": " +
+                   std::to_string(exact_->filtered()) +
+                   " classes seen in earlier runs, " +
+                   std::to_string(exact_->distinct()) + " new");
   }
   int len = std::snprintf(text, sizeof text, "exact: seen-set %.1f MB at most",
                           exact_->peak_bytes() / 1e6);

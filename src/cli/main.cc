@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The uriscan command: parse, validate, stats, normalize, resolve and dedup
-// over files or stdin.
+// over files or stdin; dedup --state=DIR keeps a seen-set across runs, and
+// state DIR reports on one.
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
+#include "src/cli/state_command.h"
 #include "uriscan/uriscan.h"
 
 namespace uriscan {
@@ -57,6 +59,15 @@ constexpr char kUsage[] =
     "      [--fp-rate=P]           N distinct lines at false-positive rate\n"
     "                              P (default 0.001); a false positive\n"
     "                              drops a line that was new\n"
+    "      [--state=DIR]           a seen-set kept in DIR across runs: only\n"
+    "                              lines whose class no earlier run with DIR\n"
+    "                              saw are written; the run's new classes\n"
+    "                              are added to DIR when it ends with exit\n"
+    "                              0 (crash-safe; one run at a time). DIR\n"
+    "                              keeps one profile: another is an error\n"
+    "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
+    "                              runs; --verify decodes every run and checks\n"
+    "                              its checksum (exit 2 when damaged)\n"
     "\n"
     "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
     "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
@@ -77,7 +88,9 @@ constexpr char kUsage[] =
     "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
     "(validate), 2 usage or I/O error.\n";
 
-enum class Command { kParse, kValidate, kStats, kNormalize, kResolve, kDedup };
+enum class Command {
+  kParse, kValidate, kStats, kNormalize, kResolve, kDedup, kState
+};
 enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
 
@@ -96,6 +109,8 @@ struct Options {
   ResolveOptions resolve;
   size_t chunk_bytes = 4u << 20;
   DedupSink::Config dedup;
+  std::string state_dir;  // dedup --state
+  bool verify = false;    // state --verify
   std::vector<std::string> files;
 };
 
@@ -167,6 +182,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     opt->command = Command::kResolve;
   } else if (cmd == "dedup") {
     opt->command = Command::kDedup;
+  } else if (cmd == "state") {
+    opt->command = Command::kState;
   } else {
     return Usage(("unknown command '" + cmd + "'").c_str());
   }
@@ -247,6 +264,13 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       if (end == a + 10 || *end != '\0' || !(opt->dedup.fp_rate > 0) ||
           !(opt->dedup.fp_rate < 1))
         return Usage("--fp-rate takes a probability between 0 and 1");
+    } else if (std::strncmp(a, "--state=", 8) == 0 &&
+               opt->command == Command::kDedup) {
+      opt->state_dir = a + 8;
+      if (opt->state_dir.empty()) return Usage("--state takes a directory");
+    } else if (std::strcmp(a, "--verify") == 0 &&
+               opt->command == Command::kState) {
+      opt->verify = true;
     } else if (std::strcmp(a, "--quiet") == 0) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
@@ -295,6 +319,11 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       return 2;
     }
   }
+  if (opt->command == Command::kDedup && !opt->state_dir.empty() &&
+      opt->dedup.bloom_expected > 0)
+    return Usage("--state keeps an exact seen-set; it cannot take --bloom");
+  if (opt->command == Command::kState && opt->files.size() != 1)
+    return Usage("state takes one directory");
   if (opt->files.empty()) opt->files.emplace_back("-");
   return -1;
 }
@@ -564,6 +593,16 @@ void Add(const Totals& from, Totals* to) {
   to->scan_seconds += from.scan_seconds;
 }
 
+// dedup --state: the run's new classes into the state.
+bool CommitState(SeenState* state) {
+  std::string error;
+  if (state->Commit(&error)) return true;
+  std::fprintf(stderr,
+               "uriscan: dedup --state: %s; the state is as before this run\n",
+               error.c_str());
+  return false;
+}
+
 int Run(const Options& opt) {
   const auto start = std::chrono::steady_clock::now();
   Writer out(stdout);
@@ -583,6 +622,11 @@ int Run(const Options& opt) {
     AppendTsvHeader(&out.buffer());
   const Fingerprinter fingerprinter(opt.profile, opt.normalize);
   std::unique_ptr<DedupSink> dedup;
+  std::unique_ptr<SeenState> state;  // dedup --state
+  if (opt.command == Command::kDedup && !opt.state_dir.empty()) {
+    state = OpenDedupState(opt.state_dir, fingerprinter, opt.normalize);
+    if (!state) return 2;
+  }
   if (opt.command == Command::kDedup) {
     // --memory bounds the process: the chunks in flight (their text, batch,
     // spans and keys, about 6 bytes per input byte) come off the top.
@@ -590,6 +634,7 @@ int Run(const Options& opt) {
     const size_t in_flight = window * 6 * opt.chunk_bytes;
     config.memory = std::max(config.memory / 4,
                              config.memory > in_flight ? config.memory - in_flight : 0);
+    config.state = state.get();
     dedup = std::make_unique<DedupSink>(config);
   }
 
@@ -679,6 +724,10 @@ int Run(const Options& opt) {
     std::fprintf(stderr, "uriscan: error writing output\n");
     return 2;
   }
+  // The state changes only after a whole run (same input, same output when
+  // a failed run is repeated), with its output written.
+  if (state && status == 0 && !stopped && !CommitState(state.get()))
+    status = 2;
   const double wall = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
@@ -703,5 +752,7 @@ int main(int argc, char** argv) {
   uriscan::cli::Options opt;
   const int early = uriscan::cli::ParseOptions(argc, argv, &opt);
   if (early >= 0) return early;
+  if (opt.command == uriscan::cli::Command::kState)
+    return uriscan::cli::RunStateCommand(opt.files[0], opt.verify);
   return uriscan::cli::Run(opt);
 }
