@@ -241,7 +241,16 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
   }
   if (!Lock(true, error) || !ReadManifest(error)) return false;
   if (!exists_) {
+    // A manifest with no runs comes first, so that no key run is ever
+    // without one (which reads as damage) and the profile is fixed.
     identity_ = identity;
+    RemoveLeftovers();
+    const std::string manifest = Manifest();
+    if (!durable::ReplaceFile(dir_ + "/MANIFEST", manifest, error) ||
+        !durable::SyncDirectory(dir_, error))
+      return false;
+    exists_ = true;
+    manifest_bytes_ = manifest.size();
   } else if (identity_.tag != identity.tag) {
     *error = "state " + dir + " holds keys of profile " +
              identity_.Describe() + ", not of profile " +
