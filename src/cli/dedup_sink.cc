@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -128,8 +129,12 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
   }
   Dedup::Filter filter;
   if (state) filter = [state](uint64_t key) { return state->Offer(key); };
+  const auto start = std::chrono::steady_clock::now();
   if (!exact_->Finish(&first, error, filter)) return false;
   if (state && !state->EndLookups(error)) return false;
+  lookup_seconds_ = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
   if (spool_) {
     FlushSpool();
     if ((std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0) &&
@@ -185,10 +190,24 @@ std::string DedupSink::Describe() const {
                   "exact: keys sorted in %.1f MB at most, %zu runs in %s",
                   exact_->peak_bytes() / 1e6, exact_->runs(),
                   exact_->temp_dir().c_str());
-    return text + ("; state " + config_.state->dir() + ": " +
-                   std::to_string(exact_->filtered()) +
-                   " classes seen in earlier runs, " +
-                   std::to_string(exact_->distinct()) + " new");
+    const SeenState& state = *config_.state;
+    std::string s = text;
+    s += "; state " + state.dir() + ": " + std::to_string(exact_->filtered()) +
+         " classes seen in earlier runs, " +
+         std::to_string(exact_->distinct()) + " new";
+    std::snprintf(text, sizeof text, "; merge join %.2f s", lookup_seconds_);
+    s += text;
+    if (state.commit_seconds() > 0) {
+      std::snprintf(text, sizeof text, ", commit %.2f s",
+                    state.commit_seconds());
+      s += text;
+      if (state.compacted_keys() > 0)
+        s += " (runs merged into one of " +
+             std::to_string(state.compacted_keys()) + " keys)";
+      s += ", " + std::to_string(state.keys()) + " keys in " +
+           std::to_string(state.runs().size()) + " runs";
+    }
+    return s;
   }
   int len = std::snprintf(text, sizeof text, "exact: seen-set %.1f MB at most",
                           exact_->peak_bytes() / 1e6);
