@@ -65,6 +65,9 @@ bool DedupSink::OpenSpool() {
 
 void DedupSink::Append(uint64_t key, std::string_view line, char tag,
                        std::string* out) {
+  // With a state every row must wait; without a spool (it could not be
+  // made: Finish reports that) none may be written early.
+  if (config_.state && !spool_) return;
   std::string* to = out;
   if (spool_) {  // held back: a tag byte, then the row as it will be written
     to = &spool_buffer_;

@@ -254,6 +254,11 @@ TEST_F(StateCliTest, FailedRunsLeaveTheStateAndRepeatTheirOutput) {
   r = Run(args + " --on-error=fail");
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(Slurp(state_ + "/MANIFEST"), manifest);
+  // No temporary directory: nothing is written early, nothing is kept.
+  r = Run(args + " --temp-dir=" + Path("nowhere"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(Slurp(state_ + "/MANIFEST"), manifest);
   // A full disk at every stage of the update: the output was written, the
   // update fails with exit 2, the state is whole and unchanged, and the
   // same run again gives the same output.
