@@ -271,11 +271,9 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error) {
     *error = "no state directory " + dir;
     return false;
   }
+  // No manifest and no runs: an empty state (a first run that was killed
+  // early, or none yet).
   if (!Lock(false, error) || !ReadManifest(error)) return false;
-  if (!exists_) {
-    *error = dir + " holds no state yet (no MANIFEST)";
-    return false;
-  }
   return CheckRuns(error);
 }
 

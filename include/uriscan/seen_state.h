@@ -54,7 +54,8 @@ class SeenState {
   // error returns false with *error set; the state is not changed.
   bool OpenForUpdate(const std::string& dir, const Identity& identity,
                      std::string* error);
-  // Opens an existing state to read it (a shared lock; no cleanup).
+  // Opens an existing state to read it (a shared lock; no cleanup). A
+  // directory with neither a manifest nor runs reads as an empty state.
   bool OpenForReading(const std::string& dir, std::string* error);
 
   // The lookups of one run: Offer() keys in strictly increasing order; it

@@ -47,7 +47,9 @@ int RunStateCommand(const std::string& dir, bool verify) {
   const double per_key = keys ? static_cast<double>(bytes) / keys : 0;
   const double bound = keys ? KeyRunBoundBytes(keys) / keys : 0;
   std::printf("state     %s\n", dir.c_str());
-  std::printf("profile   %s\n", state.identity().Describe().c_str());
+  std::printf("profile   %s\n",
+              state.exists() ? state.identity().Describe().c_str()
+                             : "none yet (no run has finished)");
   std::printf("keys      %llu\n", static_cast<unsigned long long>(keys));
   std::printf("bytes     %llu on disk (key runs %llu, MANIFEST %llu): "
               "%.2f bytes per key, bound %.2f\n",
