@@ -221,12 +221,11 @@ Dedup::Verdict Dedup::Add(uint64_t key) {
     SpillSet();
     buffer_.reserve(buffer_limit_);  // in the set's place: the budget
   }
-  if (buffer_.size() == buffer_.capacity()) {  // grows to the budget, no more
-    buffer_.reserve(std::min(buffer_limit_,
-                             std::max<size_t>(2 * buffer_.size(), 4096)));
-  }
+  // The whole budget at once, never grown by copying (old and new arrays
+  // together would pass it); pages count only once they are filled.
+  if (buffer_.capacity() < buffer_limit_) buffer_.reserve(buffer_limit_);
   buffer_.push_back(Entry{key, ++deferred_});
-  peak_bytes_ = std::max(peak_bytes_, buffer_.capacity() * sizeof(Entry));
+  peak_bytes_ = std::max(peak_bytes_, buffer_.size() * sizeof(Entry));
   if (buffer_.size() >= buffer_limit_) SpillBuffer();
   return Verdict::kDeferred;
 }

@@ -243,17 +243,18 @@ bool KeyRunReader::Open(const std::string& path, uint64_t profile_tag,
   if ((header_.keys > 0) != (header_.payload_bytes > 0) ||
       header_.payload_bytes > header_.keys * 15 + 8)
     return Damaged("key count and payload size disagree");
-  const size_t cap = (std::max<size_t>(buffer_bytes, 1) + 4095) / 4096 * 4096;
+  const size_t cap =
+      (std::max<size_t>(buffer_bytes, size_t{128} << 10) + 4095) / 4096 * 4096;
   buf_.assign(cap + kSlack, 0);
   hash_ = std::make_unique<Hash>();
   XXH3_64bits_reset(hash_->state);
   return true;
 }
 
-bool KeyRunReader::Refill() {
+bool KeyRunReader::Refill(size_t need) {
   const size_t pos = static_cast<size_t>(bit_ >> 3);
   if (pos > size_) return Damaged("a code runs past the data");
-  if (size_ - pos >= 16 || read_ == header_.payload_bytes) return true;
+  if (size_ - pos >= need || read_ == header_.payload_bytes) return true;
   std::memmove(buf_.data(), buf_.data() + pos, size_ - pos);
   size_ -= pos;
   consumed_ += pos;
@@ -277,7 +278,12 @@ bool KeyRunReader::Refill() {
 }
 
 uint64_t KeyRunReader::Peek() const {
-  return Load64(buf_.data() + (bit_ >> 3)) >> (bit_ & 7);
+  uint64_t v;
+  std::memcpy(&v, buf_.data() + (bit_ >> 3), 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v >> (bit_ & 7);
 }
 
 uint64_t KeyRunReader::Get(int width) {
@@ -286,61 +292,75 @@ uint64_t KeyRunReader::Get(int width) {
   return v;
 }
 
-bool KeyRunReader::Next(uint64_t* key) {
-  if (done_) return false;
+uint64_t KeyRunReader::GetWide(int width) {
+  if (width <= 56) return Get(width);
+  const uint64_t low = Get(32);
+  return low | Get(width - 32) << 32;
+}
+
+bool KeyRunReader::NextBlock(uint64_t* key) {
+  if (done_ || !DecodeBlock()) return false;
+  *key = keys_[pos_++];
+  return true;
+}
+
+bool KeyRunReader::DecodeBlock() {
+  keys_.clear();
+  pos_ = 0;
   if (decoded_ == header_.keys) {
     CheckEnd();
     return false;
   }
-  if (!Refill()) return false;
-  uint64_t k;
+  // The codes of a whole block are in the buffer before it is decoded: the
+  // first key, the Rice parameter, and 4096 codes of at most 113 bits.
+  constexpr size_t kBlockBytes = (64 + 6 + kKeyRunBlock * 113) / 8 + 2;
+  if (!Refill(kBlockBytes)) return false;
+  uint64_t last = last_;
   if (decoded_ == 0) {
-    k = Get(32);
-    k |= Get(32) << 32;
-    if (k == 0) return Damaged("a zero key");
-  } else {
-    if (block_left_ == 0) {
-      rice_ = static_cast<int>(Get(6));
-      block_left_ = std::min<uint64_t>(kKeyRunBlock, header_.keys - decoded_);
-    }
-    uint64_t zeros = 0;
-    for (;;) {
-      const uint64_t p = Peek() & Mask(56);
-      if (p != 0) {
-        const int t = __builtin_ctzll(p);
-        zeros += static_cast<uint64_t>(t);
-        bit_ += static_cast<uint64_t>(t) + 1;
-        break;
-      }
-      zeros += 56;
-      bit_ += 56;
-      if (zeros > kKeyRunEscape) break;
-    }
-    if (zeros > kKeyRunEscape) return Damaged("a unary code too long");
-    uint64_t gap;
-    if (zeros == kKeyRunEscape) {
-      gap = Get(32);
-      gap |= Get(32) << 32;
-    } else {
-      if (rice_ > 0 && zeros > (~uint64_t{0} >> rice_))
-        return Damaged("a gap past 64 bits");
-      gap = zeros << rice_;
-      if (rice_ > 32) {
-        gap |= Get(32);
-        gap |= Get(rice_ - 32) << 32;
-      } else {
-        gap |= Get(rice_);
-      }
-    }
-    k = last_ + gap;
-    if (gap == 0 || k < last_) return Damaged("keys out of order");
-    --block_left_;
+    last = GetWide(64);
+    if (last == 0) return Damaged("a zero key");
+    keys_.push_back(last);
   }
-  if ((consumed_ + (bit_ + 7) / 8) > header_.payload_bytes)
+  const uint64_t count = std::min<uint64_t>(
+      kKeyRunBlock, header_.keys - decoded_ - keys_.size());
+  const size_t base = keys_.size();
+  keys_.resize(base + count);
+  if (count > 0) {
+    const int rice = static_cast<int>(Get(6));
+    const uint64_t limit = rice > 0 ? ~uint64_t{0} >> rice : ~uint64_t{0};
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t zeros;
+      uint64_t p = Peek() & Mask(56);
+      if (p != 0) {
+        zeros = static_cast<uint64_t>(__builtin_ctzll(p));
+        bit_ += zeros + 1;
+      } else {  // 56 zeros: longer than any code
+        return Damaged("a unary code too long");
+      }
+      uint64_t gap;
+      if (zeros < kKeyRunEscape) {
+        if (zeros > limit) return Damaged("a gap past 64 bits");
+        gap = zeros << rice | GetWide(rice);
+      } else if (zeros == kKeyRunEscape) {
+        gap = GetWide(64);
+      } else {
+        return Damaged("a unary code too long");
+      }
+      const uint64_t k = last + gap;
+      if (gap == 0 || k < last) return Damaged("keys out of order");
+      keys_[base + i] = k;
+      last = k;
+      if ((bit_ >> 3) > size_) return Damaged("a code runs past the data");
+    }
+  }
+  if (consumed_ + (bit_ + 7) / 8 > header_.payload_bytes)
     return Damaged("a code runs past the data");
-  last_ = k;
-  *key = k;
-  if (++decoded_ == header_.keys && !CheckEnd()) return false;
+  last_ = last;
+  decoded_ += keys_.size();
+  if (decoded_ == header_.keys && !CheckEnd()) {
+    keys_.clear();
+    return false;
+  }
   return true;
 }
 

@@ -18,6 +18,16 @@ namespace uriscan {
 template <class Item, class Source, class Less, class Same, class First>
 void KWayMerge(std::vector<Source>& sources, Less less, Same same,
                First first) {
+  if (sources.size() == 1) {  // no heap needed
+    bool have_last = false;
+    Item last{}, e;
+    while (sources[0].Next(&e)) {
+      if (!have_last || !same(e, last)) first(e);
+      have_last = true;
+      last = e;
+    }
+    return;
+  }
   using Head = std::pair<Item, size_t>;
   auto later = [&](const Head& a, const Head& b) {
     return less(b.first, a.first);

@@ -97,11 +97,19 @@ class KeyRunReader {
   KeyRunReader(const KeyRunReader&) = delete;
   KeyRunReader& operator=(const KeyRunReader&) = delete;
 
-  // `buffer_bytes` is rounded up to 4 KiB.
+  // `buffer_bytes` is raised to 128 KiB at least (a whole block of codes
+  // and room to read ahead) and rounded up to 4 KiB.
   bool Open(const std::string& path, uint64_t profile_tag,
             size_t buffer_bytes);
   // The next key; false at the end or on damage (then error() is set).
-  bool Next(uint64_t* key);
+  // Keys are decoded a block at a time.
+  bool Next(uint64_t* key) {
+    if (pos_ < keys_.size()) {
+      *key = keys_[pos_++];
+      return true;
+    }
+    return NextBlock(key);
+  }
   // Reads the rest without decoding it and checks the checksum.
   bool Finish();
   const KeyRunHeader& header() const { return header_; }
@@ -109,9 +117,13 @@ class KeyRunReader {
   bool failed() const { return !error_.empty(); }
 
  private:
-  bool Refill();  // keeps >= 16 bytes ahead of the bit position, or to EOF
+  bool NextBlock(uint64_t* key);
+  bool DecodeBlock();  // the next block into keys_
+  // Keeps `need` bytes ahead of the bit position, or all that is left.
+  bool Refill(size_t need);
   uint64_t Peek() const;
   uint64_t Get(int width);  // width 0..56
+  uint64_t GetWide(int width);  // width 0..64
   bool Damaged(const char* what);
   bool CheckEnd();
 
@@ -125,8 +137,8 @@ class KeyRunReader {
   uint64_t consumed_ = 0;           // payload bytes dropped from buf_'s front
   uint64_t read_ = 0;               // payload bytes read from the file
   uint64_t decoded_ = 0, last_ = 0;
-  uint64_t block_left_ = 0;
-  int rice_ = 0;
+  std::vector<uint64_t> keys_;  // the decoded block
+  size_t pos_ = 0;              // the next of keys_ to return
   bool done_ = false;
   struct Hash;
   std::unique_ptr<Hash> hash_;

@@ -60,8 +60,8 @@ class SeenState {
 
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the
-  // new run. Readers use about `memory` bytes of buffers in all (4 KiB to
-  // 1 MiB per run).
+  // new run. Readers use about `memory` bytes of buffers in all (128 KiB
+  // to 1 MiB per run).
   bool BeginLookups(size_t memory, std::string* error);
   bool Offer(uint64_t key);
   // Checks every run's checksum (reading what the lookups skipped) and

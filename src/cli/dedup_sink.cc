@@ -35,6 +35,9 @@ DedupSink::DedupSink(const Config& config) : config_(config) {
     o.memory_bytes = config_.memory;
     o.temp_dir = config_.temp_dir;
     o.defer_all = config_.state != nullptr;
+    // A quarter stays free for what a state run adds: the spool's buffer,
+    // the state's readers and the new run's writer.
+    if (o.defer_all) o.memory_bytes -= o.memory_bytes / 4;
     exact_ = std::make_unique<Dedup>(o);
     // With a state nothing is known before the end: every row waits.
     if (config_.state) OpenSpool();

@@ -257,7 +257,7 @@ TEST_F(StateFiles, LeftoversOfAKilledRunAreRemoved) {
 }
 
 TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {
-  Day(dir_, RandomKeys(1000, 5));
+  Day(dir_, RandomKeys(40000, 5));  // several blocks, past one buffer
   const std::string manifest = Slurp(Path("MANIFEST"));
   std::string run_name = manifest.substr(manifest.find("run run-") + 4, 15);
   const std::string run = Slurp(Path(run_name));
