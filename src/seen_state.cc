@@ -331,14 +331,14 @@ bool SeenState::EndLookups(std::string* error) {
   return true;
 }
 
-bool SeenState::Compact(std::string* error) {
+bool SeenState::Compact(bool all, std::string* error) {
   // Merge the newest runs while the one before them is no bigger than they
   // are together: sizes stay about geometric, so there are O(log n) runs
   // and each key is rewritten O(log n) times in all.
   size_t from = runs_.size() - 1;
   uint64_t newer = runs_.back().keys;
   while (from > 0 && runs_[from - 1].keys <= newer) newer += runs_[--from].keys;
-  if (runs_.size() > kMaxRuns) from = 0;
+  if (all || runs_.size() > kMaxRuns) from = 0;
   if (runs_.size() - from < 2) return true;
   std::vector<std::unique_ptr<KeyRunReader>> readers;
   std::vector<RunSource> sources;
@@ -417,12 +417,25 @@ bool SeenState::Commit(std::string* error) {
     ++next_run_;
     writer_.reset();
     durable::CrashPoint("run-named");
-    if (!Compact(error)) return false;
+    if (!Compact(false, error)) return false;
   } else if (writer_) {
     writer_.reset();
     unlink((dir_ + "/" + pending_ + ".tmp").c_str());
     if (exists_) return true;  // nothing new: the state stays as it is
   }
+  if (!Publish(error)) return false;
+  commit_seconds_ = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  return true;
+}
+
+bool SeenState::CompactAll(std::string* error) {
+  if (runs_.size() < 2) return true;
+  return Compact(true, error) && Publish(error);
+}
+
+bool SeenState::Publish(std::string* error) {
   // The runs' names must be durable before a manifest names them.
   if (!durable::SyncDirectory(dir_, error)) return false;
   durable::CrashPoint("before-manifest");
@@ -435,9 +448,6 @@ bool SeenState::Commit(std::string* error) {
   for (const std::string& name : obsolete_) unlink((dir_ + "/" + name).c_str());
   obsolete_.clear();
   durable::CrashPoint("committed");
-  commit_seconds_ = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
   return true;
 }
 

@@ -70,6 +70,9 @@ class SeenState {
   // Makes the run's keys part of the state (see the class comment).
   bool Commit(std::string* error);
 
+  // Merges every run into one and commits that (after OpenForUpdate).
+  bool CompactAll(std::string* error);
+
   // Decodes every run: order, counts and checksums.
   bool Verify(std::string* error);
 
@@ -94,7 +97,8 @@ class SeenState {
   void RemoveLeftovers();
   std::string Manifest() const;
   std::string RunName(uint64_t number) const;
-  bool Compact(std::string* error);
+  bool Compact(bool all, std::string* error);
+  bool Publish(std::string* error);  // the manifest: the commit point
   bool Damaged(const std::string& what, std::string* error) const;
 
   std::string dir_;

@@ -66,8 +66,9 @@ constexpr char kUsage[] =
     "                              0 (crash-safe; one run at a time). DIR\n"
     "                              keeps one profile: another is an error\n"
     "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
-    "                              runs; --verify decodes every run and checks\n"
-    "                              its checksum (exit 2 when damaged)\n"
+    "      [--compact]             runs; --verify decodes every run and checks\n"
+    "                              its checksum (exit 2 when damaged);\n"
+    "                              --compact first merges all runs into one\n"
     "\n"
     "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
     "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
@@ -111,6 +112,7 @@ struct Options {
   DedupSink::Config dedup;
   std::string state_dir;  // dedup --state
   bool verify = false;    // state --verify
+  bool compact = false;   // state --compact
   std::vector<std::string> files;
 };
 
@@ -271,6 +273,9 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     } else if (std::strcmp(a, "--verify") == 0 &&
                opt->command == Command::kState) {
       opt->verify = true;
+    } else if (std::strcmp(a, "--compact") == 0 &&
+               opt->command == Command::kState) {
+      opt->compact = true;
     } else if (std::strcmp(a, "--quiet") == 0) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
@@ -753,6 +758,7 @@ int main(int argc, char** argv) {
   const int early = uriscan::cli::ParseOptions(argc, argv, &opt);
   if (early >= 0) return early;
   if (opt.command == uriscan::cli::Command::kState)
-    return uriscan::cli::RunStateCommand(opt.files[0], opt.verify);
+    return uriscan::cli::RunStateCommand(opt.files[0], opt.verify,
+                                         opt.compact);
   return uriscan::cli::Run(opt);
 }

@@ -2,6 +2,7 @@
 // `dedup --state=DIR` setup and the `uriscan state` command.
 #include "src/cli/state_command.h"
 
+#include <chrono>
 #include <cstdio>
 
 namespace uriscan {
@@ -35,9 +36,35 @@ std::unique_ptr<SeenState> OpenDedupState(const std::string& dir,
   return state;
 }
 
-int RunStateCommand(const std::string& dir, bool verify) {
+// Merges every run of `dir` into one, under the exclusive lock.
+bool Compact(const std::string& dir, std::string* error) {
+  SeenState::Identity identity;
+  {
+    SeenState reading;
+    if (!reading.OpenForReading(dir, error)) return false;
+    if (!reading.exists()) return true;
+    identity = reading.identity();
+  }
+  SeenState state;
+  const auto start = std::chrono::steady_clock::now();
+  if (!state.OpenForUpdate(dir, identity, error)) return false;
+  const size_t runs = state.runs().size();
+  if (!state.CompactAll(error)) return false;
+  std::printf("compacted %zu runs into one of %llu keys in %.2f s\n", runs,
+              static_cast<unsigned long long>(state.keys()),
+              std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                            start)
+                  .count());
+  return true;
+}
+
+int RunStateCommand(const std::string& dir, bool verify, bool compact) {
   SeenState state;
   std::string error;
+  if (compact && !Compact(dir, &error)) {
+    std::fprintf(stderr, "uriscan: state --compact: %s\n", error.c_str());
+    return 2;
+  }
   if (!state.OpenForReading(dir, &error)) {
     std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
     return 2;

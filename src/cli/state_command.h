@@ -23,10 +23,11 @@ std::unique_ptr<SeenState> OpenDedupState(const std::string& dir,
                                           const Fingerprinter& fingerprinter,
                                           const NormalizeOptions& options);
 
-// `uriscan state DIR [--verify]`: prints the profile, the key count, the
-// bytes on disk and the runs; with `verify`, decodes every run and checks
-// its checksum. Returns the exit status (2 when the state is damaged).
-int RunStateCommand(const std::string& dir, bool verify);
+// `uriscan state DIR [--verify] [--compact]`: prints the profile, the key
+// count, the bytes on disk and the runs; with `verify`, decodes every run
+// and checks its checksum; with `compact`, first merges all runs into one.
+// Returns the exit status (2 when the state is damaged or in use).
+int RunStateCommand(const std::string& dir, bool verify, bool compact);
 
 }  // namespace cli
 }  // namespace uriscan

@@ -187,6 +187,17 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
   EXPECT_NE(info.out.find("profile   'scheme' (version 1)"), std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("bytes per key"), std::string::npos);
+  // --compact leaves one run with the same keys, and the same answers.
+  const long long keys = StateKeys();
+  const Result compact = Run("state --compact " + state_);
+  EXPECT_EQ(compact.status, 0) << compact.err;
+  EXPECT_NE(compact.out.find("compacted "), std::string::npos) << compact.out;
+  EXPECT_NE(compact.out.find("runs      1\n"), std::string::npos)
+      << compact.out;
+  EXPECT_EQ(StateKeys(), keys);
+  const Result after = Run("dedup --on-error=skip --state=" + state_, all);
+  EXPECT_EQ(after.status, 0);
+  EXPECT_EQ(after.out, "");
 }
 
 TEST_F(StateCliTest, AnotherProfileIsAUsageErrorNamingBoth) {
