@@ -441,6 +441,7 @@ bool SeenState::Publish(std::string* error) {
   durable::CrashPoint("before-manifest");
   const std::string manifest = Manifest();
   if (!durable::ReplaceFile(dir_ + "/MANIFEST", manifest, error)) return false;
+  published_ = true;
   durable::CrashPoint("manifest-named");
   if (!durable::SyncDirectory(dir_, error)) return false;
   exists_ = true;

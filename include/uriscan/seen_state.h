@@ -67,8 +67,11 @@ class SeenState {
   // Checks every run's checksum (reading what the lookups skipped) and
   // makes the new run durable under a temporary name.
   bool EndLookups(std::string* error);
-  // Makes the run's keys part of the state (see the class comment).
+  // Makes the run's keys part of the state (see the class comment). On an
+  // error, published() says whether the new manifest was already in place
+  // (only its directory's fsync, or the removal of merged runs, failed).
   bool Commit(std::string* error);
+  bool published() const { return published_; }
 
   // Merges every run into one and commits that (after OpenForUpdate).
   bool CompactAll(std::string* error);
@@ -117,6 +120,7 @@ class SeenState {
   uint64_t new_keys_ = 0, compacted_keys_ = 0;
   double commit_seconds_ = 0;
   bool lookup_failed_ = false;
+  bool published_ = false;
 };
 
 }  // namespace uriscan

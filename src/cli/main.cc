@@ -602,9 +602,10 @@ void Add(const Totals& from, Totals* to) {
 bool CommitState(SeenState* state) {
   std::string error;
   if (state->Commit(&error)) return true;
-  std::fprintf(stderr,
-               "uriscan: dedup --state: %s; the state is as before this run\n",
-               error.c_str());
+  std::fprintf(stderr, "uriscan: dedup --state: %s; %s\n", error.c_str(),
+               state->published()
+                   ? "the state includes this run, but may not be durable"
+                   : "the state is as before this run");
   return false;
 }
 

@@ -41,12 +41,14 @@ class StateFiles : public ::testing::Test {
 
 std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::set<uint64_t> keys;
+  std::vector<uint64_t> keys;
   while (keys.size() < n) {
-    const uint64_t k = rng();
-    if (k) keys.insert(k);
+    for (size_t i = keys.size(); i < n; ++i)
+      if (const uint64_t k = rng()) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   }
-  return {keys.begin(), keys.end()};
+  return keys;
 }
 
 void WriteRun(const std::string& path, const std::vector<uint64_t>& keys,

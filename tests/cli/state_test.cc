@@ -297,6 +297,11 @@ TEST_F(StateCliTest, FailedRunsLeaveTheStateAndRepeatTheirOutput) {
     EXPECT_NE(r.err.find("No space left on device"), std::string::npos)
         << limit << ": " << r.err;
     EXPECT_EQ(r.out, limit < run_bytes ? "" : good.out) << limit;
+    if (limit >= run_bytes) {
+      EXPECT_NE(r.err.find("the state is as before this run"),
+                std::string::npos)
+          << r.err;
+    }
     EXPECT_EQ(Slurp(state_ + "/MANIFEST"), manifest) << limit;
     EXPECT_EQ(StateKeys(), keys0) << limit;
   }
