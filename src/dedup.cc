@@ -9,8 +9,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <queue>
 #include <utility>
+
+#include "src/kway_merge.h"
 
 namespace uriscan {
 namespace {
@@ -169,33 +170,17 @@ class RunReader {
 template <class Entry, class First>
 void MergeRuns(const std::vector<std::FILE*>& runs, size_t buffer_bytes,
                First first) {
+  if (runs.empty()) return;
   const size_t per_run =
       std::max<size_t>(buffer_bytes / runs.size(), 4096) / sizeof(Entry);
   std::vector<RunReader<Entry>> readers;
   for (std::FILE* f : runs) readers.emplace_back(f, per_run);
-  using Head = std::pair<Entry, size_t>;
-  auto later = [](const Head& a, const Head& b) {
-    return a.first.key != b.first.key ? a.first.key > b.first.key
-                                      : a.first.number > b.first.number;
-  };
-  std::priority_queue<Head, std::vector<Head>, decltype(later)> heap(later);
-  for (size_t r = 0; r < readers.size(); ++r) {
-    Entry e;
-    if (readers[r].Next(&e)) heap.push({e, r});
-  }
-  bool have_last = false;
-  uint64_t last = 0;
-  while (!heap.empty()) {
-    const auto [e, r] = heap.top();
-    heap.pop();
-    if (!have_last || e.key != last) {
-      have_last = true;
-      last = e.key;
-      first(e);
-    }
-    Entry next;
-    if (readers[r].Next(&next)) heap.push({next, r});
-  }
+  KWayMerge<Entry>(
+      readers,
+      [](const Entry& a, const Entry& b) {
+        return a.key != b.key ? a.key < b.key : a.number < b.number;
+      },
+      [](const Entry& a, const Entry& b) { return a.key == b.key; }, first);
 }
 
 }  // namespace
@@ -209,6 +194,10 @@ Dedup::Dedup(Options options)
   if (options_.temp_dir.empty()) {
     const char* t = std::getenv("TMPDIR");
     options_.temp_dir = t && *t ? t : "/tmp";
+  }
+  if (options_.defer_all) {
+    spilling_ = true;  // nothing settled in memory: every key is deferred
+    set_ = SeenSet(16);
   }
 }
 
@@ -232,8 +221,11 @@ Dedup::Verdict Dedup::Add(uint64_t key) {
     SpillSet();
     buffer_.reserve(buffer_limit_);  // in the set's place: the budget
   }
+  // The whole budget at once, never grown by copying (old and new arrays
+  // together would pass it); pages count only once they are filled.
+  if (buffer_.capacity() < buffer_limit_) buffer_.reserve(buffer_limit_);
   buffer_.push_back(Entry{key, ++deferred_});
-  peak_bytes_ = std::max(peak_bytes_, buffer_.capacity() * sizeof(Entry));
+  peak_bytes_ = std::max(peak_bytes_, buffer_.size() * sizeof(Entry));
   if (buffer_.size() >= buffer_limit_) SpillBuffer();
   return Verdict::kDeferred;
 }
@@ -319,7 +311,8 @@ bool Dedup::SpillBuffer() {
   return ok;
 }
 
-bool Dedup::Finish(std::vector<bool>* first, std::string* error) {
+bool Dedup::Finish(std::vector<bool>* first, std::string* error,
+                   const Filter& filter) {
   first->assign(deferred_, false);
   if (spilling_) SpillBuffer();
   if (!error_.empty()) {
@@ -334,6 +327,10 @@ bool Dedup::Finish(std::vector<bool>* first, std::string* error) {
                                            runs_.size() << 20),
                    [&](const Entry& e) {
                      if (e.number == 0) return;
+                     if (filter && !filter(e.key)) {
+                       ++filtered_;
+                       return;
+                     }
                      (*first)[e.number - 1] = true;
                      ++distinct_;
                    });

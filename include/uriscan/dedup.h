@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,13 +78,20 @@ class BloomFilter {
 // `memory_bytes`, sorted and spilled as further runs. Finish() merges the
 // runs and says which deferred keys were first occurrences. Memory: the
 // budget, plus one bit per deferred key and 1 MiB per run while merging.
+// With Options::defer_all every key is deferred from the start, so that
+// Finish() can also consult keys kept elsewhere (an earlier run's state)
+// through its filter.
 class Dedup {
  public:
   enum class Verdict { kFirst, kDuplicate, kDeferred };
   struct Options {
     size_t memory_bytes = size_t{1} << 30;
     std::string temp_dir;  // empty: $TMPDIR, else /tmp
+    bool defer_all = false;
   };
+  // Called by Finish() once for each distinct deferred key, in increasing
+  // key order: false when the key counts as seen already.
+  using Filter = std::function<bool(uint64_t key)>;
   explicit Dedup(Options options);
   ~Dedup();
   Dedup(const Dedup&) = delete;
@@ -97,15 +105,18 @@ class Dedup {
   // the first of its class. False with *error set on an I/O failure (disk
   // full, no temporary directory); Add reports those the same way through
   // error() and returns kDeferred.
-  bool Finish(std::vector<bool>* first, std::string* error);
+  bool Finish(std::vector<bool>* first, std::string* error,
+              const Filter& filter = nullptr);
   const std::string& error() const { return error_; }
   // Where runs go: Options::temp_dir, or its default.
   const std::string& temp_dir() const { return options_.temp_dir; }
 
   uint64_t added() const { return added_; }
   uint64_t deferred() const { return deferred_; }
-  // Distinct keys so far (all of them once Finish() has run).
+  // Distinct keys so far (all of them once Finish() has run), not counting
+  // those the filter turned away.
   uint64_t distinct() const { return distinct_; }
+  uint64_t filtered() const { return filtered_; }
   size_t runs() const { return runs_.size(); }
   uint64_t spilled_bytes() const { return spilled_bytes_; }
   // The most the set and buffers held at once, and the set's bytes per key
@@ -129,7 +140,7 @@ class Dedup {
   std::vector<Entry> buffer_;
   size_t buffer_limit_ = 0;
   std::vector<std::FILE*> runs_;
-  uint64_t added_ = 0, deferred_ = 0, distinct_ = 0;
+  uint64_t added_ = 0, deferred_ = 0, distinct_ = 0, filtered_ = 0;
   uint64_t spilled_bytes_ = 0;
   size_t peak_bytes_ = 0;
   double set_bytes_per_key_ = 0;

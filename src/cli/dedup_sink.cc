@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -33,7 +34,13 @@ DedupSink::DedupSink(const Config& config) : config_(config) {
     Dedup::Options o;
     o.memory_bytes = config_.memory;
     o.temp_dir = config_.temp_dir;
+    o.defer_all = config_.state != nullptr;
+    // A quarter stays free for what a state run adds: the spool's buffer,
+    // the state's readers and the new run's writer.
+    if (o.defer_all) o.memory_bytes -= o.memory_bytes / 4;
     exact_ = std::make_unique<Dedup>(o);
+    // With a state nothing is known before the end: every row waits.
+    if (config_.state) OpenSpool();
   }
 }
 
@@ -61,6 +68,9 @@ bool DedupSink::OpenSpool() {
 
 void DedupSink::Append(uint64_t key, std::string_view line, char tag,
                        std::string* out) {
+  // With a state every row must wait; without a spool (it could not be
+  // made: Finish reports that) none may be written early.
+  if (config_.state && !spool_) return;
   std::string* to = out;
   if (spool_) {  // held back: a tag byte, then the row as it will be written
     to = &spool_buffer_;
@@ -113,7 +123,24 @@ void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
 bool DedupSink::Finish(Writer* out, std::string* error) {
   if (!exact_) return true;
   std::vector<bool> first;
-  if (!exact_->Finish(&first, error)) return false;
+  SeenState* state = config_.state;
+  if (state) {
+    // The state's readers take a quarter of the budget at most; the merge
+    // of this run's keys, half (Dedup::Finish).
+    if (!error_.empty()) {
+      *error = error_;
+      return false;
+    }
+    if (!state->BeginLookups(config_.memory / 4, error)) return false;
+  }
+  Dedup::Filter filter;
+  if (state) filter = [state](uint64_t key) { return state->Offer(key); };
+  const auto start = std::chrono::steady_clock::now();
+  if (!exact_->Finish(&first, error, filter)) return false;
+  if (state && !state->EndLookups(error)) return false;
+  lookup_seconds_ = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
   if (spool_) {
     FlushSpool();
     if ((std::fflush(spool_) != 0 || std::fseek(spool_, 0, SEEK_SET) != 0) &&
@@ -163,6 +190,30 @@ std::string DedupSink::Describe() const {
                   bloom_->ExpectedRate(),
                   static_cast<unsigned long long>(bloom_distinct_));
     return text;
+  }
+  if (config_.state) {
+    std::snprintf(text, sizeof text,
+                  "exact: keys sorted in %.1f MB at most, %zu runs in %s",
+                  exact_->peak_bytes() / 1e6, exact_->runs(),
+                  exact_->temp_dir().c_str());
+    const SeenState& state = *config_.state;
+    std::string s = text;
+    s += "; state " + state.dir() + ": " + std::to_string(exact_->filtered()) +
+         " classes seen in earlier runs, " +
+         std::to_string(exact_->distinct()) + " new";
+    std::snprintf(text, sizeof text, "; merge join %.2f s", lookup_seconds_);
+    s += text;
+    if (state.commit_seconds() > 0) {
+      std::snprintf(text, sizeof text, ", commit %.2f s",
+                    state.commit_seconds());
+      s += text;
+      if (state.compacted_keys() > 0)
+        s += " (runs merged into one of " +
+             std::to_string(state.compacted_keys()) + " keys)";
+      s += ", " + std::to_string(state.keys()) + " keys in " +
+           std::to_string(state.runs().size()) + " runs";
+    }
+    return s;
   }
   int len = std::snprintf(text, sizeof text, "exact: seen-set %.1f MB at most",
                           exact_->peak_bytes() / 1e6);

@@ -13,6 +13,7 @@
 
 #include "src/cli/output.h"
 #include "uriscan/dedup.h"
+#include "uriscan/seen_state.h"
 
 namespace uriscan {
 namespace cli {
@@ -25,6 +26,9 @@ class DedupSink {
     uint64_t bloom_expected = 0;      // > 0: a Bloom filter, not exact
     double fp_rate = 0.001;
     std::string temp_dir;             // empty: Dedup's default
+    // --state: classes of earlier runs count as seen, and every row waits
+    // in the spool until the state has been consulted. Not owned.
+    SeenState* state = nullptr;
   };
   explicit DedupSink(const Config& config);
   ~DedupSink();
@@ -36,6 +40,8 @@ class DedupSink {
 
   uint64_t distinct() const;
   uint64_t duplicates() const { return duplicates_; }
+  // --state: distinct classes of this run that an earlier run had seen.
+  uint64_t seen_before() const { return exact_ ? exact_->filtered() : 0; }
   // How it was done: memory, bytes per URL, runs, or the Bloom filter.
   std::string Describe() const;
 
@@ -51,6 +57,7 @@ class DedupSink {
   std::string spool_buffer_;
   std::string error_;
   uint64_t duplicates_ = 0, bloom_distinct_ = 0;
+  double lookup_seconds_ = 0;  // --state: the merge join against the state
 };
 
 }  // namespace cli

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The uriscan command: parse, validate, stats, audit (risk flags, RFC 3986
-// sec. 7), normalize, resolve and dedup over files or stdin.
+// sec. 7), normalize, resolve and dedup over files or stdin; dedup
+// --state=DIR keeps a seen-set across runs, and state DIR reports on one.
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
+#include "src/cli/state_command.h"
 #include "uriscan/uriscan.h"
 
 namespace uriscan {
@@ -56,7 +58,8 @@ constexpr char kUsage[] =
     "                              parameters; prints KEY<TAB>ORIGINAL)\n"
     "  resolve --base=URI          each line resolved against URI (§5.2)\n"
     "      [--nonstrict]           \"http:g\" is relative to an http base\n"
-    "      [--draft-1997]          the 1997 draft's algorithm (seeds/001)\n"
+    "      [--draft-1997]          the 1997 draft's algorithm\n"
+    "                              (draft-fielding-uri-syntax-01)\n"
     "      [--above-root=clamp|keep|reject]  \"..\" above the root\n"
     "                              (default clamp, as RFC 3986)\n"
     "  dedup [--profile=P]         the first line of each class of lines\n"
@@ -70,6 +73,16 @@ constexpr char kUsage[] =
     "      [--fp-rate=P]           N distinct lines at false-positive rate\n"
     "                              P (default 0.001); a false positive\n"
     "                              drops a line that was new\n"
+    "      [--state=DIR]           a seen-set kept in DIR across runs: only\n"
+    "                              lines whose class no earlier run with DIR\n"
+    "                              saw are written; the run's new classes\n"
+    "                              are added to DIR when it ends with exit\n"
+    "                              0 (crash-safe; one run at a time). DIR\n"
+    "                              keeps one profile: another is an error\n"
+    "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
+    "      [--compact]             runs; --verify decodes every run and checks\n"
+    "                              its checksum (exit 2 when damaged);\n"
+    "                              --compact first merges all runs into one\n"
     "\n"
     "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
     "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
@@ -91,7 +104,7 @@ constexpr char kUsage[] =
     "(validate), 2 usage or I/O error.\n";
 
 enum class Command {
-  kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup
+  kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup, kState
 };
 enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
@@ -111,6 +124,9 @@ struct Options {
   ResolveOptions resolve;
   size_t chunk_bytes = 4u << 20;
   DedupSink::Config dedup;
+  std::string state_dir;  // dedup --state
+  bool verify = false;    // state --verify
+  bool compact = false;   // state --compact
   std::vector<std::string> files;
 };
 
@@ -186,6 +202,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     opt->command = Command::kResolve;
   } else if (cmd == "dedup") {
     opt->command = Command::kDedup;
+  } else if (cmd == "state") {
+    opt->command = Command::kState;
   } else {
     return Usage(("unknown command '" + cmd + "'").c_str());
   }
@@ -266,6 +284,16 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       if (end == a + 10 || *end != '\0' || !(opt->dedup.fp_rate > 0) ||
           !(opt->dedup.fp_rate < 1))
         return Usage("--fp-rate takes a probability between 0 and 1");
+    } else if (std::strncmp(a, "--state=", 8) == 0 &&
+               opt->command == Command::kDedup) {
+      opt->state_dir = a + 8;
+      if (opt->state_dir.empty()) return Usage("--state takes a directory");
+    } else if (std::strcmp(a, "--verify") == 0 &&
+               opt->command == Command::kState) {
+      opt->verify = true;
+    } else if (std::strcmp(a, "--compact") == 0 &&
+               opt->command == Command::kState) {
+      opt->compact = true;
     } else if (std::strcmp(a, "--quiet") == 0) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
@@ -314,6 +342,11 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       return 2;
     }
   }
+  if (opt->command == Command::kDedup && !opt->state_dir.empty() &&
+      opt->dedup.bloom_expected > 0)
+    return Usage("--state keeps an exact seen-set; it cannot take --bloom");
+  if (opt->command == Command::kState && opt->files.size() != 1)
+    return Usage("state takes one directory");
   if (opt->files.empty()) opt->files.emplace_back("-");
   return -1;
 }
@@ -686,6 +719,17 @@ void Add(const Totals& from, Totals* to) {
   to->scan_seconds += from.scan_seconds;
 }
 
+// dedup --state: the run's new classes into the state.
+bool CommitState(SeenState* state) {
+  std::string error;
+  if (state->Commit(&error)) return true;
+  std::fprintf(stderr, "uriscan: dedup --state: %s; %s\n", error.c_str(),
+               state->published()
+                   ? "the state includes this run, but may not be durable"
+                   : "the state is as before this run");
+  return false;
+}
+
 int Run(const Options& opt) {
   const auto start = std::chrono::steady_clock::now();
   Writer out(stdout);
@@ -705,6 +749,11 @@ int Run(const Options& opt) {
     AppendTsvHeader(&out.buffer());
   const Fingerprinter fingerprinter(opt.profile, opt.normalize);
   std::unique_ptr<DedupSink> dedup;
+  std::unique_ptr<SeenState> state;  // dedup --state
+  if (opt.command == Command::kDedup && !opt.state_dir.empty()) {
+    state = OpenDedupState(opt.state_dir, fingerprinter, opt.normalize);
+    if (!state) return 2;
+  }
   if (opt.command == Command::kDedup) {
     // --memory bounds the process: the chunks in flight (their text, batch,
     // spans and keys, about 6 bytes per input byte) come off the top.
@@ -712,6 +761,7 @@ int Run(const Options& opt) {
     const size_t in_flight = window * 6 * opt.chunk_bytes;
     config.memory = std::max(config.memory / 4,
                              config.memory > in_flight ? config.memory - in_flight : 0);
+    config.state = state.get();
     dedup = std::make_unique<DedupSink>(config);
   }
 
@@ -818,6 +868,10 @@ int Run(const Options& opt) {
     std::fprintf(stderr, "uriscan: error writing output\n");
     return 2;
   }
+  // The state changes only after a whole run (same input, same output when
+  // a failed run is repeated), with its output written.
+  if (state && status == 0 && !stopped && !CommitState(state.get()))
+    status = 2;
   const double wall = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
@@ -842,5 +896,8 @@ int main(int argc, char** argv) {
   uriscan::cli::Options opt;
   const int early = uriscan::cli::ParseOptions(argc, argv, &opt);
   if (early >= 0) return early;
+  if (opt.command == uriscan::cli::Command::kState)
+    return uriscan::cli::RunStateCommand(opt.files[0], opt.verify,
+                                         opt.compact);
   return uriscan::cli::Run(opt);
 }

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// A persistent seen-set: the keys of every earlier run in a directory of
+// sorted key runs (key_runs.h), updated atomically and looked up by a
+// merge join, so memory stays bounded whatever its size.
+#ifndef URISCAN_SEEN_STATE_H_
+#define URISCAN_SEEN_STATE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "uriscan/key_runs.h"
+
+namespace uriscan {
+
+// The directory holds:
+//   MANIFEST        the live files and the profile, written to MANIFEST.tmp,
+//                   fsynced and renamed over the old one (the commit point);
+//                   its last line is an XXH3 checksum of the lines before
+//   run-NNNNNN.keys key runs named by the manifest, never changed once there
+//   LOCK            flock()ed: exclusive by an update, shared by a reader
+// Files a killed run leaves (*.tmp, runs no manifest names) are removed by
+// the next update. An update writes its new run beside the old ones, fsyncs
+// it and renames it into place, merges runs when they grow too many, then
+// replaces the manifest and fsyncs the directory: until that rename the
+// earlier state is untouched, after it the new one is whole.
+class SeenState {
+ public:
+  // What the keys are keys of: a state holds one profile's keys only.
+  struct Identity {
+    std::string profile;   // "syntax", "scheme", "crawler"
+    uint32_t version = 0;  // the profile's version
+    std::string tracking;  // crawler: the tracking parameters, comma-separated
+    uint64_t tag = 0;      // the fingerprint seed of all the above
+    std::string Describe() const;  // "crawler (version 1, tracking a,b)"
+  };
+  struct Run {
+    std::string name;
+    uint64_t keys = 0, bytes = 0;
+  };
+
+  SeenState();
+  ~SeenState();
+  SeenState(const SeenState&) = delete;
+  SeenState& operator=(const SeenState&) = delete;
+
+  // Opens `dir` to update it: creates it when missing, takes the lock
+  // without waiting (another run holds it: an error), reads the manifest,
+  // checks every run's header and size, and removes what a killed run left.
+  // A state of another identity is an error that names both. A directory
+  // with key runs but no manifest is damaged, never read as empty. On any
+  // error returns false with *error set; the state is not changed.
+  bool OpenForUpdate(const std::string& dir, const Identity& identity,
+                     std::string* error);
+  // Opens an existing state to read it (a shared lock; no cleanup). A
+  // directory with neither a manifest nor runs reads as an empty state.
+  bool OpenForReading(const std::string& dir, std::string* error);
+
+  // The lookups of one run: Offer() keys in strictly increasing order; it
+  // is true when the key is in no earlier run, and the key then goes to the
+  // new run. Readers use about `memory` bytes of buffers in all (128 KiB
+  // to 1 MiB per run).
+  bool BeginLookups(size_t memory, std::string* error);
+  bool Offer(uint64_t key);
+  // Checks every run's checksum (reading what the lookups skipped) and
+  // makes the new run durable under a temporary name.
+  bool EndLookups(std::string* error);
+  // Makes the run's keys part of the state (see the class comment). On an
+  // error, published() says whether the new manifest was already in place
+  // (only its directory's fsync, or the removal of merged runs, failed).
+  bool Commit(std::string* error);
+  bool published() const { return published_; }
+
+  // Merges every run into one and commits that (after OpenForUpdate).
+  bool CompactAll(std::string* error);
+
+  // Decodes every run: order, counts and checksums.
+  bool Verify(std::string* error);
+
+  const std::string& dir() const { return dir_; }
+  bool exists() const { return exists_; }  // a manifest was there
+  const Identity& identity() const { return identity_; }
+  const std::vector<Run>& runs() const { return runs_; }
+  uint64_t keys() const;
+  uint64_t run_bytes() const;       // the key runs' files
+  uint64_t manifest_bytes() const { return manifest_bytes_; }
+  uint64_t new_keys() const { return new_keys_; }
+  uint64_t compacted_keys() const { return compacted_keys_; }
+  double commit_seconds() const { return commit_seconds_; }
+
+  // Runs past this are merged into one whatever their sizes.
+  static constexpr size_t kMaxRuns = 16;
+
+ private:
+  bool Lock(bool exclusive, std::string* error);
+  bool ReadManifest(std::string* error);
+  bool CheckRuns(std::string* error);
+  void RemoveLeftovers();
+  std::string Manifest() const;
+  std::string RunName(uint64_t number) const;
+  bool Compact(bool all, std::string* error);
+  bool Publish(std::string* error);  // the manifest: the commit point
+  bool Damaged(const std::string& what, std::string* error) const;
+
+  std::string dir_;
+  int lock_fd_ = -1;
+  bool exists_ = false, update_ = false;
+  Identity identity_;
+  std::vector<Run> runs_;
+  uint64_t next_run_ = 1, manifest_bytes_ = 0;
+  // One run's lookups.
+  std::vector<std::unique_ptr<KeyRunReader>> readers_;
+  std::vector<uint64_t> heads_;  // each reader's current key
+  std::vector<bool> ended_;
+  std::unique_ptr<KeyRunWriter> writer_;
+  std::string pending_;  // the new run's final name
+  std::vector<std::string> obsolete_;  // merged away: removed after commit
+  uint64_t new_keys_ = 0, compacted_keys_ = 0;
+  double commit_seconds_ = 0;
+  bool lookup_failed_ = false;
+  bool published_ = false;
+};
+
+}  // namespace uriscan
+
+#endif  // URISCAN_SEEN_STATE_H_

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// Helpers for files that must survive a crash (the seen-set's state), and
+// the test hooks that simulate a full disk or a kill at a chosen step.
+#ifndef URISCAN_SRC_DURABLE_H_
+#define URISCAN_SRC_DURABLE_H_
+
+#include <cstddef>
+#include <string>
+
+namespace uriscan {
+namespace durable {
+
+// True (with errno = ENOSPC) when the test hook URISCAN_TEST_ENOSPC_AFTER=N
+// is set and this process has already written N bytes of state: a full disk
+// on demand. Counts `bytes` otherwise. Without the variable, always false.
+bool InjectedNoSpace(size_t bytes);
+
+// When URISCAN_TEST_CRASH_AT names `step`, the process kills itself with
+// SIGKILL there, as a crash or an out-of-memory kill would.
+void CrashPoint(const char* step);
+
+// fsync of a directory, so a rename inside it is durable.
+bool SyncDirectory(const std::string& dir, std::string* error);
+
+// Writes `bytes` to `path` + ".tmp", fsyncs it and renames it to `path`.
+// The directory is not synced here (SyncDirectory).
+bool ReplaceFile(const std::string& path, const std::string& bytes,
+                 std::string* error);
+
+}  // namespace durable
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_DURABLE_H_

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: MIT
+// SeenState: the manifest, the lock, lookups, commit and compaction.
+#include "uriscan/seen_state.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "src/durable.h"
+#include "src/kway_merge.h"
+
+namespace uriscan {
+namespace {
+
+constexpr char kManifestHead[] = "uriscan-state 1";
+
+bool IsRunName(const std::string& name) {
+  if (name.size() < 10 || name.compare(0, 4, "run-") != 0 ||
+      name.compare(name.size() - 5, 5, ".keys") != 0)
+    return false;
+  return std::all_of(name.begin() + 4, name.end() - 5,
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string Hex(uint64_t v) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx",
+                static_cast<unsigned long long>(v));
+  return text;
+}
+
+bool ParseU64(const std::string& text, int base, uint64_t* out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtoull(text.c_str(), &end, base);
+  return errno == 0 && *end == '\0' && text[0] != '-' && text[0] != '+';
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (const dirent* e = readdir(d)) names.emplace_back(e->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+struct RunSource {  // a KeyRunReader as a KWayMerge source
+  KeyRunReader* reader;
+  bool Next(uint64_t* key) { return reader->Next(key); }
+};
+
+}  // namespace
+
+std::string SeenState::Identity::Describe() const {
+  std::string s = "'" + profile + "' (version " + std::to_string(version);
+  if (!tracking.empty()) s += ", tracking " + tracking;
+  return s + ")";
+}
+
+SeenState::SeenState() = default;
+
+SeenState::~SeenState() {
+  readers_.clear();
+  if (writer_) {
+    writer_.reset();
+    unlink((dir_ + "/" + pending_ + ".tmp").c_str());
+  }
+  if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
+}
+
+uint64_t SeenState::keys() const {
+  uint64_t n = 0;
+  for (const Run& r : runs_) n += r.keys;
+  return n;
+}
+
+uint64_t SeenState::run_bytes() const {
+  uint64_t n = 0;
+  for (const Run& r : runs_) n += r.bytes;
+  return n;
+}
+
+std::string SeenState::RunName(uint64_t number) const {
+  char text[32];
+  std::snprintf(text, sizeof text, "run-%06llu.keys",
+                static_cast<unsigned long long>(number));
+  return text;
+}
+
+bool SeenState::Damaged(const std::string& what, std::string* error) const {
+  *error = "state " + dir_ + " is damaged: " + what +
+           " (it is left as it is; restore it or start another directory)";
+  return false;
+}
+
+bool SeenState::Lock(bool exclusive, std::string* error) {
+  const std::string path = dir_ + "/LOCK";
+  lock_fd_ = open(path.c_str(), exclusive ? O_RDWR | O_CREAT : O_RDONLY, 0644);
+  if (lock_fd_ < 0) {
+    if (!exclusive && errno == ENOENT) return true;  // a copied state
+    *error = "cannot open " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  if (flock(lock_fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
+    *error = errno == EWOULDBLOCK
+                 ? "state " + dir_ +
+                       " is in use: another uriscan run holds its lock (" +
+                       path + "); try again when it has finished"
+                 : "cannot lock " + path + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool SeenState::ReadManifest(std::string* error) {
+  const std::string path = dir_ + "/MANIFEST";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (errno != ENOENT) {
+      *error = "cannot read " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    for (const std::string& name : ListDir(dir_)) {
+      if (IsRunName(name))
+        return Damaged("it holds key runs (" + name + ") but no MANIFEST",
+                       error);
+    }
+    exists_ = false;
+    return true;
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  manifest_bytes_ = text.size();
+  const size_t at = text.rfind("checksum ");
+  if (at == std::string::npos || (at > 0 && text[at - 1] != '\n'))
+    return Damaged("MANIFEST has no checksum line", error);
+  uint64_t sum = 0;
+  if (text.size() != at + 9 + 16 + 1 || text.back() != '\n' ||
+      !ParseU64(text.substr(at + 9, 16), 16, &sum) ||
+      sum != XXH3_64bits(text.data(), at))
+    return Damaged("MANIFEST has a bad checksum (truncated or altered)",
+                   error);
+  std::istringstream lines(text.substr(0, at));
+  std::string line;
+  if (!std::getline(lines, line) || line != kManifestHead)
+    return Damaged("MANIFEST is of an unknown format", error);
+  int seen = 0;
+  while (std::getline(lines, line)) {
+    const size_t sp = line.find(' ');
+    const std::string key = line.substr(0, sp);
+    const std::string value = sp == std::string::npos ? "" : line.substr(sp + 1);
+    uint64_t v = 0;
+    if (key == "profile") {
+      identity_.profile = value;
+      seen |= 1;
+    } else if (key == "profile-version" && ParseU64(value, 10, &v)) {
+      identity_.version = static_cast<uint32_t>(v);
+      seen |= 2;
+    } else if (key == "tracking") {
+      identity_.tracking = value == "-" ? "" : value;
+      seen |= 4;
+    } else if (key == "profile-tag" && ParseU64(value, 16, &v)) {
+      identity_.tag = v;
+      seen |= 8;
+    } else if (key == "next" && ParseU64(value, 10, &v)) {
+      next_run_ = v;
+      seen |= 16;
+    } else if (key == "keys" && ParseU64(value, 10, &v)) {
+      seen |= 32;
+    } else if (key == "run") {
+      std::istringstream fields(value);
+      Run r;
+      std::string keys, bytes;
+      if (!(fields >> r.name >> keys >> bytes) || !IsRunName(r.name) ||
+          !ParseU64(keys, 10, &r.keys) || !ParseU64(bytes, 10, &r.bytes))
+        return Damaged("MANIFEST has a bad run line: " + line, error);
+      runs_.push_back(r);
+    } else {
+      return Damaged("MANIFEST has an unknown line: " + line, error);
+    }
+  }
+  if (seen != 63) return Damaged("MANIFEST lacks a field", error);
+  exists_ = true;
+  return true;
+}
+
+bool SeenState::CheckRuns(std::string* error) {
+  for (const Run& r : runs_) {
+    KeyRunReader reader;
+    if (!reader.Open(dir_ + "/" + r.name, identity_.tag, 4096)) {
+      return errno == ENOENT && reader.error().rfind("cannot open", 0) == 0
+                 ? Damaged("its MANIFEST names " + r.name +
+                               ", which is missing",
+                           error)
+                 : Damaged(reader.error(), error);
+    }
+    if (reader.header().keys != r.keys ||
+        kKeyRunHeaderBytes + reader.header().payload_bytes != r.bytes)
+      return Damaged(r.name + " differs from what its MANIFEST says", error);
+  }
+  return true;
+}
+
+void SeenState::RemoveLeftovers() {
+  for (const std::string& name : ListDir(dir_)) {
+    const bool tmp = name.size() > 4 &&
+                     name.compare(name.size() - 4, 4, ".tmp") == 0 &&
+                     (name.rfind("run-", 0) == 0 ||
+                      name.rfind("MANIFEST", 0) == 0);
+    const bool orphan =
+        IsRunName(name) &&
+        std::none_of(runs_.begin(), runs_.end(),
+                     [&](const Run& r) { return r.name == name; });
+    if (tmp || orphan) unlink((dir_ + "/" + name).c_str());
+  }
+}
+
+bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
+                              std::string* error) {
+  dir_ = dir;
+  update_ = true;
+  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+    *error = "cannot create state directory " + dir + ": " +
+             std::strerror(errno);
+    return false;
+  }
+  if (!Lock(true, error) || !ReadManifest(error)) return false;
+  if (!exists_) {
+    // A manifest with no runs comes first, so that no key run is ever
+    // without one (which reads as damage) and the profile is fixed.
+    identity_ = identity;
+    RemoveLeftovers();
+    const std::string manifest = Manifest();
+    if (!durable::ReplaceFile(dir_ + "/MANIFEST", manifest, error) ||
+        !durable::SyncDirectory(dir_, error))
+      return false;
+    exists_ = true;
+    manifest_bytes_ = manifest.size();
+  } else if (identity_.tag != identity.tag) {
+    *error = "state " + dir + " holds keys of profile " +
+             identity_.Describe() + ", not of profile " +
+             identity.Describe() +
+             "; keys of two profiles never match: use the state's "
+             "--profile (and --tracking-params) or another directory";
+    return false;
+  }
+  if (!CheckRuns(error)) return false;
+  RemoveLeftovers();
+  return true;
+}
+
+bool SeenState::OpenForReading(const std::string& dir, std::string* error) {
+  dir_ = dir;
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *error = "no state directory " + dir;
+    return false;
+  }
+  // No manifest and no runs: an empty state (a first run that was killed
+  // early, or none yet).
+  if (!Lock(false, error) || !ReadManifest(error)) return false;
+  return CheckRuns(error);
+}
+
+bool SeenState::BeginLookups(size_t memory, std::string* error) {
+  const size_t per_run = std::clamp<size_t>(memory / (runs_.size() + 2),
+                                            size_t{4} << 10, size_t{1} << 20);
+  for (const Run& r : runs_) {
+    readers_.push_back(std::make_unique<KeyRunReader>());
+    if (!readers_.back()->Open(dir_ + "/" + r.name, identity_.tag, per_run))
+      return Damaged(readers_.back()->error(), error);
+    uint64_t head = 0;
+    const bool any = readers_.back()->Next(&head);
+    if (readers_.back()->failed())
+      return Damaged(readers_.back()->error(), error);
+    heads_.push_back(head);
+    ended_.push_back(!any);
+  }
+  pending_ = RunName(next_run_);
+  writer_ = std::make_unique<KeyRunWriter>();
+  if (!writer_->Open(dir_ + "/" + pending_ + ".tmp", identity_.tag)) {
+    *error = writer_->error();
+    return false;
+  }
+  return true;
+}
+
+bool SeenState::Offer(uint64_t key) {
+  for (size_t r = 0; r < readers_.size(); ++r) {
+    if (ended_[r]) continue;
+    uint64_t head = heads_[r];
+    while (head < key) {
+      if (!readers_[r]->Next(&head)) {
+        ended_[r] = true;
+        lookup_failed_ |= readers_[r]->failed();
+        break;
+      }
+    }
+    heads_[r] = head;
+    if (!ended_[r] && head == key) return false;
+  }
+  writer_->Add(key);
+  ++new_keys_;
+  return true;
+}
+
+bool SeenState::EndLookups(std::string* error) {
+  for (auto& reader : readers_) {
+    if (!reader->Finish()) return Damaged(reader->error(), error);
+  }
+  readers_.clear();
+  if (!writer_->Finish()) {
+    *error = writer_->error();
+    return false;
+  }
+  return true;
+}
+
+bool SeenState::Compact(bool all, std::string* error) {
+  // Merge the newest runs while the one before them is no bigger than they
+  // are together: sizes stay about geometric, so there are O(log n) runs
+  // and each key is rewritten O(log n) times in all.
+  size_t from = runs_.size() - 1;
+  uint64_t newer = runs_.back().keys;
+  while (from > 0 && runs_[from - 1].keys <= newer) newer += runs_[--from].keys;
+  if (all || runs_.size() > kMaxRuns) from = 0;
+  if (runs_.size() - from < 2) return true;
+  std::vector<std::unique_ptr<KeyRunReader>> readers;
+  std::vector<RunSource> sources;
+  for (size_t i = from; i < runs_.size(); ++i) {
+    readers.push_back(std::make_unique<KeyRunReader>());
+    if (!readers.back()->Open(dir_ + "/" + runs_[i].name, identity_.tag,
+                              size_t{1} << 20))
+      return Damaged(readers.back()->error(), error);
+    sources.push_back(RunSource{readers.back().get()});
+  }
+  const std::string name = RunName(next_run_);
+  const std::string tmp = dir_ + "/" + name + ".tmp";
+  KeyRunWriter out;
+  if (!out.Open(tmp, identity_.tag)) {
+    *error = out.error();
+    return false;
+  }
+  KWayMerge<uint64_t>(
+      sources, [](uint64_t a, uint64_t b) { return a < b; },
+      [](uint64_t a, uint64_t b) { return a == b; },
+      [&](uint64_t key) { out.Add(key); });
+  for (auto& r : readers) {
+    if (r->failed()) {
+      unlink(tmp.c_str());
+      return Damaged(r->error(), error);
+    }
+  }
+  if (!out.Finish()) {
+    *error = out.error();
+    unlink(tmp.c_str());
+    return false;
+  }
+  durable::CrashPoint("compacted-unnamed");
+  if (std::rename(tmp.c_str(), (dir_ + "/" + name).c_str()) != 0) {
+    *error = "cannot rename " + tmp + ": " + std::strerror(errno);
+    unlink(tmp.c_str());
+    return false;
+  }
+  ++next_run_;
+  compacted_keys_ = out.keys();
+  std::vector<Run> merged(runs_.begin() + static_cast<std::ptrdiff_t>(from),
+                          runs_.end());
+  runs_.resize(from);
+  runs_.push_back(Run{name, out.keys(), out.file_bytes()});
+  for (const Run& r : merged) obsolete_.push_back(r.name);
+  return true;
+}
+
+std::string SeenState::Manifest() const {
+  std::string m = std::string(kManifestHead) + "\n";
+  m += "profile " + identity_.profile + "\n";
+  m += "profile-version " + std::to_string(identity_.version) + "\n";
+  m += "tracking " + (identity_.tracking.empty() ? "-" : identity_.tracking) +
+       "\n";
+  m += "profile-tag " + Hex(identity_.tag) + "\n";
+  m += "next " + std::to_string(next_run_) + "\n";
+  m += "keys " + std::to_string(keys()) + "\n";
+  for (const Run& r : runs_) {
+    m += "run " + r.name + " " + std::to_string(r.keys) + " " +
+         std::to_string(r.bytes) + "\n";
+  }
+  m += "checksum " + Hex(XXH3_64bits(m.data(), m.size())) + "\n";
+  return m;
+}
+
+bool SeenState::Commit(std::string* error) {
+  const auto start = std::chrono::steady_clock::now();
+  if (writer_ && new_keys_ > 0) {
+    const std::string tmp = dir_ + "/" + pending_ + ".tmp";
+    durable::CrashPoint("run-unnamed");
+    if (std::rename(tmp.c_str(), (dir_ + "/" + pending_).c_str()) != 0) {
+      *error = "cannot rename " + tmp + ": " + std::strerror(errno);
+      return false;
+    }
+    runs_.push_back(Run{pending_, writer_->keys(), writer_->file_bytes()});
+    ++next_run_;
+    writer_.reset();
+    durable::CrashPoint("run-named");
+    if (!Compact(false, error)) return false;
+  } else if (writer_) {
+    writer_.reset();
+    unlink((dir_ + "/" + pending_ + ".tmp").c_str());
+    if (exists_) return true;  // nothing new: the state stays as it is
+  }
+  if (!Publish(error)) return false;
+  commit_seconds_ = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  return true;
+}
+
+bool SeenState::CompactAll(std::string* error) {
+  if (runs_.size() < 2) return true;
+  return Compact(true, error) && Publish(error);
+}
+
+bool SeenState::Publish(std::string* error) {
+  // The runs' names must be durable before a manifest names them.
+  if (!durable::SyncDirectory(dir_, error)) return false;
+  durable::CrashPoint("before-manifest");
+  const std::string manifest = Manifest();
+  if (!durable::ReplaceFile(dir_ + "/MANIFEST", manifest, error)) return false;
+  published_ = true;
+  durable::CrashPoint("manifest-named");
+  if (!durable::SyncDirectory(dir_, error)) return false;
+  exists_ = true;
+  manifest_bytes_ = manifest.size();
+  for (const std::string& name : obsolete_) unlink((dir_ + "/" + name).c_str());
+  obsolete_.clear();
+  durable::CrashPoint("committed");
+  return true;
+}
+
+bool SeenState::Verify(std::string* error) {
+  for (const Run& r : runs_) {
+    KeyRunReader reader;
+    if (!reader.Open(dir_ + "/" + r.name, identity_.tag, size_t{1} << 20))
+      return Damaged(reader.error(), error);
+    uint64_t key = 0, n = 0;
+    while (reader.Next(&key)) ++n;
+    if (reader.failed()) return Damaged(reader.error(), error);
+    if (n != r.keys)
+      return Damaged(r.name + " decodes to another key count", error);
+  }
+  return true;
+}
+
+}  // namespace uriscan

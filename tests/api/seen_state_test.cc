@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: MIT
+// Key runs and the persistent seen-set: round trips, the bytes-per-key
+// bound, damage that must be caught, lookups against a reference set,
+// compaction, the lock, leftovers of a killed run and profile mismatches.
+#include "uriscan/seen_state.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "uriscan/dedup.h"
+#include "uriscan/key_runs.h"
+
+namespace uriscan {
+namespace {
+
+class StateFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/uriscan_state_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+  }
+  void TearDown() override {
+    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string dir_;
+};
+
+std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint64_t> keys;
+  while (keys.size() < n) {
+    for (size_t i = keys.size(); i < n; ++i)
+      if (const uint64_t k = rng()) keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  }
+  return keys;
+}
+
+void WriteRun(const std::string& path, const std::vector<uint64_t>& keys,
+              uint64_t tag = 7) {
+  KeyRunWriter w;
+  ASSERT_TRUE(w.Open(path, tag)) << w.error();
+  for (uint64_t k : keys) w.Add(k);
+  ASSERT_TRUE(w.Finish()) << w.error();
+  ASSERT_EQ(w.keys(), keys.size());
+}
+
+// Decodes a run; false when the reader reports damage.
+bool ReadRun(const std::string& path, std::vector<uint64_t>* keys,
+             std::string* error, uint64_t tag = 7, size_t buffer = 4096) {
+  KeyRunReader r;
+  keys->clear();
+  if (!r.Open(path, tag, buffer)) {
+    *error = r.error();
+    return false;
+  }
+  uint64_t k;
+  while (r.Next(&k)) keys->push_back(k);
+  *error = r.error();
+  return !r.failed();
+}
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void Spit(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_F(StateFiles, KeyRunsRoundTripAtEveryBlockBoundary) {
+  for (size_t n : {0, 1, 2, 4095, 4096, 4097, 8193, 100000}) {
+    const std::vector<uint64_t> keys = RandomKeys(n, n + 1);
+    WriteRun(Path("r"), keys);
+    std::vector<uint64_t> back;
+    std::string error;
+    ASSERT_TRUE(ReadRun(Path("r"), &back, &error)) << n << ": " << error;
+    ASSERT_EQ(back, keys) << n;
+  }
+}
+
+TEST_F(StateFiles, KeyRunsRoundTripSkewedGaps) {
+  // Dense keys (gap 1, Rice parameter 0), huge gaps past the escape, the
+  // extremes of the key space, and a block that mixes both.
+  std::vector<uint64_t> keys;
+  for (uint64_t k = 1; k <= 5000; ++k) keys.push_back(k);
+  for (uint64_t k = uint64_t{1} << 40; keys.size() < 9000; k += 3) keys.push_back(k);
+  keys.push_back(uint64_t{1} << 62);
+  keys.push_back((uint64_t{1} << 62) + 1);
+  keys.push_back(~uint64_t{0} - 1);
+  keys.push_back(~uint64_t{0});
+  WriteRun(Path("r"), keys);
+  std::vector<uint64_t> back;
+  std::string error;
+  ASSERT_TRUE(ReadRun(Path("r"), &back, &error)) << error;
+  EXPECT_EQ(back, keys);
+}
+
+TEST_F(StateFiles, RandomKeysStayWithinTheBytesPerKeyBound) {
+  for (size_t n : {1000, 100000, 1000000}) {
+    WriteRun(Path("r"), RandomKeys(n, 42));
+    struct stat st;
+    ASSERT_EQ(stat(Path("r").c_str(), &st), 0);
+    const double bytes = static_cast<double>(st.st_size);
+    EXPECT_LE(bytes, KeyRunBoundBytes(n)) << n;
+    // and close to the entropy of the gaps: 64 - log2 n + 1.44 bits
+    EXPECT_LE(bytes / n * 8, 64 - std::log2(double(n)) + 1.7 + 400.0 / n) << n;
+  }
+}
+
+TEST_F(StateFiles, EveryFlippedByteOrTruncationIsCaught) {
+  const std::vector<uint64_t> keys = RandomKeys(3000, 9);
+  WriteRun(Path("good"), keys);
+  const std::string good = Slurp(Path("good"));
+  std::mt19937_64 rng(5);
+  for (size_t at = 0; at < good.size(); at += 1 + rng() % 37) {
+    std::string bad = good;
+    bad[at] = static_cast<char>(bad[at] ^ (1 << (rng() % 8)));
+    Spit(Path("bad"), bad);
+    std::vector<uint64_t> back;
+    std::string error;
+    EXPECT_FALSE(ReadRun(Path("bad"), &back, &error)) << "byte " << at;
+    EXPECT_NE(error.find("damaged"), std::string::npos) << error;
+  }
+  for (size_t len : {size_t{0}, size_t{20}, size_t{48}, good.size() / 2,
+                     good.size() - 1}) {
+    Spit(Path("bad"), good.substr(0, len));
+    std::vector<uint64_t> back;
+    std::string error;
+    EXPECT_FALSE(ReadRun(Path("bad"), &back, &error)) << len;
+  }
+  // Another profile's run is refused, not merged into this one's.
+  std::vector<uint64_t> back;
+  std::string error;
+  EXPECT_FALSE(ReadRun(Path("good"), &back, &error, /*tag=*/8));
+}
+
+SeenState::Identity TestIdentity(uint64_t tag = 0x1234) {
+  SeenState::Identity id;
+  id.profile = "scheme";
+  id.version = 1;
+  id.tag = tag;
+  return id;
+}
+
+// One run of the seen-set: `keys` (sorted, distinct) offered in order;
+// returns those that were new.
+std::vector<uint64_t> Day(const std::string& dir,
+                          const std::vector<uint64_t>& keys,
+                          bool commit = true) {
+  SeenState state;
+  std::string error;
+  EXPECT_TRUE(state.OpenForUpdate(dir, TestIdentity(), &error)) << error;
+  EXPECT_TRUE(state.BeginLookups(1 << 20, &error)) << error;
+  std::vector<uint64_t> fresh;
+  for (uint64_t k : keys)
+    if (state.Offer(k)) fresh.push_back(k);
+  EXPECT_TRUE(state.EndLookups(&error)) << error;
+  if (commit) {
+    EXPECT_TRUE(state.Commit(&error)) << error;
+  }
+  return fresh;
+}
+
+TEST_F(StateFiles, LookupsMatchAReferenceSetOverManyRunsAndCompactions) {
+  std::set<uint64_t> seen;
+  std::mt19937_64 rng(11);
+  size_t max_runs = 0;
+  for (int day = 0; day < 24; ++day) {
+    // Half the day's keys were seen before (when there are any).
+    std::set<uint64_t> today;
+    std::vector<uint64_t> old(seen.begin(), seen.end());
+    const size_t n = 2000 + rng() % 3000;
+    while (today.size() < n) {
+      if (!old.empty() && rng() % 2) today.insert(old[rng() % old.size()]);
+      else if (uint64_t k = rng()) today.insert(k);
+    }
+    std::vector<uint64_t> keys(today.begin(), today.end());
+    std::vector<uint64_t> expect;
+    for (uint64_t k : keys)
+      if (!seen.count(k)) expect.push_back(k);
+    ASSERT_EQ(Day(dir_, keys), expect) << "day " << day;
+    seen.insert(keys.begin(), keys.end());
+    SeenState state;
+    std::string error;
+    ASSERT_TRUE(state.OpenForReading(dir_, &error)) << error;
+    ASSERT_EQ(state.keys(), seen.size());
+    ASSERT_TRUE(state.Verify(&error)) << error;
+    max_runs = std::max(max_runs, state.runs().size());
+  }
+  // Geometric compaction: about log2(24) + 1 runs, never one per day.
+  EXPECT_LE(max_runs, 6u);
+  EXPECT_GE(max_runs, 2u);
+}
+
+TEST_F(StateFiles, UncommittedRunLeavesTheStateAsItWas) {
+  const std::vector<uint64_t> a = RandomKeys(5000, 1), b = RandomKeys(5000, 2);
+  Day(dir_, a);
+  const std::string manifest = Slurp(Path("MANIFEST"));
+  EXPECT_EQ(Day(dir_, b, /*commit=*/false), b);
+  EXPECT_EQ(Slurp(Path("MANIFEST")), manifest);
+  EXPECT_EQ(Day(dir_, b), b);  // b is still new
+}
+
+TEST_F(StateFiles, SecondUpdaterIsLockedOut) {
+  SeenState first, second;
+  std::string error;
+  ASSERT_TRUE(first.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
+  EXPECT_FALSE(second.OpenForUpdate(dir_, TestIdentity(), &error));
+  EXPECT_NE(error.find("in use"), std::string::npos) << error;
+}
+
+TEST_F(StateFiles, AnotherProfileIsRefusedWithBothNames) {
+  Day(dir_, RandomKeys(10, 3));
+  SeenState state;
+  std::string error;
+  SeenState::Identity other = TestIdentity(0x9999);
+  other.profile = "crawler";
+  other.tracking = "utm_*";
+  EXPECT_FALSE(state.OpenForUpdate(dir_, other, &error));
+  EXPECT_NE(error.find("'scheme' (version 1)"), std::string::npos) << error;
+  EXPECT_NE(error.find("'crawler' (version 1, tracking utm_*)"),
+            std::string::npos)
+      << error;
+}
+
+TEST_F(StateFiles, LeftoversOfAKilledRunAreRemoved) {
+  Day(dir_, RandomKeys(100, 4));
+  Spit(Path("run-000099.keys"), "partial");
+  Spit(Path("run-000100.keys.tmp"), "partial");
+  Spit(Path("MANIFEST.tmp"), "partial");
+  Spit(Path("notes.txt"), "the user's own file");
+  SeenState state;
+  std::string error;
+  ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
+  struct stat st;
+  EXPECT_NE(stat(Path("run-000099.keys").c_str(), &st), 0);
+  EXPECT_NE(stat(Path("run-000100.keys.tmp").c_str(), &st), 0);
+  EXPECT_NE(stat(Path("MANIFEST.tmp").c_str(), &st), 0);
+  EXPECT_EQ(stat(Path("notes.txt").c_str(), &st), 0);
+}
+
+TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {
+  Day(dir_, RandomKeys(40000, 5));  // several blocks, past one buffer
+  const std::string manifest = Slurp(Path("MANIFEST"));
+  std::string run_name = manifest.substr(manifest.find("run run-") + 4, 15);
+  const std::string run = Slurp(Path(run_name));
+  auto open_fails = [&](const char* what) {
+    SeenState state;
+    std::string error;
+    EXPECT_FALSE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << what;
+    EXPECT_NE(error.find("damaged"), std::string::npos) << what << ": " << error;
+  };
+  // A truncated run, a missing one, a manifest altered or gone.
+  Spit(Path(run_name), run.substr(0, run.size() - 3));
+  open_fails("truncated run");
+  ASSERT_EQ(unlink(Path(run_name).c_str()), 0);
+  open_fails("missing run");
+  Spit(Path(run_name), run);
+  std::string altered = manifest;
+  altered[manifest.find("keys ") + 5] ^= 1;
+  Spit(Path("MANIFEST"), altered);
+  open_fails("altered manifest");
+  ASSERT_EQ(unlink(Path("MANIFEST").c_str()), 0);
+  open_fails("no manifest");
+  Spit(Path("MANIFEST"), manifest);
+  // A flipped payload byte passes the size checks; the lookups catch it.
+  std::string flipped = run;
+  flipped[run.size() - 10] ^= 0x10;
+  Spit(Path(run_name), flipped);
+  SeenState state;
+  std::string error;
+  ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
+  ASSERT_TRUE(state.BeginLookups(1 << 20, &error)) << error;
+  state.Offer(1);  // one early key: the rest is skipped, but hashed
+  EXPECT_FALSE(state.EndLookups(&error));
+  EXPECT_NE(error.find("damaged"), std::string::npos) << error;
+}
+
+TEST(DedupTest, DeferAllAndAFilterGiveFirstOccurrencesOfNewKeys) {
+  // Keys 1..9 repeated; the filter says the even ones were seen before.
+  for (size_t memory : {size_t{1} << 20, size_t{4096}}) {
+    Dedup::Options o;
+    o.memory_bytes = memory;
+    o.defer_all = true;
+    Dedup d(o);
+    std::vector<uint64_t> keys;
+    for (int i = 0; i < 3000; ++i) keys.push_back(1 + (i * 7919) % 9);
+    for (uint64_t k : keys) ASSERT_EQ(d.Add(k), Dedup::Verdict::kDeferred);
+    std::vector<uint64_t> offered;
+    std::vector<bool> first;
+    std::string error;
+    ASSERT_TRUE(d.Finish(&first, &error, [&](uint64_t k) {
+      offered.push_back(k);
+      return k % 2 == 1;
+    })) << error;
+    EXPECT_EQ(offered, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    std::set<uint64_t> met;
+    for (size_t j = 0; j < keys.size(); ++j) {
+      const bool expect = keys[j] % 2 == 1 && met.insert(keys[j]).second;
+      ASSERT_EQ(first[j], expect) << j;
+    }
+    EXPECT_EQ(d.distinct(), 5u);
+    EXPECT_EQ(d.filtered(), 4u);
+  }
+}
+
+}  // namespace
+}  // namespace uriscan
