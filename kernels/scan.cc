@@ -102,7 +102,7 @@ HWY_INLINE V64 FirstWord(const uint64_t* HWY_RESTRICT masks, int k,
 // Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
 // NW-word windows: rows j.. of `rows`, `whole` unless padded.
 template <size_t NW>
-HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
+HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
                       const uint64_t* HWY_RESTRICT masks, uint32_t base,
                       const RowSet& rows, size_t j, const uint32_t* b,
                       const uint32_t* e, bool whole,
@@ -193,6 +193,30 @@ HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
     cols.flags[r] = out_flags[i];
     cols.error_kind[r] = out_error[i];
     cols.error_offset[r] = 0;
+  }
+}
+
+// The step for the common 64-byte windows is inlined into the loop; the
+// wider ones are calls, so their many live registers do not make the
+// compiler spill in the common step.
+template <size_t NW>
+HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
+                            const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                            const RowSet& rows, size_t j, const uint32_t* b,
+                            const uint32_t* e, bool whole,
+                            const kernels::SpanColumns& cols) {
+  GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+}
+template <size_t NW>
+HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
+                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                      const RowSet& rows, size_t j, const uint32_t* b,
+                      const uint32_t* e, bool whole,
+                      const kernels::SpanColumns& cols) {
+  if (NW == 1) {
+    GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+  } else {
+    WideGroup<NW>(data, masks, base, rows, j, b, e, whole, cols);
   }
 }
 
