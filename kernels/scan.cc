@@ -251,7 +251,7 @@ void ScanRows(const uint8_t* HWY_RESTRICT data,
       const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
                               hn::PromoteTo(d, hn::LoadU(d32, b)));
       const size_t over64 = hn::CountTrue(d, Less(K(64), len));
-      if (over64 > 1) {
+      if (over64 > 0) {
         if (!hn::AllFalse(d, Less(K(128), len))) {
           Group<4>(data, masks, base, rows, j, b, e, whole, cols);
         } else {
