@@ -69,7 +69,7 @@ struct ScanScratch {
   uint32_t* row_end;
 };
 inline constexpr size_t kScratchMaskWords = kMaskStride * kNumClasses;
-inline constexpr size_t kScratchRowEntries = kWindowBytes + 1;
+inline constexpr size_t kScratchRowEntries = kWindowBytes + 8;
 
 // Fills every column for the `count` references [offsets[i], offsets[i+1])
 // of `data`. Reads no byte at or past data + offsets[count]. Rows it cannot

@@ -311,6 +311,12 @@ void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t base,
   }
 }
 
+// The position of the lowest set bit, 64 for none (tzcnt where BMI is).
+HWY_INLINE uint32_t LowestBitOr64(uint64_t bits) {
+  return bits ? static_cast<uint32_t>(hwy::Num0BitsBelowLS1Bit_Nonzero64(bits))
+              : 64u;
+}
+
 // A row for the scalar parser alone.
 HWY_INLINE void LeaveToScalar(const kernels::SpanColumns& cols, size_t row,
                               uint32_t b, uint32_t e) {
@@ -358,21 +364,38 @@ size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
     const size_t base = pos & ~size_t{63};
     const size_t window_end = HWY_MIN(size, base + kernels::kWindowBytes);
     ClassifyWindow<true>(data + base, window_end - base, scratch.masks);
-    // Rows from the newline mask; a "\r" before the "\n" is left out.
-    size_t n = 0, line = pos;
+    // The newlines from pos on, four per block without a branch per line
+    // (simdjson's flattening), more in a loop; then as many rows as fit.
+    uint32_t* ends = scratch.line_end;
     const uint64_t* newlines = scratch.masks + kNewline * kMaskStride;
     const size_t blocks = (window_end - base + 63) / 64;
-    for (size_t k = (pos - base) / 64; k < blocks && row + n < capacity; ++k) {
+    const size_t first = (pos - base) / 64;
+    size_t n = 0;
+    for (size_t k = first; k < blocks; ++k) {
       uint64_t bits = newlines[k];
-      if (k == (pos - base) / 64) bits &= ~uint64_t{0} << ((pos - base) & 63);
-      for (; bits != 0 && row + n < capacity; bits &= bits - 1) {
-        const size_t nl = base + k * 64 + hwy::Num0BitsBelowLS1Bit_Nonzero64(bits);
-        scratch.line_begin[n] = static_cast<uint32_t>(line);
-        scratch.line_end[n] = static_cast<uint32_t>(
-            nl > line && data[nl - 1] == '\r' ? nl - 1 : nl);
-        ++n;
-        line = nl + 1;
+      if (k == first) bits &= ~uint64_t{0} << ((pos - base) & 63);
+      const uint32_t at = static_cast<uint32_t>(base + k * 64);
+      const size_t count = hwy::PopCount(bits);
+      for (size_t i = 0; i < 4; ++i) {
+        ends[n + i] = at + LowestBitOr64(bits);
+        bits &= bits - 1;
       }
+      for (size_t i = 4; i < count; ++i) {
+        ends[n + i] = at + LowestBitOr64(bits);
+        bits &= bits - 1;
+      }
+      n += count;
+    }
+    n = HWY_MIN(n, capacity - row);
+    // Each row ends at its "\n", or at a "\r" just before it.
+    size_t line = pos;
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t nl = ends[i];
+      const bool nonempty = nl > line;
+      const bool cr = data[nl - nonempty] == '\r';  // data[nl] is '\n'
+      scratch.line_begin[i] = static_cast<uint32_t>(line);
+      ends[i] = nl - (nonempty && cr);
+      line = nl + size_t{1};
     }
     if (window_end == size && line < size && row + n < capacity) {
       scratch.line_begin[n] = static_cast<uint32_t>(line);  // no "\n" at the end
