@@ -154,6 +154,9 @@ HWY_INLINE Bits<NW> Up1(const Bits<NW>& a) {
 // More than one bit set.
 template <size_t NW>
 HWY_INLINE M64 Several(const Bits<NW>& a) {
+  if (NW == 1) {  // x & (x - 1) clears the lowest bit
+    return hn::Ne(hn::And(a.w[0], hn::Sub(a.w[0], K(1))), hn::Zero(D64()));
+  }
   return Any(AndNot(BitAt<NW>(First(a)), a));
 }
 
