@@ -147,8 +147,8 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
 
   // Results, in lanes, then into the columns.
   HWY_ALIGN uint32_t out[12][kMax];
-  HWY_ALIGN uint16_t out_flags[kMax];
-  HWY_ALIGN uint8_t out_error[kMax];
+  HWY_ALIGN uint16_t out_flags[kMax] = {0};
+  HWY_ALIGN uint8_t out_error[kMax] = {0};  // (GCC 12 -O2 warns otherwise)
   uint32_t* const dst[12] = {
       cols.uri_begin, cols.scheme_end, cols.authority_begin,
       cols.userinfo_end, cols.host_begin, cols.host_end, cols.port_begin,
