@@ -90,7 +90,8 @@ HWY_INLINE V64 First(const Bits<NW>& a) {
 // x86 vector shifts by 64 or more give 0 (vpsllvq, and psllq lane by
 // lane), which makes the two helpers below two operations a word there.
 #undef URISCAN_WIDE_SHIFTS_ARE_ZERO
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+// (Not the emulated targets: their shifts are C++ shifts.)
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
 #define URISCAN_WIDE_SHIFTS_ARE_ZERO 1
 #else
 #define URISCAN_WIDE_SHIFTS_ARE_ZERO 0
