@@ -3,8 +3,11 @@
 #include "src/cli/input.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -18,6 +21,8 @@ LineReader::LineReader(size_t chunk_bytes, size_t max_line_bytes)
 LineReader::~LineReader() { Close(); }
 
 void LineReader::Close() {
+  mapping_.reset();  // chunks still in flight keep their own reference
+  mapped_size_ = 0;
   if (owns_fd_ && fd_ >= 0) ::close(fd_);
   fd_ = -1;
   owns_fd_ = false;
@@ -38,7 +43,58 @@ bool LineReader::Open(const std::string& path, std::string* error) {
     return false;
   }
   owns_fd_ = true;
+  Map();
   return true;
+}
+
+bool LineReader::Map() {
+  struct stat st;
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+    return false;
+  const size_t size = static_cast<size_t>(st.st_size);
+  void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd_, 0);
+  if (p == MAP_FAILED) return false;  // read() it instead
+  ::madvise(p, size, MADV_SEQUENTIAL);
+  mapping_ = std::shared_ptr<const void>(
+      p, [size](const void* q) { ::munmap(const_cast<void*>(q), size); });
+  mapped_size_ = size;
+  return true;
+}
+
+LineReader::Status LineReader::Next(Lines* out) {
+  if (mapping_) return NextMapped(out);
+  out->mapping.reset();
+  const Status st = Next(&out->storage);
+  out->text = out->storage;
+  return st;
+}
+
+// As Next() on the mapped bytes: whole lines up to the last "\n" of the
+// next chunk; a line longer than a chunk whole; the last line without "\n".
+LineReader::Status LineReader::NextMapped(Lines* out) {
+  out->mapping = mapping_;
+  out->text = {};
+  const char* data = static_cast<const char*>(mapping_.get());
+  if (begin_ >= mapped_size_) return Status::kEnd;
+  const char* p = data + begin_;
+  const size_t left = mapped_size_ - begin_;
+  const size_t take = std::min(chunk_, left);
+  if (const void* last = ::memrchr(p, '\n', take)) {
+    const size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
+    out->text = std::string_view(p, n);
+    begin_ += n;
+    bytes_read_ += n;
+    return Status::kLines;
+  }
+  const void* nl = std::memchr(p + take, '\n', left - take);
+  const size_t line = nl ? static_cast<size_t>(static_cast<const char*>(nl) - p)
+                         : left;
+  const size_t n = nl ? line + 1 : left;
+  begin_ += n;
+  bytes_read_ += n;
+  if (line > max_line_) return Status::kTooLongLine;
+  out->text = std::string_view(p, n);
+  return Status::kLines;
 }
 
 bool LineReader::Fill() {

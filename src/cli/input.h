@@ -4,14 +4,27 @@
 #define URISCAN_SRC_CLI_INPUT_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace uriscan {
 namespace cli {
 
+// A run of whole lines handed out by LineReader: `text`, which points into
+// `mapping` (a regular file, mapped read-only: no copy) or into `storage`
+// (a pipe or a terminal, read into it). Either stays valid as long as this
+// object does, whatever the reader does next.
+struct Lines {
+  std::string_view text;
+  std::string storage;
+  std::shared_ptr<const void> mapping;
+};
+
 // Reads a stream in chunks and hands out batches of whole lines. Memory stays
-// below about 2 * chunk + max_line bytes whatever the input size. A line
+// below about 2 * chunk + max_line bytes whatever the input size (a regular
+// file is mapped, not read, so its bytes stay in the page cache). A line
 // longer than max_line is not kept: it comes out alone as kTooLongLine (its
 // bytes are skipped up to the next "\n"), so line numbering never shifts.
 class LineReader {
@@ -30,6 +43,8 @@ class LineReader {
   // (kTooLongLine, `*lines` empty); the end (kEnd); or an I/O error (kError,
   // message in error()).
   Status Next(std::string* lines);
+  // The same into `*out`, without a copy when the input is a mapped file.
+  Status Next(Lines* out);
   const std::string& error() const { return error_; }
   // Bytes consumed so far from this stream.
   size_t bytes_read() const { return bytes_read_; }
@@ -37,6 +52,8 @@ class LineReader {
  private:
   bool Fill();  // reads more; false on EOF or error
   void Close();
+  bool Map();  // maps a regular file of fd_; false to read it instead
+  Status NextMapped(Lines* out);
 
   int fd_ = -1;
   bool owns_fd_ = false;
@@ -48,6 +65,8 @@ class LineReader {
   size_t begin_ = 0, end_ = 0;
   size_t bytes_read_ = 0;
   std::string error_;
+  std::shared_ptr<const void> mapping_;  // the whole file, when mapped
+  size_t mapped_size_ = 0;
 };
 
 }  // namespace cli

@@ -535,7 +535,7 @@ struct Diagnostic {
 };
 
 struct Chunk {
-  std::string lines;  // raw, as read; rows are scanned where they lie
+  Lines input;  // raw, as read (or mapped); rows are scanned where they lie
   bool too_long_line = false;
   bool starts_file = false;  // line numbers start again from 1 here
   // The number of the chunk's first line, for the records that carry one
@@ -574,8 +574,8 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   // One scanner (its scratch) per worker thread.
   thread_local Scanner scanner;
   const auto t0 = std::chrono::steady_clock::now();
-  if (c->too_long_line) c->lines.clear();  // one empty row stands in
-  const bool scanned = scanner.ScanLines(c->lines, &c->spans);
+  if (c->too_long_line) c->input.text = {};  // one empty row stands in
+  const bool scanned = scanner.ScanLines(c->input.text, &c->spans);
   (void)scanned;  // a chunk is far below 4 GiB
   if (c->too_long_line) {
     c->spans.Resize(1);
@@ -584,10 +584,10 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   c->totals.scan_seconds = std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - t0)
                                .count();
-  c->totals.bytes = c->lines.size();
+  c->totals.bytes = c->input.text.size();
   // The rows, for the stages after the scan: they read the bytes where the
   // spans point.
-  const Batch rows{c->lines.data(), nullptr, c->spans.size()};
+  const Batch rows{c->input.text.data(), nullptr, c->spans.size()};
   // mimalloc heaps belong to the thread that made them: one arena per
   // worker thread, reused chunk after chunk.
   thread_local NormalizedBatch normalized;
@@ -602,7 +602,7 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
     fingerprinter.Batch64(rows, c->spans, &c->keys);
   }
   c->rows = c->spans.size();
-  const char* data = c->lines.data();
+  const char* data = c->input.text.data();
   if (opt.command == Command::kValidate && !c->too_long_line &&
       !AnyLongerThan(c->spans, opt.max_line)) {
     // validate writes only diagnostics: count the columns, then visit the
@@ -779,7 +779,7 @@ int Run(const Options& opt) {
       for (size_t i = 0; i < c.rows; ++i) {
         if (c.keys[i] == 0 && opt.on_error == OnError::kSkip) continue;
         // An over-long line is not held in memory: an empty line stands in.
-        std::string_view line = c.spans.Row(i, c.lines.data()).text();
+        std::string_view line = c.spans.Row(i, c.input.text.data()).text();
         if (c.too_long_line || line.size() > opt.max_line) line = {};
         dedup->Row(c.keys[i], line, &out.buffer());
       }
@@ -824,7 +824,7 @@ int Run(const Options& opt) {
       if (stopped) break;
       const size_t slot = pool.Acquire();
       Chunk& c = chunks[slot];
-      const LineReader::Status st = reader.Next(&c.lines);
+      const LineReader::Status st = reader.Next(&c.input);
       if (st == LineReader::Status::kEnd || st == LineReader::Status::kError) {
         pool.Release(slot);
         if (st == LineReader::Status::kError) {
@@ -846,7 +846,7 @@ int Run(const Options& opt) {
       c.name = name;
       if (numbered_records) {
         c.first_line = lines_read + 1;
-        lines_read += c.too_long_line ? 1 : CountLines(c.lines);
+        lines_read += c.too_long_line ? 1 : CountLines(c.input.text);
       }
       pool.Submit(slot, [&] { ProcessChunk(opt, fingerprinter, &c); });
     }
