@@ -64,7 +64,9 @@ struct WordSource {
   }
 };
 
-template <size_t NW>
+// Class k's bits from each row's first byte on; past the row's end
+// cleared when kClip.
+template <size_t NW, bool kClip = true>
 HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
                            const WordSource<NW>& src, V64 shift, V64 back,
                            const Bits<NW>& inside) {
@@ -80,9 +82,8 @@ HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
   for (size_t j = 0; j < NW; ++j) {
     const V64 next = src.Word(column, j + 1, t0, t1, d);
     // A funnel shift: the row's first byte becomes bit 0.
-    r.w[j] = hn::And(hn::Or(hn::Shr(word, shift),
-                            hn::ShiftLeft<1>(hn::Shl(next, back))),
-                     inside.w[j]);
+    r.w[j] = hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
+    if (kClip) r.w[j] = hn::And(r.w[j], inside.w[j]);
     word = next;
   }
   return r;
@@ -134,9 +135,14 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
     src.index[w] = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
   }
   Windows<NW> win;
-  for (int k : {kStop, kColon, kSlash, kQuery, kHash, kAt, kPercent, kDigit,
-                kDot, kUpper, kNotScheme}) {
+  for (int k : {kStop, kColon, kSlash, kQuery, kHash, kPercent}) {
     win.c[k] = Window<NW>(masks, k, src, shift, back, inside);
+  }
+  // These are only read inside ranges that end within the row (authority,
+  // host, port, path, scheme), so the next row's bits past its end do no
+  // harm: no mask needed.
+  for (int k : {kAt, kDigit, kDot, kUpper, kNotScheme}) {
+    win.c[k] = Window<NW, false>(masks, k, src, shift, back, inside);
   }
   const V64 not_alpha = hn::Shr(FirstWord(masks, kNotAlpha, src), shift);
   const Structure s = Structurize(

@@ -69,11 +69,17 @@ HWY_INLINE V64 LowestBit(V64 x) {
 #else
   // That bit alone, converted to double, is 2^i: i is in the exponent.
   // (A population count is a dozen operations on targets without one.)
-  const hn::RebindToSigned<D64> di;
   const hn::Repartition<double, D64> df;
   const V64 bit = hn::And(x, hn::Sub(hn::Zero(D64()), x));
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+  // Unsigned, so 2^63 has no sign bit to mask off.
+  const V64 f = hn::BitCast(D64(), hn::ConvertTo(df, bit));
+  return hn::Sub(hn::ShiftRight<52>(f), K(1023));
+#else
+  const hn::RebindToSigned<D64> di;
   const V64 f = hn::BitCast(D64(), hn::ConvertTo(df, hn::BitCast(di, bit)));
   return hn::Sub(hn::And(hn::ShiftRight<52>(f), K(0x7FF)), K(1023));
+#endif
 #endif
 }
 
