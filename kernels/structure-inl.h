@@ -241,9 +241,12 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   s.host_begin = hn::IfThenElse(has_authority, h, pos);
   s.host_end = hn::IfThenElse(has_authority, c, pos);
   s.port_begin = hn::IfThenElse(has_port, hn::Add(c, K(1)), s.host_end);
-  // The path, up to the first '?' or '#' (section 3.3).
+  // The path, up to the first '?' or '#' (section 3.3). Neither can come
+  // earlier (a scheme ends at the first of ":/?#", an authority at the
+  // first of "/?#"), so that is the first of the whole row, found without
+  // waiting for the scheme and authority.
   const V64 path_begin = hn::IfThenElse(has_authority, a_end, pos);
-  const V64 path_end = MinPos(First(AndNot(Below<NW>(path_begin), query)), len);
+  const V64 path_end = MinPos(First(query), len);
   s.path_begin = path_begin;
   s.path_end = path_end;
   // A "." or ".." segment: it starts the path or follows a '/', and a '/'
@@ -259,7 +262,7 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   // Query up to the first '#', fragment after it; no second '#'.
   const M64 has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
   s.query_begin = hn::IfThenElse(has_query, hn::Add(path_end, K(1)), path_end);
-  const Bits<NW> hashes = AndNot(Below<NW>(s.query_begin), hash);
+  const Bits<NW>& hashes = hash;  // all after the path, as above
   const M64 has_fragment = Any(hashes);
   s.fragment_begin =
       hn::IfThenElse(has_fragment, hn::Add(First(hashes), K(1)), len);
