@@ -268,10 +268,15 @@ uint32_t RowRisks(const Row& row) {
       r |= risks::kUserinfoHostLike;
   }
   if (f & flags::kHasAuthority) {
-    const uint32_t begin = row.host_begin();
-    r |= HostRisks(s.substr(begin, row.host_end() - begin),
-                   static_cast<HostKind>((f & flags::kHostKindMask) >>
-                                         flags::kHostKindShift));
+    const uint32_t begin = row.host_begin(), end = row.host_end();
+    const auto kind = static_cast<HostKind>((f & flags::kHostKindMask) >>
+                                            flags::kHostKindShift);
+    // Most hosts are reg-names that no IPv4 reading can accept: one that
+    // can starts with a digit or a '%' (checked here, before the call).
+    const bool plain_name =
+        kind == HostKind::kRegName &&
+        (begin == end || !(Is(s[begin], chars::kDigit) || s[begin] == '%'));
+    if (!plain_name) r |= HostRisks(s.substr(begin, end - begin), kind);
   }
   if (f & flags::kHasPort) {
     const uint32_t begin = row.port_begin(), end = row.path_begin();
