@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+// Stage 2's driver, per target: the rows of one stage-1 window, N per step
+// in vector lanes, on 64-, 128- and 256-byte windows of their masks.
+// Included once per target, by kernels/scan.cc.
+#if defined(URISCAN_KERNELS_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef URISCAN_KERNELS_ROWS_INL_H_
+#undef URISCAN_KERNELS_ROWS_INL_H_
+#else
+#define URISCAN_KERNELS_ROWS_INL_H_
+#endif
+
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "kernels/kernels.h"
+#include "kernels/structure-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace uriscan {
+namespace HWY_NAMESPACE {
+
+// Error-kind value, inside a scan only: the row is longer than the window
+// it was tried on, and goes on to a wider one.
+inline constexpr uint8_t kLonger = 0xFE;
+
+// Rows [0, n) with bounds b[j], e[j] (offsets from data), their masks in
+// the window that starts at data + base. Row j is written to output row
+// out0 + j, or to out_row[j] when that is given.
+struct RowSet {
+  const uint32_t* b;
+  const uint32_t* e;
+  size_t n;
+  size_t out0;
+  const uint32_t* out_row;
+};
+
+// Where the words of a group's windows come from. When the group's rows lie
+// within 2N blocks (N lanes), each class's words are two vector loads and
+// lane permutes; otherwise they are gathered.
+template <size_t NW>
+struct WordSource {
+  using VI = hn::Vec<hn::RebindToSigned<D64>>;
+  using Index = decltype(hn::IndicesFromVec(D64(), hn::Zero(D64())));
+  bool near;
+  size_t first_block;
+  VI block;            // gathers: each lane's first block
+  V64 at[NW + 1];      // permutes: block + w - first_block, below 2N
+  Index index[NW + 1]; // ... modulo N
+  M64 low[NW + 1];     // ... and whether that is below N
+
+  template <class D>
+  HWY_INLINE V64 Word(const uint64_t* HWY_RESTRICT column, size_t w, V64 t0,
+                      V64 t1, D d) const {
+    if (!near) return hn::GatherIndex(d, column + w, block);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
+    // AVX-512 looks up a 16-entry table in one instruction (vpermt2q),
+    // which Highway 1.0.3 does not offer: three operations become one.
+    (void)d;
+    return V64{_mm512_permutex2var_epi64(t0.raw, at[w].raw, t1.raw)};
+#else
+    return hn::IfThenElse(low[w], hn::TableLookupLanes(t0, index[w]),
+                          hn::TableLookupLanes(t1, index[w]));
+#endif
+  }
+};
+
+// Class k's bits from each row's first byte on; past the row's end
+// cleared when kClip.
+template <size_t NW, bool kClip = true>
+HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
+                           const WordSource<NW>& src, V64 shift, V64 back,
+                           const Bits<NW>& inside) {
+  const D64 d;
+  const uint64_t* column = masks + k * kMaskStride;
+  V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
+  if (src.near) {
+    t0 = hn::LoadU(d, column + src.first_block);
+    t1 = hn::LoadU(d, column + src.first_block + hn::Lanes(d));
+  }
+  V64 word = src.Word(column, 0, t0, t1, d);
+  Bits<NW> r;
+  for (size_t j = 0; j < NW; ++j) {
+    const V64 next = src.Word(column, j + 1, t0, t1, d);
+    // A funnel shift: the row's first byte becomes bit 0.
+    r.w[j] = hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
+    if (kClip) r.w[j] = hn::And(r.w[j], inside.w[j]);
+    word = next;
+  }
+  return r;
+}
+
+// Class k's word of each row's first block (bit `shift` is its first byte).
+template <size_t NW>
+HWY_INLINE V64 FirstWord(const uint64_t* HWY_RESTRICT masks, int k,
+                         const WordSource<NW>& src) {
+  const D64 d;
+  const uint64_t* column = masks + k * kMaskStride;
+  if (!src.near) return src.Word(column, 0, hn::Zero(d), hn::Zero(d), d);
+  return src.Word(column, 0, hn::LoadU(d, column + src.first_block),
+                  hn::LoadU(d, column + src.first_block + hn::Lanes(d)), d);
+}
+
+// Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
+// NW-word windows: rows j.. of `rows`, `whole` unless padded.
+template <size_t NW>
+HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
+                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                      const RowSet& rows, size_t j, const uint32_t* b,
+                      const uint32_t* e, bool whole,
+                      const kernels::SpanColumns& cols) {
+  const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
+  const hn::Rebind<uint16_t, D64> d16;
+  const hn::Rebind<uint8_t, D64> d8;
+  const hn::RebindToSigned<D64> di;
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  const size_t N = hn::Lanes(d);
+  const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
+  const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
+  const V64 rel = hn::Sub(begin, K(base));
+  const auto block = hn::BitCast(di, hn::ShiftRight<6>(rel));
+  const V64 shift = hn::And(rel, K(63));
+  const V64 back = hn::Sub(K(63), shift);
+  const V64 len = hn::Sub(end, begin);
+  const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
+  WordSource<NW> src;
+  src.first_block = (b[0] - base) >> 6;
+  src.near = ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
+  src.block = block;
+  const V64 from = hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block));
+  for (size_t w = 0; w <= NW; ++w) {
+    const V64 at = hn::Add(from, K(w));
+    src.at[w] = at;
+    src.low[w] = Less(at, K(N));
+    src.index[w] = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
+  }
+  Windows<NW> win;
+  for (int k : {kStop, kColon, kSlash, kQuery, kHash, kPercent}) {
+    win.c[k] = Window<NW>(masks, k, src, shift, back, inside);
+  }
+  // These are only read inside ranges that end within the row (authority,
+  // host, port, path, scheme), so the next row's bits past its end do no
+  // harm: no mask needed.
+  for (int k : {kAt, kDigit, kDot, kUpper, kNotScheme}) {
+    win.c[k] = Window<NW, false>(masks, k, src, shift, back, inside);
+  }
+  const V64 not_alpha = hn::Shr(FirstWord(masks, kNotAlpha, src), shift);
+  const Structure s = Structurize(
+      win, len, hn::Ne(hn::And(not_alpha, K(1)), hn::Zero(d)));
+  const M64 longer = Less(K(64 * NW), len);
+  const V64 error = hn::IfThenElse(
+      longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
+
+  // Results, in lanes, then into the columns.
+  HWY_ALIGN uint32_t out[12][kMax];
+  HWY_ALIGN uint16_t out_flags[kMax] = {0};
+  HWY_ALIGN uint8_t out_error[kMax] = {0};  // (GCC 12 -O2 warns otherwise)
+  uint32_t* const dst[12] = {
+      cols.uri_begin, cols.scheme_end, cols.authority_begin,
+      cols.userinfo_end, cols.host_begin, cols.host_end, cols.port_begin,
+      cols.path_begin, cols.path_end, cols.query_begin, cols.fragment_begin,
+      cols.uri_end};
+  const V64 values[12] = {K(0), s.scheme_end, s.authority_begin,
+                          s.userinfo_end, s.host_begin, s.host_end,
+                          s.port_begin, s.path_begin, s.path_end,
+                          s.query_begin, s.fragment_begin, len};
+  const bool direct = whole && rows.out_row == nullptr;
+  const size_t row = rows.out0 + j;
+  for (int c = 0; c < 12; ++c) {
+    const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
+    hn::StoreU(v, d32, direct ? dst[c] + row : out[c]);
+  }
+  uint16_t* flags = direct ? cols.flags + row : out_flags;
+  hn::StoreU(hn::TruncateTo(d16, s.flags), d16, flags);
+  hn::StoreU(hn::TruncateTo(d8, error), d8,
+             direct ? cols.error_kind + row : out_error);
+  if (direct) hn::StoreU(hn::Zero(d32), d32, cols.error_offset + row);
+
+  // A host that starts with a digit may be an IPv4address.
+  if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(longer, s.ipv4)))) {
+    uint8_t lanes[8] = {0};
+    hn::StoreMaskBits(d, hn::AndNot(longer, s.ipv4), lanes);
+    HWY_ALIGN uint64_t h[kMax], c[kMax];
+    hn::Store(s.host_begin, d, h);
+    hn::Store(s.host_end, d, c);
+    for (size_t i = 0; i < N; ++i) {
+      if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
+      if (IsDottedQuad(data + b[i] + h[i], c[i] - h[i])) {
+        flags[i] |= static_cast<uint16_t>(
+            static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift);
+      }
+    }
+  }
+  if (direct) return;
+  const size_t valid = whole ? N : rows.n - j;
+  for (size_t i = 0; i < valid; ++i) {
+    const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
+    for (int c = 0; c < 12; ++c) dst[c][r] = out[c][i];
+    cols.flags[r] = out_flags[i];
+    cols.error_kind[r] = out_error[i];
+    cols.error_offset[r] = 0;
+  }
+}
+
+// The step for the common 64-byte windows is inlined into the loop; the
+// wider ones are calls, so their many live registers do not make the
+// compiler spill in the common step.
+template <size_t NW>
+HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
+                            const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                            const RowSet& rows, size_t j, const uint32_t* b,
+                            const uint32_t* e, bool whole,
+                            const kernels::SpanColumns& cols) {
+  GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+}
+template <size_t NW>
+HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
+                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                      const RowSet& rows, size_t j, const uint32_t* b,
+                      const uint32_t* e, bool whole,
+                      const kernels::SpanColumns& cols) {
+  if (NW == 1) {
+    GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+  } else {
+    WideGroup<NW>(data, masks, base, rows, j, b, e, whole, cols);
+  }
+}
+
+// Stage 2, N rows per step, each step on the narrowest window that all of
+// its rows fit (so a corpus of long rows does not try 64 bytes first);
+// a step whose rows are mixed takes 64 bytes, and leaves the longer rows.
+template <size_t NW>
+inline void ScanRows(const uint8_t* HWY_RESTRICT data,
+              const uint64_t* HWY_RESTRICT masks, uint32_t base,
+              const RowSet& rows, const kernels::SpanColumns& cols) {
+  const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  const size_t N = hn::Lanes(d);
+  for (size_t j = 0; j < rows.n; j += N) {
+    // The last step pads with empty rows; its results go through a copy.
+    HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
+    const uint32_t* b = rows.b + j;
+    const uint32_t* e = rows.e + j;
+    const bool whole = j + N <= rows.n;
+    if (!whole) {
+      // Empty rows at the last row's start keep the starts in order.
+      const size_t last = rows.n - 1 - j;
+      for (size_t i = 0; i < N; ++i) {
+        pad_b[i] = i <= last ? b[i] : b[last];
+        pad_e[i] = i <= last ? e[i] : b[last];
+      }
+      b = pad_b;
+      e = pad_e;
+    }
+    if (NW == 1) {
+      const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
+                              hn::PromoteTo(d, hn::LoadU(d32, b)));
+      const size_t over64 = hn::CountTrue(d, Less(K(64), len));
+      if (over64 > 0) {
+        if (!hn::AllFalse(d, Less(K(128), len))) {
+          Group<4>(data, masks, base, rows, j, b, e, whole, cols);
+        } else {
+          Group<2>(data, masks, base, rows, j, b, e, whole, cols);
+        }
+        continue;
+      }
+    }
+    Group<NW>(data, masks, base, rows, j, b, e, whole, cols);
+  }
+}
+
+// Keeps the rows of `in` whose error kind says kLonger, as a RowSet over
+// the scratch's row arrays (which `in` may already use).
+HWY_INLINE RowSet Longer(const RowSet& in, const kernels::ScanScratch& s,
+                         const kernels::SpanColumns& cols) {
+  size_t t = 0;
+  if (in.out_row == nullptr) {  // contiguous rows: memchr skips the others
+    const uint8_t* kinds = cols.error_kind + in.out0;
+    for (const void* at = std::memchr(kinds, kLonger, in.n); at != nullptr;) {
+      const size_t j = static_cast<size_t>(static_cast<const uint8_t*>(at) - kinds);
+      s.rows[t] = static_cast<uint32_t>(in.out0 + j);
+      s.row_begin[t] = in.b[j];
+      s.row_end[t] = in.e[j];
+      ++t;
+      at = std::memchr(kinds + j + 1, kLonger, in.n - j - 1);
+    }
+    return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
+  }
+  for (size_t j = 0; j < in.n; ++j) {
+    const uint32_t r = static_cast<uint32_t>(in.out_row ? in.out_row[j] : in.out0 + j);
+    if (cols.error_kind[r] != kLonger) continue;
+    const uint32_t b = in.b[j], e = in.e[j];
+    s.rows[t] = r;
+    s.row_begin[t] = b;
+    s.row_end[t] = e;
+    ++t;
+  }
+  return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
+}
+
+// Stage 2 on 64-byte windows, then the longer rows on 128 and 256; rows
+// longer still go to the scalar parser.
+inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t base,
+                    const RowSet& rows, const kernels::ScanScratch& scratch,
+                    const kernels::SpanColumns& cols) {
+  ScanRows<1>(data, masks, base, rows, cols);
+  const RowSet r128 = Longer(rows, scratch, cols);
+  if (r128.n == 0) return;
+  ScanRows<2>(data, masks, base, r128, cols);
+  const RowSet r256 = Longer(r128, scratch, cols);
+  if (r256.n == 0) return;
+  ScanRows<4>(data, masks, base, r256, cols);
+  for (size_t j = 0; j < r256.n; ++j) {
+    uint8_t& kind = cols.error_kind[r256.out_row[j]];
+    if (kind == kLonger) kind = kernels::kNeedsScalar;
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace uriscan
+HWY_AFTER_NAMESPACE();
+
+#endif  // include guard
