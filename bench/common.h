@@ -43,6 +43,28 @@ inline void Report(benchmark::State& state, const Corpus& c) {
   Report(state, c.batch);
 }
 
+// A peer's benchmark: `accepts(row)` on every row of the corpus, per
+// iteration. The count it accepts is reported; with `must_accept`, a peer
+// that accepts nothing on a corpus with valid rows is reported as broken.
+template <class Accepts>
+void RunPeer(benchmark::State& state, const Corpus& c, bool must_accept,
+             Accepts accepts) {
+  const uriscan::Batch b = c.batch.view();
+  auto count = [&] {
+    size_t accepted = 0;
+    for (size_t i = 0; i < b.count; ++i) accepted += accepts(b.Get(i)) ? 1 : 0;
+    return accepted;
+  };
+  const size_t accepted = count();
+  if (must_accept && accepted == 0 && c.valid > 0) {
+    state.SkipWithError("the peer accepted nothing");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(count());
+  state.counters["accepted"] = static_cast<double>(accepted);
+  Report(state, c);
+}
+
 // BM_Normalize, BM_Resolve and their peers for one corpus (bm_transform.cc).
 void RegisterTransformBenchmarks(const Corpus* c);
 // BM_Fingerprint, BM_Dedup and the one-at-a-time reference (bm_dedup.cc).

@@ -152,21 +152,23 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
       longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
 
   // Results, in lanes, then into the columns.
-  HWY_ALIGN uint32_t out[12][kMax];
+  // The columns in URISCAN_SPAN_BOUNDARIES order, each as an offset from
+  // the row's start.
+#define URISCAN_COLUMN(name) +1
+  constexpr int kColumns = 0 URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN);
+#undef URISCAN_COLUMN
+  HWY_ALIGN uint32_t out[kColumns][kMax];
   HWY_ALIGN uint16_t out_flags[kMax] = {0};
   HWY_ALIGN uint8_t out_error[kMax] = {0};  // (GCC 12 -O2 warns otherwise)
-  uint32_t* const dst[12] = {
-      cols.uri_begin, cols.scheme_end, cols.authority_begin,
-      cols.userinfo_end, cols.host_begin, cols.host_end, cols.port_begin,
-      cols.path_begin, cols.path_end, cols.query_begin, cols.fragment_begin,
-      cols.uri_end};
-  const V64 values[12] = {K(0), s.scheme_end, s.authority_begin,
-                          s.userinfo_end, s.host_begin, s.host_end,
-                          s.port_begin, s.path_begin, s.path_end,
-                          s.query_begin, s.fragment_begin, len};
+#define URISCAN_COLUMN(name) cols.name,
+  uint32_t* const dst[kColumns] = {URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN)};
+#undef URISCAN_COLUMN
+#define URISCAN_COLUMN(name) s.name,
+  const V64 values[kColumns] = {K(0), URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN) len};
+#undef URISCAN_COLUMN
   const bool direct = whole && rows.out_row == nullptr;
   const size_t row = rows.out0 + j;
-  for (int c = 0; c < 12; ++c) {
+  for (int c = 0; c < kColumns; ++c) {
     const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
     hn::StoreU(v, d32, direct ? dst[c] + row : out[c]);
   }
@@ -195,16 +197,16 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   const size_t valid = whole ? N : rows.n - j;
   for (size_t i = 0; i < valid; ++i) {
     const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
-    for (int c = 0; c < 12; ++c) dst[c][r] = out[c][i];
+    for (int c = 0; c < kColumns; ++c) dst[c][r] = out[c][i];
     cols.flags[r] = out_flags[i];
     cols.error_kind[r] = out_error[i];
     cols.error_offset[r] = 0;
   }
 }
 
-// The step for the common 64-byte windows is inlined into the loop; the
-// wider ones are calls, so their many live registers do not make the
-// compiler spill in the common step.
+// The step for the common 64-byte windows is inlined into the loop (see
+// ScanRows); the wider ones are calls, so their many live registers do not
+// make the compiler spill in the common step.
 template <size_t NW>
 HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
                             const uint64_t* HWY_RESTRICT masks, uint32_t base,
@@ -213,19 +215,6 @@ HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
                             const kernels::SpanColumns& cols) {
   GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
 }
-template <size_t NW>
-HWY_INLINE void Group(const uint8_t* HWY_RESTRICT data,
-                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
-                      const RowSet& rows, size_t j, const uint32_t* b,
-                      const uint32_t* e, bool whole,
-                      const kernels::SpanColumns& cols) {
-  if (NW == 1) {
-    GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
-  } else {
-    WideGroup<NW>(data, masks, base, rows, j, b, e, whole, cols);
-  }
-}
-
 // Stage 2, N rows per step, each step on the narrowest window that all of
 // its rows fit (so a corpus of long rows does not try 64 bytes first);
 // a step whose rows are mixed takes 64 bytes, and leaves the longer rows.
@@ -259,14 +248,18 @@ inline void ScanRows(const uint8_t* HWY_RESTRICT data,
       const size_t over64 = hn::CountTrue(d, Less(K(64), len));
       if (over64 > 0) {
         if (!hn::AllFalse(d, Less(K(128), len))) {
-          Group<4>(data, masks, base, rows, j, b, e, whole, cols);
+          WideGroup<4>(data, masks, base, rows, j, b, e, whole, cols);
         } else {
-          Group<2>(data, masks, base, rows, j, b, e, whole, cols);
+          WideGroup<2>(data, masks, base, rows, j, b, e, whole, cols);
         }
         continue;
       }
     }
-    Group<NW>(data, masks, base, rows, j, b, e, whole, cols);
+    if (NW == 1) {
+      GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+    } else {
+      WideGroup<NW>(data, masks, base, rows, j, b, e, whole, cols);
+    }
   }
 }
 

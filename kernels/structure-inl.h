@@ -37,24 +37,25 @@ HWY_INLINE M64 Less(V64 a, V64 b) {
 }
 HWY_INLINE V64 MinPos(V64 a, V64 b) { return hn::IfThenElse(Less(a, b), a, b); }
 
-template <size_t NW>
-HWY_INLINE Bits<NW> And(const Bits<NW>& a, const Bits<NW>& b) {
+// f applied word by word.
+template <size_t NW, class F>
+HWY_INLINE Bits<NW> EachWord(const Bits<NW>& a, const Bits<NW>& b, F f) {
   Bits<NW> r;
-  for (size_t j = 0; j < NW; ++j) r.w[j] = hn::And(a.w[j], b.w[j]);
+  for (size_t j = 0; j < NW; ++j) r.w[j] = f(a.w[j], b.w[j]);
   return r;
 }
 template <size_t NW>
+HWY_INLINE Bits<NW> And(const Bits<NW>& a, const Bits<NW>& b) {
+  return EachWord(a, b, [](V64 x, V64 y) { return hn::And(x, y); });
+}
+template <size_t NW>
 HWY_INLINE Bits<NW> Or(const Bits<NW>& a, const Bits<NW>& b) {
-  Bits<NW> r;
-  for (size_t j = 0; j < NW; ++j) r.w[j] = hn::Or(a.w[j], b.w[j]);
-  return r;
+  return EachWord(a, b, [](V64 x, V64 y) { return hn::Or(x, y); });
 }
 // ~a & b
 template <size_t NW>
 HWY_INLINE Bits<NW> AndNot(const Bits<NW>& a, const Bits<NW>& b) {
-  Bits<NW> r;
-  for (size_t j = 0; j < NW; ++j) r.w[j] = hn::AndNot(a.w[j], b.w[j]);
-  return r;
+  return EachWord(a, b, [](V64 x, V64 y) { return hn::AndNot(x, y); });
 }
 template <size_t NW>
 HWY_INLINE M64 Any(const Bits<NW>& a) {
@@ -175,8 +176,9 @@ struct Windows {
 
 // Row values of the whole group, relative to each URI's start.
 struct Structure {
-  V64 scheme_end, authority_begin, userinfo_end, host_begin, host_end,
-      port_begin, path_begin, path_end, query_begin, fragment_begin;
+#define URISCAN_LANE_BOUNDARY(name) V64 name;
+  URISCAN_INNER_BOUNDARIES(URISCAN_LANE_BOUNDARY)
+#undef URISCAN_LANE_BOUNDARY
   V64 flags;
   M64 slow;     // the scalar parser settles it (error, IP literal, ...)
   M64 ipv4;     // the host starts with a digit: dotted-quad check needed

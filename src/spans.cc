@@ -135,11 +135,11 @@ kernels::SpanColumns Columns(ComponentSpans* s) {
 }
 
 // The rows the fast path left (errors, IP literals, long rows), through the
-// scalar parser, from row `from` on.
-void SettleRest(const char* data, size_t from, ComponentSpans* spans) {
+// scalar parser.
+void SettleRest(const char* data, ComponentSpans* spans) {
   const uint8_t* kinds = spans->error_kind.data();
   const size_t n = spans->size();
-  for (size_t i = from; i < n; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     // The rows left are few: memchr finds the next one.
     const void* next = std::memchr(kinds + i, kernels::kNeedsScalar, n - i);
     if (next == nullptr) break;
@@ -174,7 +174,7 @@ void Scanner::Scan(const Batch& batch, ComponentSpans* spans) {
   kernels::ScanBatch(reinterpret_cast<const uint8_t*>(batch.data),
                      batch.offsets, batch.count, scratch_->view(),
                      Columns(spans));
-  SettleRest(batch.data, 0, spans);
+  SettleRest(batch.data, spans);
 }
 
 bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans) {
@@ -195,7 +195,7 @@ bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans) {
     capacity *= 2;
   }
   spans->Resize(rows);
-  SettleRest(text.data(), 0, spans);
+  SettleRest(text.data(), spans);
   return true;
 }
 

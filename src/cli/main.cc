@@ -413,9 +413,6 @@ void CountColumns(const ComponentSpans& s, Totals* t) {
     query += (f & flags::kHasQuery) != 0;
     fragment += (f & flags::kHasFragment) != 0;
     authority += (f & flags::kHasAuthority) != 0;
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const uint16_t f = s.flags[i];
     if (f & flags::kHasAuthority)
       ++by_host[(f & flags::kHostKindMask) >> flags::kHostKindShift];
     if (s.error_kind[i] != 0) ++t->by_error[s.error_kind[i]];

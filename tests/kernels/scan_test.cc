@@ -61,18 +61,9 @@ class ExactBatch {
     const std::vector<uint32_t>* b;
   };
   const Col cols[] = {
-      {"uri_begin", &fast.uri_begin, &oracle.uri_begin},
-      {"scheme_end", &fast.scheme_end, &oracle.scheme_end},
-      {"authority_begin", &fast.authority_begin, &oracle.authority_begin},
-      {"userinfo_end", &fast.userinfo_end, &oracle.userinfo_end},
-      {"host_begin", &fast.host_begin, &oracle.host_begin},
-      {"host_end", &fast.host_end, &oracle.host_end},
-      {"port_begin", &fast.port_begin, &oracle.port_begin},
-      {"path_begin", &fast.path_begin, &oracle.path_begin},
-      {"path_end", &fast.path_end, &oracle.path_end},
-      {"query_begin", &fast.query_begin, &oracle.query_begin},
-      {"fragment_begin", &fast.fragment_begin, &oracle.fragment_begin},
-      {"uri_end", &fast.uri_end, &oracle.uri_end},
+#define URISCAN_COL(name) {#name, &fast.name, &oracle.name},
+      URISCAN_SPAN_BOUNDARIES(URISCAN_COL)
+#undef URISCAN_COL
       {"error_offset", &fast.error_offset, &oracle.error_offset}};
   for (size_t i = 0; i < fast.size(); ++i) {
     std::string diff;
