@@ -165,8 +165,8 @@ struct Scanner::Scratch {
   }
 };
 
-Scanner::Scanner() : scratch_(new Scratch) {}
-Scanner::~Scanner() { delete scratch_; }
+Scanner::Scanner() : scratch_(std::make_unique<Scratch>()) {}
+Scanner::~Scanner() = default;
 
 void Scanner::Scan(const Batch& batch, ComponentSpans* spans) {
   spans->Resize(batch.count);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -126,7 +127,7 @@ class Scanner {
 
  private:
   struct Scratch;
-  Scratch* scratch_;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 // Scanner::Scan() on a scanner of the calling thread's own (created on the
