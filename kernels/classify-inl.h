@@ -43,23 +43,62 @@ alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
 inline constexpr uint8_t kADigit = 0x01, kAUpper = 0x06, kAAlpha = 0x1E,
                          kAScheme = 0x3F, kAHex = 0x41;
 
-// The four tables, loaded once per window (one 16-byte copy per 128 bits).
-struct NibbleTables {
+// The four tables and the single-byte classes' bytes, set up once per
+// window and kept in registers across its blocks.
+struct ClassVectors {
 #if HWY_TARGET != HWY_SCALAR
-  hn::Vec<hn::ScalableTag<uint8_t>> a_low, a_high, b_low, b_high;
+  using V = hn::Vec<hn::ScalableTag<uint8_t>>;
+  V a_low, a_high, b_low, b_high, nibble;
+  V colon, slash, question, hash, at, percent, dot, newline;
+  V digit, upper, scheme, alpha, hexdig;
 #endif
 };
-HWY_INLINE NibbleTables LoadNibbleTables() {
-  NibbleTables t;
+HWY_INLINE ClassVectors LoadClassVectors() {
+  ClassVectors t;
 #if HWY_TARGET != HWY_SCALAR
   const hn::ScalableTag<uint8_t> d;
   t.a_low = hn::LoadDup128(d, kTableALow);
   t.a_high = hn::LoadDup128(d, kTableAHigh);
   t.b_low = hn::LoadDup128(d, kTableBLow);
   t.b_high = hn::LoadDup128(d, kTableBHigh);
+  t.nibble = hn::Set(d, 15);
+  t.colon = hn::Set(d, ':');
+  t.slash = hn::Set(d, '/');
+  t.question = hn::Set(d, '?');
+  t.hash = hn::Set(d, '#');
+  t.at = hn::Set(d, '@');
+  t.percent = hn::Set(d, '%');
+  t.dot = hn::Set(d, '.');
+  t.newline = hn::Set(d, '\n');
+  t.digit = hn::Set(d, kADigit);
+  t.upper = hn::Set(d, kAUpper);
+  t.scheme = hn::Set(d, kAScheme);
+  t.alpha = hn::Set(d, kAAlpha);
+  t.hexdig = hn::Set(d, kAHex);
 #endif
   return t;
 }
+
+#if HWY_TARGET != HWY_SCALAR
+// The lanes of a that hold any bit of `bits`, and those that hold none: one
+// vptestmb / vptestnmb on AVX-512 (Highway's TestBit wants every bit).
+template <class V>
+HWY_INLINE auto AnyBit(V a, V bits) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  return hn::Mask512<uint8_t>{_mm512_test_epi8_mask(a.raw, bits.raw)};
+#else
+  return hn::Ne(hn::And(a, bits), hn::Zero(hn::DFromV<V>()));
+#endif
+}
+template <class V>
+HWY_INLINE auto NoBit(V a, V bits) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  return hn::Mask512<uint8_t>{_mm512_testn_epi8_mask(a.raw, bits.raw)};
+#else
+  return hn::Eq(hn::And(a, bits), hn::Zero(hn::DFromV<V>()));
+#endif
+}
+#endif
 
 // ORs the bits of mask m (lanes of d) into *word at bit lane0.
 template <class D, class M>
@@ -73,16 +112,18 @@ HWY_INLINE void AddBits(D d, M m, size_t lane0, uint64_t* word) {
   *word |= bits << lane0;
 }
 
-// The classes of the 64 bytes at p (all readable), kStop without its '%'
-// part, and the HEXDIG mask that part needs (see PercentTriplets).
+// The classes of the 64 bytes at p (all readable) into block j's words
+// (masks[k * kMaskStride]), kStop without its '%' part, and the HEXDIG
+// mask that part needs (see PercentWithoutHex).
 template <bool kLines>
 HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
-                              const NibbleTables& tables, BlockMasks& out,
-                              uint64_t* hex) {
+                              const ClassVectors& t,
+                              uint64_t* HWY_RESTRICT masks, uint64_t* hex) {
+  BlockMasks out;
   for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
   *hex = 0;
 #if HWY_TARGET == HWY_SCALAR
-  (void)tables;
+  (void)t;
   // One lane: a 16-byte table lookup is not available, so bytes go one by
   // one through the same rectangles.
   for (size_t i = 0; i < 64; ++i) {
@@ -108,36 +149,32 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
 #else
   const hn::ScalableTag<uint8_t> d;
   const size_t n = hn::Lanes(d);
-  const auto zero = hn::Zero(d);
-  const NibbleTables& t = tables;
-  const auto nibble = hn::Set(d, 15);
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
-    const auto lo = hn::And(v, nibble);
-    const auto hi = hn::And(hn::ShiftRight<4>(v), nibble);
+    const auto lo = hn::And(v, t.nibble);
+    const auto hi = hn::And(hn::ShiftRight<4>(v), t.nibble);
     const auto a = hn::And(hn::TableLookupBytes(t.a_low, lo),
                            hn::TableLookupBytes(t.a_high, hi));
     const auto b = hn::And(hn::TableLookupBytes(t.b_low, lo),
                            hn::TableLookupBytes(t.b_high, hi));
-    auto eq = [&](char c) { return hn::Eq(v, hn::Set(d, static_cast<uint8_t>(c))); };
-    auto any = [&](uint8_t bits) { return hn::Ne(hn::And(a, hn::Set(d, bits)), zero); };
-    const auto hash = eq('#');
-    AddBits(d, hn::Eq(b, zero), i, &out[kStop]);
-    AddBits(d, eq(':'), i, &out[kColon]);
-    AddBits(d, eq('/'), i, &out[kSlash]);
-    AddBits(d, hn::Or(eq('?'), hash), i, &out[kQuery]);
+    const auto hash = hn::Eq(v, t.hash);
+    AddBits(d, hn::Eq(b, hn::Zero(d)), i, &out[kStop]);
+    AddBits(d, hn::Eq(v, t.colon), i, &out[kColon]);
+    AddBits(d, hn::Eq(v, t.slash), i, &out[kSlash]);
+    AddBits(d, hn::Or(hn::Eq(v, t.question), hash), i, &out[kQuery]);
     AddBits(d, hash, i, &out[kHash]);
-    AddBits(d, eq('@'), i, &out[kAt]);
-    AddBits(d, eq('%'), i, &out[kPercent]);
-    AddBits(d, any(kADigit), i, &out[kDigit]);
-    AddBits(d, eq('.'), i, &out[kDot]);
-    AddBits(d, any(kAUpper), i, &out[kUpper]);
-    AddBits(d, hn::Not(any(kAScheme)), i, &out[kNotScheme]);
-    AddBits(d, hn::Not(any(kAAlpha)), i, &out[kNotAlpha]);
-    if (kLines) AddBits(d, eq('\n'), i, &out[kNewline]);
-    AddBits(d, any(kAHex), i, hex);
+    AddBits(d, hn::Eq(v, t.at), i, &out[kAt]);
+    AddBits(d, hn::Eq(v, t.percent), i, &out[kPercent]);
+    AddBits(d, AnyBit(a, t.digit), i, &out[kDigit]);
+    AddBits(d, hn::Eq(v, t.dot), i, &out[kDot]);
+    AddBits(d, AnyBit(a, t.upper), i, &out[kUpper]);
+    AddBits(d, NoBit(a, t.scheme), i, &out[kNotScheme]);
+    AddBits(d, NoBit(a, t.alpha), i, &out[kNotAlpha]);
+    if (kLines) AddBits(d, hn::Eq(v, t.newline), i, &out[kNewline]);
+    AddBits(d, AnyBit(a, t.hexdig), i, hex);
   }
 #endif
+  for (int k = 0; k < kNumClasses; ++k) masks[k * kMaskStride] = out[k];
 }
 
 // pct-encoded = "%" HEXDIG HEXDIG (RFC 3986 section 2.1): the '%' bits of a
@@ -152,38 +189,40 @@ HWY_INLINE uint64_t PercentWithoutHex(uint64_t pct, uint64_t hex,
 
 // Stage 1 over data[0, size), at most kWindowBytes: class k's mask of block
 // j at masks[k * kMaskStride + j], bits past `size` clear, then kPadBlocks
-// blocks of zeros. kNewline is left zero unless kLines. The last partial block goes through a zeroed stack copy,
-// so nothing past `size` is read.
+// blocks of zeros. kNewline is left zero unless kLines. The whole blocks
+// are read in place; the last partial one goes through a zeroed stack copy
+// after the loop (no call inside it, so the class vectors stay in
+// registers), and nothing past `size` is read.
 template <bool kLines>
 HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
                                uint64_t* HWY_RESTRICT masks) {
-  const size_t blocks = (size + 63) / 64;
-  const NibbleTables tables = LoadNibbleTables();
+  const size_t whole = size / 64, blocks = (size + 63) / 64;
+  const ClassVectors t = LoadClassVectors();
   uint64_t prev_hex = 0;
-  for (size_t j = 0; j < blocks; ++j) {
-    BlockMasks block;
-    uint64_t hex;
-    if ((j + 1) * 64 <= size) {
-      ClassifyBlock<kLines>(data + j * 64, tables, block, &hex);
-    } else {
-      HWY_ALIGN uint8_t tail[64] = {0};
-      std::memcpy(tail, data + j * 64, size - j * 64);
-      ClassifyBlock<kLines>(tail, tables, block, &hex);
-      const uint64_t keep = (uint64_t{1} << (size - j * 64)) - 1;
-      for (int k = 0; k < kNumClasses; ++k) block[k] &= keep;
-      hex &= keep;
-    }
-    for (int k = 0; k < kNumClasses; ++k) masks[k * kMaskStride + j] = block[k];
+  // Settles block j - 1's '%' bits once block j's HEXDIG bits are known.
+  auto settle = [&](size_t j, uint64_t hex) {
     if (j > 0) {
       masks[kStop * kMaskStride + j - 1] |= PercentWithoutHex(
           masks[kPercent * kMaskStride + j - 1], prev_hex, hex);
     }
     prev_hex = hex;
+  };
+  for (size_t j = 0; j < whole; ++j) {
+    uint64_t hex;
+    ClassifyBlock<kLines>(data + j * 64, t, masks + j, &hex);
+    settle(j, hex);
   }
-  if (blocks > 0) {
-    masks[kStop * kMaskStride + blocks - 1] |= PercentWithoutHex(
-        masks[kPercent * kMaskStride + blocks - 1], prev_hex, 0);
+  if (whole < blocks) {
+    HWY_ALIGN uint8_t tail[64] = {0};
+    const size_t rest = size - whole * 64;
+    std::memcpy(tail, data + whole * 64, rest);
+    uint64_t hex;
+    ClassifyBlock<kLines>(tail, t, masks + whole, &hex);
+    const uint64_t keep = (uint64_t{1} << rest) - 1;
+    for (int k = 0; k < kNumClasses; ++k) masks[k * kMaskStride + whole] &= keep;
+    settle(whole, hex & keep);
   }
+  settle(blocks, 0);
   for (int k = 0; k < kNumClasses; ++k) {
     std::memset(masks + k * kMaskStride + blocks, 0,
                 kPadBlocks * sizeof(uint64_t));
