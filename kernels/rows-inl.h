@@ -81,8 +81,14 @@ HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
   Bits<NW> r;
   for (size_t j = 0; j < NW; ++j) {
     const V64 next = src.Word(column, j + 1, t0, t1, d);
-    // A funnel shift: the row's first byte becomes bit 0.
+    // A funnel shift: the row's first byte becomes bit 0 (one vpshrdvq
+    // with AVX-512 VBMI2).
+#if HWY_TARGET == HWY_AVX3_DL
+    (void)back;
+    r.w[j] = V64{_mm512_shrdv_epi64(word.raw, next.raw, shift.raw)};
+#else
     r.w[j] = hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
+#endif
     if (kClip) r.w[j] = hn::And(r.w[j], inside.w[j]);
     word = next;
   }

@@ -87,11 +87,24 @@ HWY_INLINE V64 LowestBit(V64 x) {
 // The lowest set bit's position; 64 * NW when none is set.
 template <size_t NW>
 HWY_INLINE V64 First(const Bits<NW>& a) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // VPOPCNTDQ counts the trailing zeros in three operations, 64 for a zero
+  // word, so no word needs a compare and a blend of its own.
+  auto trailing_zeros = [](V64 x) {
+    return hn::PopulationCount(hn::AndNot(x, hn::Sub(x, K(1))));
+  };
+  V64 r = hn::Add(trailing_zeros(a.w[NW - 1]), K(64 * (NW - 1)));
+  for (size_t j = NW - 1; j-- > 0;) {
+    const V64 t = trailing_zeros(a.w[j]);
+    r = hn::IfThenElse(Less(t, K(64)), hn::Add(t, K(64 * j)), r);
+  }
+#else
   V64 r = K(64 * NW);
   for (size_t j = NW; j-- > 0;) {
     r = hn::IfThenElse(hn::Ne(a.w[j], hn::Zero(D64())),
                        hn::Add(LowestBit(a.w[j]), K(64 * j)), r);
   }
+#endif
   return r;
 }
 // x86 vector shifts by 64 or more give 0 (vpsllvq, and psllq lane by
