@@ -47,6 +47,7 @@ struct WordSource {
   V64 at[NW + 1];      // permutes: block + w - first_block, below 2N
   Index index[NW + 1]; // ... modulo N
   M64 low[NW + 1];     // ... and whether that is below N
+  uint32_t lane_block[HWY_MAX_BYTES / 8];  // each lane's first block (AVX2)
 
   template <class D>
   HWY_INLINE V64 Word(const uint64_t* HWY_RESTRICT column, size_t w, V64 t0,
@@ -66,12 +67,48 @@ struct WordSource {
 
 // Class k's bits from each row's first byte on; past the row's end
 // cleared when kClip.
+#if HWY_TARGET == HWY_AVX2
+// AVX2 has no 64-bit lane permute by vector: each of the 4 lanes loads its
+// words in 16-byte pairs where they lie, and two unpacks transpose them
+// (words[w] is word w of every lane's window), whatever the rows' spread.
+// Reads at most NW + 1 words past a lane's first block: within the
+// kPadBlocks zero blocks.
+template <size_t NW>
+HWY_INLINE void LaneWords(const uint64_t* HWY_RESTRICT column,
+                          const uint32_t* lane_block, V64* words) {
+  auto pair = [&](size_t lane, size_t w) {
+    return _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(column + lane_block[lane] + w));
+  };
+  for (size_t w = 0; w <= NW; w += 2) {
+    const __m256i lanes02 =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(pair(0, w)), pair(2, w), 1);
+    const __m256i lanes13 =
+        _mm256_inserti128_si256(_mm256_castsi128_si256(pair(1, w)), pair(3, w), 1);
+    words[w] = V64{_mm256_unpacklo_epi64(lanes02, lanes13)};
+    words[w + 1] = V64{_mm256_unpackhi_epi64(lanes02, lanes13)};
+  }
+}
+#endif
+
 template <size_t NW, bool kClip = true>
 HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
                            const WordSource<NW>& src, V64 shift, V64 back,
                            const Bits<NW>& inside) {
   const D64 d;
   const uint64_t* column = masks + k * kMaskStride;
+#if HWY_TARGET == HWY_AVX2
+  V64 words[NW + 2];
+  LaneWords<NW>(column, src.lane_block, words);
+  Bits<NW> lane_bits;
+  for (size_t j = 0; j < NW; ++j) {
+    lane_bits.w[j] = hn::Or(hn::Shr(words[j], shift),
+                            hn::ShiftLeft<1>(hn::Shl(words[j + 1], back)));
+    if (kClip) lane_bits.w[j] = hn::And(lane_bits.w[j], inside.w[j]);
+  }
+  (void)d;
+  return lane_bits;
+#endif
   V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
   if (src.near) {
     t0 = hn::LoadU(d, column + src.first_block);
@@ -101,6 +138,12 @@ HWY_INLINE V64 FirstWord(const uint64_t* HWY_RESTRICT masks, int k,
                          const WordSource<NW>& src) {
   const D64 d;
   const uint64_t* column = masks + k * kMaskStride;
+#if HWY_TARGET == HWY_AVX2
+  V64 words[2];
+  LaneWords<0>(column, src.lane_block, words);
+  (void)d;
+  return words[0];
+#endif
   if (!src.near) return src.Word(column, 0, hn::Zero(d), hn::Zero(d), d);
   return src.Word(column, 0, hn::LoadU(d, column + src.first_block),
                   hn::LoadU(d, column + src.first_block + hn::Lanes(d)), d);
@@ -133,6 +176,7 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   src.first_block = (b[0] - base) >> 6;
   src.near = ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
   src.block = block;
+  for (size_t i = 0; i < N && i < kMax; ++i) src.lane_block[i] = (b[i] - base) >> 6;
   const V64 from = hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block));
   for (size_t w = 0; w <= NW; ++w) {
     const V64 at = hn::Add(from, K(w));

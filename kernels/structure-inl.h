@@ -84,15 +84,39 @@ HWY_INLINE V64 LowestBit(V64 x) {
 #endif
 }
 
+// Where a population count is cheap, the trailing zeros of x are the ones
+// of ~x & (x - 1), which is 64 for x = 0: First needs no compare and blend
+// per word. VPOPCNTDQ does it in one operation; SSSE3 to AVX2 count the
+// nibbles with a table lookup and add the bytes of each lane with psadbw.
+#undef URISCAN_CHEAP_TRAILING_ZEROS
+#if HWY_TARGET == HWY_AVX3_DL || HWY_TARGET == HWY_AVX2 || \
+    HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
+#define URISCAN_CHEAP_TRAILING_ZEROS 1
+alignas(16) inline constexpr uint8_t kNibbleOnes[16] = {0, 1, 1, 2, 1, 2, 2, 3,
+                                                        1, 2, 2, 3, 2, 3, 3, 4};
+HWY_INLINE V64 TrailingZeros(V64 x) {
+  const V64 m = hn::AndNot(x, hn::Sub(x, K(1)));
+#if HWY_TARGET == HWY_AVX3_DL
+  return hn::PopulationCount(m);
+#else
+  const hn::Repartition<uint8_t, D64> d8;
+  const auto bytes = hn::BitCast(d8, m);
+  const auto ones = hn::LoadDup128(d8, kNibbleOnes);
+  const auto low = hn::And(bytes, hn::Set(d8, 15));
+  const auto high = hn::ShiftRight<4>(bytes);
+  return hn::SumsOf8(hn::Add(hn::TableLookupBytes(ones, low),
+                             hn::TableLookupBytes(ones, high)));
+#endif
+}
+#else
+#define URISCAN_CHEAP_TRAILING_ZEROS 0
+#endif
+
 // The lowest set bit's position; 64 * NW when none is set.
 template <size_t NW>
 HWY_INLINE V64 First(const Bits<NW>& a) {
-#if HWY_TARGET == HWY_AVX3_DL
-  // VPOPCNTDQ counts the trailing zeros in three operations, 64 for a zero
-  // word, so no word needs a compare and a blend of its own.
-  auto trailing_zeros = [](V64 x) {
-    return hn::PopulationCount(hn::AndNot(x, hn::Sub(x, K(1))));
-  };
+#if URISCAN_CHEAP_TRAILING_ZEROS
+  auto trailing_zeros = [](V64 x) { return TrailingZeros(x); };
   V64 r = hn::Add(trailing_zeros(a.w[NW - 1]), K(64 * (NW - 1)));
   for (size_t j = NW - 1; j-- > 0;) {
     const V64 t = trailing_zeros(a.w[j]);
