@@ -223,6 +223,15 @@ struct Structure {
 
 HWY_INLINE V64 FlagIf(M64 m, uint16_t flag) { return hn::IfThenElseZero(m, K(flag)); }
 
+HWY_INLINE M64 NoLane() { return hn::FirstN(D64(), 0); }
+// Some lane's bits are set: the rare parts of the rules below run only for
+// groups where some row needs them (a branch that is almost always taken
+// the same way).
+template <size_t NW>
+HWY_INLINE bool SomeLane(const Bits<NW>& a) {
+  return !hn::AllFalse(D64(), Any(a));
+}
+
 // The rules of RFC 3986 Appendix A on the windows, for URIs of `len` bytes
 // (at most 64 * NW). `first_not_alpha` says the first byte is no ALPHA.
 template <size_t NW>
@@ -235,11 +244,14 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   Structure s;
   // Bytes allowed nowhere, brackets, a '%' without two HEXDIG: every
   // triplet must also end inside the URI.
-  const Bits<NW> pct = win.c[kPercent];
-  M64 slow = hn::Or(Any(win.c[kStop]),
-                    Any(AndNot(Below<NW>(hn::IfThenElseZero(Less(K(1), len),
-                                                            hn::Sub(len, K(2)))),
-                               pct)));
+  const Bits<NW>& pct = win.c[kPercent];
+  M64 slow = Any(win.c[kStop]);
+  M64 has_pct = NoLane();
+  if (HWY_UNLIKELY(SomeLane(pct))) {
+    has_pct = Any(pct);
+    const V64 last_start = hn::IfThenElseZero(Less(K(1), len), hn::Sub(len, K(2)));
+    slow = hn::Or(slow, Any(AndNot(Below<NW>(last_start), pct)));
+  }
   // scheme ":" when the first of ":/?#" is a ':' (section 3.1, 4.2).
   const V64 first = First(Or(Or(colon, slash), query));
   const M64 has_scheme = Any(And(colon, BitAt<NW>(first)));
@@ -255,18 +267,27 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   const V64 a = hn::Add(pos, K(2));
   const V64 a_end = MinPos(First(AndNot(Below<NW>(a), Or(slash, query))), len);
   const Bits<NW> authority = AndNot(Below<NW>(a), Below<NW>(a_end));
-  const Bits<NW> at = And(win.c[kAt], authority);
-  const M64 has_userinfo = hn::And(has_authority, Any(at));
-  const V64 h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
+  // userinfo "@" (section 3.2.1); a second '@' is in the host, which no
+  // reg-name allows.
+  M64 has_userinfo = NoLane();
+  V64 h = a;
+  if (HWY_UNLIKELY(SomeLane(win.c[kAt]))) {
+    const Bits<NW> at = And(win.c[kAt], authority);
+    has_userinfo = hn::And(has_authority, Any(at));
+    h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
+    slow = hn::Or(slow, hn::And(has_authority, Several(at)));
+  }
   const Bits<NW> host_port = AndNot(Below<NW>(h), authority);
+  // ":" port, and the port is *DIGIT (section 3.2.3).
   const Bits<NW> port_colon = And(colon, host_port);
-  const M64 has_port = hn::And(has_authority, Any(port_colon));
-  const V64 c = MinPos(First(port_colon), a_end);
-  const Bits<NW> port = AndNot(Below<NW>(hn::Add(c, K(1))), authority);
-  // A second '@' is in the host; the port is *DIGIT (section 3.2.3).
-  slow = hn::Or(slow, hn::And(has_authority,
-                              hn::Or(Several(at), hn::And(has_port, Any(AndNot(
-                                  win.c[kDigit], port))))));
+  M64 has_port = NoLane();
+  V64 c = a_end;
+  if (HWY_UNLIKELY(SomeLane(port_colon))) {
+    has_port = hn::And(has_authority, Any(port_colon));
+    c = MinPos(First(port_colon), a_end);
+    const Bits<NW> port = AndNot(Below<NW>(hn::Add(c, K(1))), authority);
+    slow = hn::Or(slow, hn::And(has_port, Any(AndNot(win.c[kDigit], port))));
+  }
   const Bits<NW> host = AndNot(Below<NW>(h), Below<NW>(c));
   s.ipv4 = hn::AndNot(slow, hn::And(has_authority,
                                     Any(And(win.c[kDigit], And(host, BitAt<NW>(h))))));
@@ -290,22 +311,31 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   s.path_end = path_end;
   // A "." or ".." segment: it starts the path or follows a '/', and a '/'
   // or the path's end follows it.
-  const Bits<NW> dots =
-      And(win.c[kDot], AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
+  M64 has_dot_segment = NoLane();
   const Bits<NW> starts = Or(Up1(slash), BitAt<NW>(path_begin));
-  const Bits<NW> dot = And(And(dots, starts),
-                           Or(Down<1>(slash), BitAt<NW>(hn::Sub(path_end, K(1)))));
-  const Bits<NW> dot_dot =
-      And(And(And(dots, Down<1>(dots)), starts),
-          Or(Down<2>(slash), BitAt<NW>(hn::Sub(path_end, K(2)))));
-  // Query up to the first '#', fragment after it; no second '#'.
-  const M64 has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
+  if (HWY_UNLIKELY(SomeLane(And(win.c[kDot], starts)))) {
+    const Bits<NW> dots =
+        And(win.c[kDot], AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
+    const Bits<NW> dot = And(And(dots, starts),
+                             Or(Down<1>(slash), BitAt<NW>(hn::Sub(path_end, K(1)))));
+    const Bits<NW> dot_dot =
+        And(And(And(dots, Down<1>(dots)), starts),
+            Or(Down<2>(slash), BitAt<NW>(hn::Sub(path_end, K(2)))));
+    has_dot_segment = Any(Or(dot, dot_dot));
+  }
+  // Query up to the first '#', fragment after it; no second '#'. Without
+  // any '#', whatever ends the path is a '?'.
+  M64 has_query = Less(path_end, len);
+  M64 has_fragment = NoLane();
+  s.fragment_begin = len;
+  if (HWY_UNLIKELY(SomeLane(hash))) {
+    has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
+    has_fragment = Any(hash);  // all after the path, as above
+    s.fragment_begin =
+        hn::IfThenElse(has_fragment, hn::Add(First(hash), K(1)), len);
+    slow = hn::Or(slow, Several(hash));
+  }
   s.query_begin = hn::IfThenElse(has_query, hn::Add(path_end, K(1)), path_end);
-  const Bits<NW>& hashes = hash;  // all after the path, as above
-  const M64 has_fragment = Any(hashes);
-  s.fragment_begin =
-      hn::IfThenElse(has_fragment, hn::Add(First(hashes), K(1)), len);
-  slow = hn::Or(slow, Several(hashes));
   s.slow = slow;
   s.flags = hn::Or(
       hn::Or(hn::Or(FlagIf(has_scheme, flags::kHasScheme),
@@ -314,10 +344,10 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
                     FlagIf(has_port, flags::kHasPort))),
       hn::Or(hn::Or(FlagIf(has_query, flags::kHasQuery),
                     FlagIf(has_fragment, flags::kHasFragment)),
-             hn::Or(hn::Or(FlagIf(Any(pct), flags::kHasPctEncoded),
+             hn::Or(hn::Or(FlagIf(has_pct, flags::kHasPctEncoded),
                            FlagIf(Any(And(win.c[kUpper], cased)),
                                   flags::kHasUpperCase)),
-                    FlagIf(Any(Or(dot, dot_dot)), flags::kHasDotSegment))));
+                    FlagIf(has_dot_segment, flags::kHasDotSegment))));
   return s;
 }
 
