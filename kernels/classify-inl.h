@@ -174,7 +174,9 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     AddBits(d, AnyBit(a, t.hexdig), i, hex);
   }
 #endif
-  for (int k = 0; k < kNumClasses; ++k) masks[k * kMaskStride] = out[k];
+  // kNewline is the last class, and written in line mode only.
+  constexpr int kWritten = kLines ? kNumClasses : kNewline;
+  for (int k = 0; k < kWritten; ++k) masks[k * kMaskStride] = out[k];
 }
 
 // pct-encoded = "%" HEXDIG HEXDIG (RFC 3986 section 2.1): the '%' bits of a
@@ -189,7 +191,7 @@ HWY_INLINE uint64_t PercentWithoutHex(uint64_t pct, uint64_t hex,
 
 // Stage 1 over data[0, size), at most kWindowBytes: class k's mask of block
 // j at masks[k * kMaskStride + j], bits past `size` clear, then kPadBlocks
-// blocks of zeros. kNewline is left zero unless kLines. The whole blocks
+// blocks of zeros. kNewline is not written unless kLines. The whole blocks
 // are read in place; the last partial one goes through a zeroed stack copy
 // after the loop (no call inside it, so the class vectors stay in
 // registers), and nothing past `size` is read.
@@ -219,7 +221,8 @@ HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
     uint64_t hex;
     ClassifyBlock<kLines>(tail, t, masks + whole, &hex);
     const uint64_t keep = (uint64_t{1} << rest) - 1;
-    for (int k = 0; k < kNumClasses; ++k) masks[k * kMaskStride + whole] &= keep;
+    for (int k = 0; k < (kLines ? kNumClasses : kNewline); ++k)
+      masks[k * kMaskStride + whole] &= keep;
     settle(whole, hex & keep);
   }
   settle(blocks, 0);
