@@ -185,6 +185,7 @@ const char* uriscan_status_name(uriscan_status status) {
     case URISCAN_TOO_LARGE: return "too-large";
     case URISCAN_OUT_OF_MEMORY: return "out-of-memory";
     case URISCAN_INTERNAL_ERROR: return "internal-error";
+    case URISCAN_STATUS_MAX_ENUM: break;
   }
   return nullptr;
 }

@@ -46,7 +46,11 @@ typedef enum uriscan_status {
   URISCAN_TOO_LARGE = 4,
   URISCAN_OUT_OF_MEMORY = 5,
   /* A bug: an unexpected exception inside the library. */
-  URISCAN_INTERNAL_ERROR = 6
+  URISCAN_INTERNAL_ERROR = 6,
+  /* Not a status. The *_MAX_ENUM values give each enum the range of a
+     32-bit int, so that any value from 0 up may be passed and is checked
+     (an unknown one is URISCAN_INVALID_ARGUMENT, or a NULL name). */
+  URISCAN_STATUS_MAX_ENUM = 0x7FFFFFFF
 } uriscan_status;
 
 /* The RFC 3986 rule an invalid reference breaks (the values of
@@ -63,7 +67,8 @@ typedef enum uriscan_error_kind {
   URISCAN_ERROR_BAD_PATH = 8,           /* path (3.3) */
   URISCAN_ERROR_BAD_QUERY = 9,          /* query (3.4) */
   URISCAN_ERROR_BAD_FRAGMENT = 10,      /* fragment (3.5) */
-  URISCAN_ERROR_TOO_LONG = 11           /* 2^32 - 1 bytes or more */
+  URISCAN_ERROR_TOO_LONG = 11,          /* 2^32 - 1 bytes or more */
+  URISCAN_ERROR_KIND_MAX_ENUM = 0x7FFFFFFF /* not a kind */
 } uriscan_error_kind;
 #define URISCAN_ERROR_KIND_COUNT 12
 
@@ -73,7 +78,8 @@ typedef enum uriscan_error_kind {
 typedef enum uriscan_profile {
   URISCAN_PROFILE_SYNTAX = 0,
   URISCAN_PROFILE_SCHEME = 1,
-  URISCAN_PROFILE_CRAWLER = 2
+  URISCAN_PROFILE_CRAWLER = 2,
+  URISCAN_PROFILE_MAX_ENUM = 0x7FFFFFFF /* not a profile */
 } uriscan_profile;
 
 /* Bits of the flags column: which components are defined (their delimiter

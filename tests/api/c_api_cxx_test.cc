@@ -156,7 +156,8 @@ TEST(CApiTest, EveryNameMatchesTheCxxOne) {
                  ErrorKindMessage(static_cast<ErrorKind>(k)));
   }
   EXPECT_EQ(uriscan_error_name(static_cast<uriscan_error_kind>(12)), nullptr);
-  EXPECT_EQ(uriscan_error_name(static_cast<uriscan_error_kind>(-1)), nullptr);
+  EXPECT_EQ(uriscan_error_name(URISCAN_ERROR_KIND_MAX_ENUM), nullptr);
+  EXPECT_EQ(uriscan_status_name(URISCAN_STATUS_MAX_ENUM), nullptr);
   for (int p = 0; p < kProfileCount; ++p) {
     const char* name = uriscan_profile_name(static_cast<uriscan_profile>(p));
     EXPECT_STREQ(name, ProfileName(static_cast<Profile>(p)));
