@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 // DispatchedTargetName(): which Highway target the kernels run on.
+#include "uriscan/spans.h"  // the declaration, with its export attribute
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/target_info.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

@@ -72,7 +72,8 @@ void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
                         seed_);
     } else {
       normal.clear();
-      Normalize(spans.Row(i, batch.data), profile_, &normal, options_);
+      (void)Normalize(spans.Row(i, batch.data), profile_, &normal,
+                      options_);  // the row is valid: checked above
       (*keys)[i] = hash(std::string_view(normal), seed_);
     }
   }

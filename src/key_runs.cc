@@ -4,6 +4,8 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+// Header-only, as in fingerprint.cc: xxHash is never a link dependency.
+#define XXH_INLINE_ALL
 #include <xxhash.h>
 
 #include <algorithm>

@@ -3,8 +3,12 @@
 // extras), batch normalization into a mimalloc arena, and the ladder.
 #include "uriscan/normalize.h"
 
+#include <mimalloc.h>
+
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <new>
 
 #include "src/char_class.h"
 #include "uriscan/resolve.h"
@@ -272,7 +276,8 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
 std::string Normalize(std::string_view text, Profile profile,
                       const NormalizeOptions& options) {
   std::string out;
-  Normalize(ParseUriReference(text), profile, &out, options);
+  // An invalid reference appends nothing: "" is the documented answer.
+  (void)Normalize(ParseUriReference(text), profile, &out, options);
   return out;
 }
 
@@ -285,8 +290,8 @@ Rung Compare(std::string_view a, std::string_view b, Profile up_to,
   for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
     na.clear();
     nb.clear();
-    Normalize(ua, p, &na, options);
-    Normalize(ub, p, &nb, options);
+    (void)Normalize(ua, p, &na, options);  // both valid: checked above
+    (void)Normalize(ub, p, &nb, options);
     if (na == nb) return static_cast<Rung>(static_cast<int>(p) + 1);
     if (p == up_to) break;
   }
@@ -296,21 +301,45 @@ Rung Compare(std::string_view a, std::string_view b, Profile up_to,
 // ---------------------------------------------------------------------------
 // Batches.
 
+// The arena behind NormalizedBatch: one mimalloc heap, owned by the thread
+// that made it (mimalloc allows mi_heap_malloc and mi_heap_destroy on that
+// thread only, hence the rule in normalize.h).
+struct NormalizedBatch::Arena {
+  mi_heap_t* heap = mi_heap_new();
+  Arena() {
+    if (heap == nullptr) throw std::bad_alloc();
+  }
+  ~Arena() { mi_heap_destroy(heap); }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  void* Allocate(size_t bytes) {
+    void* p = mi_heap_malloc(heap, bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    return p;
+  }
+  void* Reallocate(void* p, size_t bytes) {
+    void* q = mi_heap_realloc(heap, p, bytes);
+    if (q == nullptr) throw std::bad_alloc();
+    return q;
+  }
+};
+
 NormalizedBatch::NormalizedBatch() = default;
 
-NormalizedBatch::~NormalizedBatch() {
-  if (heap_) mi_heap_destroy(heap_);
-}
+NormalizedBatch::~NormalizedBatch() = default;
 
 void NormalizedBatch::Reset(size_t rows, size_t bytes) {
   // One heap per batch: the previous batch's memory goes at once.
-  if (heap_) mi_heap_destroy(heap_);
-  heap_ = mi_heap_new();
+  arena_.reset();
+  data_ = nullptr;
+  offsets_ = nullptr;
+  count_ = 0;
+  arena_ = std::make_unique<Arena>();
   capacity_ = bytes + bytes / 8 + 64;
-  data_ = static_cast<char*>(mi_heap_malloc(heap_, capacity_));
+  data_ = static_cast<char*>(arena_->Allocate(capacity_));
   size_ = 0;
   offsets_ = static_cast<uint32_t*>(
-      mi_heap_malloc(heap_, (rows + 1) * sizeof(uint32_t)));
+      arena_->Allocate((rows + 1) * sizeof(uint32_t)));
   offsets_[0] = 0;
   count_ = rows;
   copied_ = 0;
@@ -319,7 +348,7 @@ void NormalizedBatch::Reset(size_t rows, size_t bytes) {
 char* NormalizedBatch::Reserve(size_t more) {
   if (size_ + more > capacity_) {
     capacity_ = std::max(capacity_ * 2, size_ + more);
-    data_ = static_cast<char*>(mi_heap_realloc(heap_, data_, capacity_));
+    data_ = static_cast<char*>(arena_->Reallocate(data_, capacity_));
   }
   return data_ + size_;
 }
@@ -387,7 +416,7 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
       }
     } else {
       row.clear();
-      Normalize(s.Row(i, in.data), profile, &row, options);
+      (void)Normalize(s.Row(i, in.data), profile, &row, options);  // valid
       std::memcpy(out->Reserve(row.size()), row.data(), row.size());
       out->size_ += row.size();
       rewritten.push_back(i);

@@ -2,7 +2,8 @@
 # Fails when a source file holds a byte outside printable ASCII, tab and LF.
 file(GLOB_RECURSE sources ${ROOT}/include/*.h ${ROOT}/src/*.cc ${ROOT}/src/*.h
      ${ROOT}/kernels/*.cc ${ROOT}/kernels/*.h ${ROOT}/tests/*.cc
-     ${ROOT}/tests/*.h ${ROOT}/bench/*.cc ${ROOT}/corpus/*.cc)
+     ${ROOT}/tests/*.h ${ROOT}/tests/*.c ${ROOT}/tests/*.tsv
+     ${ROOT}/bench/*.cc ${ROOT}/corpus/*.cc)
 set(bad "")
 foreach(f ${sources})
   file(STRINGS ${f} lines REGEX "[^\t -~]")

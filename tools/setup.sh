@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a job needs, only when some are missing.
-# usage: tools/setup.sh build|test|bench|fuzz
+# usage: tools/setup.sh build|test|bench|fuzz|package
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev)
-test=("${build[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
+# The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
+package=("${build[@]}" gcc binutils)
+test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 case "${1:-}" in
@@ -11,7 +13,8 @@ case "${1:-}" in
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
   bench) want=("${bench[@]}" libgtest-dev nlohmann-json3-dev) ;;
   fuzz) want=("${build[@]}" clang libclang-rt-14-dev) ;;
-  *) echo "usage: $0 build|test|bench|fuzz" >&2; exit 2 ;;
+  package) want=("${package[@]}") ;;
+  *) echo "usage: $0 build|test|bench|fuzz|package" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do

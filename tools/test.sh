@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: the Release-mode suite, then the same suite under
+# The whole test suite: the Release-mode suite, then the packaging test
+# (tools/package-test.sh: install, find_package, pkg-config, the C API from
+# C, a shared build), then the same suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer (a separate Debug build),
 # then the shared CLI contract checker, then a 2-minute differential fuzzing
 # run (clang, libFuzzer). Installs what it needs on Debian 12.
@@ -12,6 +14,9 @@ echo "== build/test (RelWithDebInfo)"
 cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build/test -j2
 ctest --test-dir build/test -j2 --output-on-failure
+
+echo "== packaging: install, find_package, pkg-config, C, shared build"
+bash tools/package-test.sh build/test
 
 echo "== build/asan (Debug, -fsanitize=address,undefined)"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DURISCAN_SANITIZE=ON \

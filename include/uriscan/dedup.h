@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "uriscan/export.h"
+
 namespace uriscan {
 
 // An exact set of nonzero 64-bit keys (fingerprints, which are uniformly
@@ -21,7 +23,7 @@ namespace uriscan {
 // and 8 / (0.8 / 1.5) = 15 bytes per key once past its first table
 // (65,536 slots, 512 KiB, by default). Growing needs the old and the new
 // table at once (2.5x the old).
-class SeenSet {
+class URISCAN_EXPORT SeenSet {
  public:
   static constexpr size_t kInitialSlots = size_t{1} << 16;
   explicit SeenSet(size_t initial_slots = kInitialSlots);
@@ -49,7 +51,7 @@ class SeenSet {
 // m = -n ln(p) / ln(2)^2 and k = round(m / n ln 2). After n keys the chance
 // that an absent key reads as present is about (1 - e^(-kn/m))^k, which
 // ExpectedRate() gives for the keys inserted so far. Never a false negative.
-class BloomFilter {
+class URISCAN_EXPORT BloomFilter {
  public:
   BloomFilter(uint64_t expected, double rate);
   // Adds `key`; true when it was (certainly) not there yet.
@@ -81,7 +83,7 @@ class BloomFilter {
 // With Options::defer_all every key is deferred from the start, so that
 // Finish() can also consult keys kept elsewhere (an earlier run's state)
 // through its filter.
-class Dedup {
+class URISCAN_EXPORT Dedup {
  public:
   enum class Verdict { kFirst, kDuplicate, kDeferred };
   struct Options {
@@ -105,8 +107,8 @@ class Dedup {
   // the first of its class. False with *error set on an I/O failure (disk
   // full, no temporary directory); Add reports those the same way through
   // error() and returns kDeferred.
-  bool Finish(std::vector<bool>* first, std::string* error,
-              const Filter& filter = nullptr);
+  [[nodiscard]] bool Finish(std::vector<bool>* first, std::string* error,
+                            const Filter& filter = nullptr);
   const std::string& error() const { return error_; }
   // Where runs go: Options::temp_dir, or its default.
   const std::string& temp_dir() const { return options_.temp_dir; }

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "uriscan/export.h"
+
 namespace uriscan {
 
 // The RFC 3986 rule an invalid URI reference breaks. Stored in a uint8_t
@@ -57,9 +59,9 @@ struct ScanError {
 
 // Stable short names used by the command's output ("pct-encoded", ...);
 // ErrorKindName(kNone) is "none".
-const char* ErrorKindName(ErrorKind kind);
+URISCAN_EXPORT const char* ErrorKindName(ErrorKind kind);
 // One sentence for diagnostics.
-const char* ErrorKindMessage(ErrorKind kind);
+URISCAN_EXPORT const char* ErrorKindMessage(ErrorKind kind);
 
 }  // namespace uriscan
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "uriscan/export.h"
 #include "uriscan/normalize.h"
 #include "uriscan/spans.h"
 
@@ -36,7 +37,7 @@ struct Key128 {
 // halves 0 for 128 bits) marks an invalid reference: a valid one that
 // would hash to 0 gets 1 instead. Golden values are in
 // tests/api/fingerprint_test.cc.
-class Fingerprinter {
+class URISCAN_EXPORT Fingerprinter {
  public:
   explicit Fingerprinter(Profile profile, NormalizeOptions options = {});
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "uriscan/export.h"
+
 namespace uriscan {
 
 // A key-run file, all integers little-endian:
@@ -51,7 +53,7 @@ struct KeyRunHeader {
 // Finish() writes the header, flushes and fsyncs. The file is created (or
 // truncated) by Open(). Errors (disk full, I/O) are kept: Add() becomes a
 // no-op and Finish() returns false with error() set.
-class KeyRunWriter {
+class URISCAN_EXPORT KeyRunWriter {
  public:
   KeyRunWriter();
   ~KeyRunWriter();
@@ -90,7 +92,7 @@ class KeyRunWriter {
 // its header says; Next() decodes and checks that keys increase; at the end
 // (or from Finish(), which hashes the rest without decoding it) the checksum
 // is compared. Any damage is an error, never an early end.
-class KeyRunReader {
+class URISCAN_EXPORT KeyRunReader {
  public:
   KeyRunReader();
   ~KeyRunReader();
@@ -146,7 +148,7 @@ class KeyRunReader {
 
 // Bytes that n keys spread uniformly take at most, by the contract of the
 // seen-set: ((66 - log2 n) / 8 + 1) * n.
-double KeyRunBoundBytes(uint64_t n);
+URISCAN_EXPORT double KeyRunBoundBytes(uint64_t n);
 
 }  // namespace uriscan
 

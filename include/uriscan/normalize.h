@@ -4,13 +4,14 @@
 #ifndef URISCAN_NORMALIZE_H_
 #define URISCAN_NORMALIZE_H_
 
-#include <mimalloc.h>
-
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "uriscan/export.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
 
@@ -36,8 +37,9 @@ inline constexpr int kProfileCount = 3;
 // Bumped whenever a profile's output changes for some input; mixed into
 // fingerprints with the profile's name.
 inline constexpr uint32_t kProfileVersion = 1;
-const char* ProfileName(Profile profile);  // "syntax", "scheme", "crawler"
-bool ParseProfile(std::string_view name, Profile* profile);
+// "syntax", "scheme", "crawler"
+URISCAN_EXPORT const char* ProfileName(Profile profile);
+URISCAN_EXPORT bool ParseProfile(std::string_view name, Profile* profile);
 
 struct NormalizeOptions {
   // Query parameter names the crawler profile drops; a trailing '*' makes a
@@ -49,10 +51,12 @@ struct NormalizeOptions {
 
 // Appends the normal form of `uri` to *out. Returns false (appending
 // nothing) when `uri` is invalid.
-bool Normalize(const UriReference& uri, Profile profile, std::string* out,
-               const NormalizeOptions& options = {});
-std::string Normalize(std::string_view text, Profile profile,
-                      const NormalizeOptions& options = {});  // "" if invalid
+[[nodiscard]] URISCAN_EXPORT bool Normalize(
+    const UriReference& uri, Profile profile, std::string* out,
+    const NormalizeOptions& options = {});
+[[nodiscard]] URISCAN_EXPORT std::string Normalize(
+    std::string_view text, Profile profile,
+    const NormalizeOptions& options = {});  // "" if invalid
 
 // The rungs of the §6.2 comparison ladder, cheapest first.
 enum class Rung : uint8_t {
@@ -62,21 +66,28 @@ enum class Rung : uint8_t {
   kCrawler,    // equal only as crawler dedup keys (not an RFC equivalence)
   kDifferent,  // not equal on any rung up to the one asked for
 };
-const char* RungName(Rung rung);
+URISCAN_EXPORT const char* RungName(Rung rung);
 // The first rung at which `a` and `b` become equal, trying rungs up to
 // `up_to` (kSyntax, kScheme or kCrawler). Invalid references are only ever
 // kIdentical (same bytes) or kDifferent.
-Rung Compare(std::string_view a, std::string_view b,
-             Profile up_to = Profile::kScheme,
-             const NormalizeOptions& options = {});
+URISCAN_EXPORT Rung Compare(std::string_view a, std::string_view b,
+                            Profile up_to = Profile::kScheme,
+                            const NormalizeOptions& options = {});
 
-// The output of NormalizeBatch: a batch of normal forms in memory that one
-// mimalloc heap owns (released at once), and their ComponentSpans. Row i is
-// the normal form of input row i; an invalid input row is copied unchanged
-// and keeps its error in spans(). For the crawler profile, original(i) is
-// the input row (the URL to fetch), so the input bytes and their spans must
-// outlive it.
-class NormalizedBatch {
+// The output of NormalizeBatch: a batch of normal forms in one arena (a
+// mimalloc heap inside the library, released at once), and their
+// ComponentSpans. Row i is the normal form of input row i; an invalid input
+// row is copied unchanged and keeps its error in spans(). For the crawler
+// profile, original(i) is the input row (the URL to fetch), so the input
+// bytes and their spans must outlive it.
+//
+// Threads: a mimalloc heap allocates only on the thread that made it, and
+// each NormalizeBatch() call into a NormalizedBatch makes a fresh heap on the
+// calling thread after releasing the previous one. So fill a NormalizedBatch
+// and destroy it on one thread (a thread_local one per worker is the usual
+// shape); keep it from outliving that thread. Between fills, any thread
+// may read its rows and spans.
+class URISCAN_EXPORT NormalizedBatch {
  public:
   NormalizedBatch();
   ~NormalizedBatch();
@@ -100,7 +111,8 @@ class NormalizedBatch {
   void Reset(size_t rows, size_t bytes);
   char* Reserve(size_t more);  // room for `more` bytes at data_ + size_
 
-  mi_heap_t* heap_ = nullptr;
+  struct Arena;  // the mimalloc heap (normalize.cc)
+  std::unique_ptr<Arena> arena_;
   char* data_ = nullptr;
   size_t size_ = 0, capacity_ = 0;
   uint32_t* offsets_ = nullptr;
@@ -114,17 +126,18 @@ class NormalizedBatch {
 // True when row i of `in` (scanned into `spans`, and valid) is already its
 // own normal form under `profile`, as its flags and the scheme rules show
 // without rewriting it. A false answer only means "look closer".
-bool AlreadyNormal(const Batch& in, const ComponentSpans& spans, size_t i,
-                   Profile profile);
+URISCAN_EXPORT bool AlreadyNormal(const Batch& in, const ComponentSpans& spans,
+                                  size_t i, Profile profile);
 
 // Normalizes every row of `in` (scanned into `in_spans`). Rows whose flags
 // show they are already normal under `profile` are copied with their spans
 // shifted, not re-parsed. *out is replaced. Rows are read where in_spans
 // says, from in.data, so in.offsets may be null: spans from
 // Scanner::ScanLines() work as they are.
-void NormalizeBatch(const Batch& in, const ComponentSpans& in_spans,
-                    Profile profile, NormalizedBatch* out,
-                    const NormalizeOptions& options = {});
+URISCAN_EXPORT void NormalizeBatch(const Batch& in,
+                                   const ComponentSpans& in_spans,
+                                   Profile profile, NormalizedBatch* out,
+                                   const NormalizeOptions& options = {});
 
 }  // namespace uriscan
 

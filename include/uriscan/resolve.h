@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "uriscan/export.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
 
@@ -44,23 +45,24 @@ enum class ResolveStatus : uint8_t {
   kSameDocument,  // draft_1997 only: a reference to the current document;
                   // the output holds just "#fragment" (or nothing)
 };
-const char* ResolveStatusName(ResolveStatus status);
+URISCAN_EXPORT const char* ResolveStatusName(ResolveStatus status);
 
 // remove_dot_segments (§5.2.4), appended to *out. Returns false only with
 // AboveRoot::kReject when a ".." climbs above the root (out is then
 // unspecified). With kClamp it is exactly the RFC's algorithm.
-bool RemoveDotSegments(std::string_view path, AboveRoot above_root,
-                       std::string* out);
+URISCAN_EXPORT bool RemoveDotSegments(std::string_view path,
+                                      AboveRoot above_root, std::string* out);
 
 // Resolves `ref` against `base` (§5.2.2, recomposed as in §5.3) and appends
 // the target URI to *out. A base fragment is ignored (§5.1). On any status
 // but kOk and kSameDocument nothing is appended.
-ResolveStatus Resolve(const UriReference& base, const UriReference& ref,
-                      const ResolveOptions& options, std::string* out);
+[[nodiscard]] URISCAN_EXPORT ResolveStatus
+Resolve(const UriReference& base, const UriReference& ref,
+        const ResolveOptions& options, std::string* out);
 // Convenience: parses both, returns the target or "" with *status set.
-std::string Resolve(std::string_view base, std::string_view ref,
-                    ResolveStatus* status = nullptr,
-                    const ResolveOptions& options = {});
+[[nodiscard]] URISCAN_EXPORT std::string Resolve(
+    std::string_view base, std::string_view ref,
+    ResolveStatus* status = nullptr, const ResolveOptions& options = {});
 
 // The inverse: the shortest reference r (by length; a relative one when the
 // target shares the base's scheme) with Resolve(base, r) == target for the
@@ -68,8 +70,9 @@ std::string Resolve(std::string_view base, std::string_view ref,
 // one too; returns false (and appends nothing) when either is not. When
 // the target's path has dot segments, or cannot be reached by a relative
 // reference, the result is the target itself or its network-path form.
-bool Relativize(const UriReference& base, const UriReference& target,
-                std::string* out);
+[[nodiscard]] URISCAN_EXPORT bool Relativize(const UriReference& base,
+                                             const UriReference& target,
+                                             std::string* out);
 
 // A batch of resolved URIs: data + offsets (row i is [offsets[i],
 // offsets[i+1])) plus a status per row. Rows that did not resolve are
@@ -89,15 +92,17 @@ struct ResolvedBatch {
 // With keep_errors an unresolved row holds the reference unchanged, so line
 // alignment is kept for callers that echo it. `*out` is replaced, its
 // capacity reused.
-void ResolveBatch(const UriReference& base, const Batch& refs,
-                  const ComponentSpans& ref_spans,
-                  const ResolveOptions& options, bool keep_errors,
-                  ResolvedBatch* out);
+URISCAN_EXPORT void ResolveBatch(const UriReference& base, const Batch& refs,
+                                 const ComponentSpans& ref_spans,
+                                 const ResolveOptions& options,
+                                 bool keep_errors, ResolvedBatch* out);
 // Row i of `refs` against row i of `bases` (same count).
-void ResolveBatch(const Batch& bases, const ComponentSpans& base_spans,
-                  const Batch& refs, const ComponentSpans& ref_spans,
-                  const ResolveOptions& options, bool keep_errors,
-                  ResolvedBatch* out);
+URISCAN_EXPORT void ResolveBatch(const Batch& bases,
+                                 const ComponentSpans& base_spans,
+                                 const Batch& refs,
+                                 const ComponentSpans& ref_spans,
+                                 const ResolveOptions& options,
+                                 bool keep_errors, ResolvedBatch* out);
 
 }  // namespace uriscan
 

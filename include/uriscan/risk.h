@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "uriscan/export.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
 
@@ -72,16 +73,16 @@ inline constexpr uint32_t kInvalid = 1u << 31;
 // spans' flags say are worth reading (userinfo, scheme, a host that starts
 // with a digit or '%', IP hosts, the '%' triplets of rows that have any, paths with
 // dot segments); never parses a row again.
-void RiskFlags(const Batch& batch, const ComponentSpans& spans,
-               std::vector<uint32_t>* out);
+URISCAN_EXPORT void RiskFlags(const Batch& batch, const ComponentSpans& spans,
+                              std::vector<uint32_t>* out);
 // The same for one parsed reference (risks::kInvalid when !uri.valid()).
-[[nodiscard]] uint32_t RiskFlagsOf(const UriReference& uri);
+[[nodiscard]] URISCAN_EXPORT uint32_t RiskFlagsOf(const UriReference& uri);
 
 // The stable name of bit `bit` ("credentials", ...), nullptr past kCount.
-const char* RiskFlagName(int bit);
+URISCAN_EXPORT const char* RiskFlagName(int bit);
 // The names of the bits set, in bit order, joined by ','; "invalid" for
 // risks::kInvalid; "" for 0. The FLAGS field of `uriscan audit`.
-std::string RiskFlagNames(uint32_t risk_flags);
+URISCAN_EXPORT std::string RiskFlagNames(uint32_t risk_flags);
 
 }  // namespace uriscan
 

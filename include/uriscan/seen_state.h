@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "uriscan/export.h"
 #include "uriscan/key_runs.h"
 
 namespace uriscan {
@@ -26,7 +27,7 @@ namespace uriscan {
 // it and renames it into place, merges runs when they grow too many, then
 // replaces the manifest and fsyncs the directory: until that rename the
 // earlier state is untouched, after it the new one is whole.
-class SeenState {
+class URISCAN_EXPORT SeenState {
  public:
   // What the keys are keys of: a state holds one profile's keys only.
   struct Identity {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "uriscan/error.h"
+#include "uriscan/export.h"
 #include "uriscan/uri.h"
 
 namespace uriscan {
@@ -42,9 +43,10 @@ struct OwnedBatch {
 // zero lines. `*out` is replaced, its capacity reused. Returns false (and
 // leaves zero lines) when the lines add up to 4 GiB or more, as offsets are
 // 32-bit: the caller cuts longer inputs into several batches.
-[[nodiscard]] bool BatchFromLines(std::string_view bytes, OwnedBatch* out);
+[[nodiscard]] URISCAN_EXPORT bool BatchFromLines(std::string_view bytes,
+                                                 OwnedBatch* out);
 // How many lines BatchFromLines would make of `bytes`, without copying.
-size_t CountLines(std::string_view bytes);
+URISCAN_EXPORT size_t CountLines(std::string_view bytes);
 
 // The boundary columns of ComponentSpans, in order: uri_begin, the inner
 // boundaries of uri.h, uri_end.
@@ -78,7 +80,7 @@ size_t CountLines(std::string_view bytes);
 // flags column says which are defined (flags::kHas*). For an invalid row
 // every boundary column holds uri_begin except uri_end, flags is 0, and
 // error_kind / error_offset say what broke where (offset from uri_begin).
-struct ComponentSpans {
+struct URISCAN_EXPORT ComponentSpans {
 #define URISCAN_SPAN_COLUMN(name) std::vector<uint32_t> name;
   URISCAN_SPAN_BOUNDARIES(URISCAN_SPAN_COLUMN)
 #undef URISCAN_SPAN_COLUMN
@@ -108,7 +110,7 @@ struct ComponentSpans {
 // invalid reference and allocates only when the columns grow. A Scanner
 // owns the kernels' scratch (about 120 KiB): keep one per thread and reuse
 // it; it is not safe to share one between threads.
-class Scanner {
+class URISCAN_EXPORT Scanner {
  public:
   Scanner();
   ~Scanner();
@@ -130,12 +132,16 @@ class Scanner {
   std::unique_ptr<Scratch> scratch_;
 };
 
+// The Highway target the kernels dispatch to on this machine ("AVX2",
+// "SSE4", ...). Thread-safe.
+URISCAN_EXPORT const char* DispatchedTargetName();
+
 // Scanner::Scan() on a scanner of the calling thread's own (created on the
 // thread's first call).
-void Scan(const Batch& batch, ComponentSpans* spans);
+URISCAN_EXPORT void Scan(const Batch& batch, ComponentSpans* spans);
 // The same with the scalar parser alone: the oracle. Every column of Scan()
 // and ScanLines() is bit-identical to this one's, on every target.
-void ScanScalar(const Batch& batch, ComponentSpans* spans);
+URISCAN_EXPORT void ScanScalar(const Batch& batch, ComponentSpans* spans);
 
 }  // namespace uriscan
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "uriscan/error.h"
+#include "uriscan/export.h"
 
 namespace uriscan {
 
@@ -68,7 +69,7 @@ struct Boundaries {
 
 // A parsed URI reference: a view over the caller's text (which must outlive
 // it) plus its boundaries, flags and error.
-class UriReference {
+class URISCAN_EXPORT UriReference {
  public:
   UriReference() = default;
   UriReference(std::string_view text, const Boundaries& b, uint16_t flags,
@@ -111,18 +112,20 @@ class UriReference {
 // Never fails loudly: an invalid reference has valid() == false and error()
 // holds the rule broken and the first offending byte. Text longer than
 // 2^32 - 1 bytes gives kTooLong. Does not allocate.
-[[nodiscard]] UriReference ParseUriReference(std::string_view text);
+[[nodiscard]] URISCAN_EXPORT UriReference
+ParseUriReference(std::string_view text);
 
 // Recomposes a valid reference from its components (RFC 3986 §5.3). For any
 // valid parse the result equals text() byte for byte.
-std::string Recompose(const UriReference& uri);
+URISCAN_EXPORT std::string Recompose(const UriReference& uri);
 
 // Host-literal checks on their own (the text between '[' and ']' for the
 // first two). Each returns the offset of the first offending byte, or
 // std::nullopt when `text` matches the rule exactly.
-std::optional<uint32_t> CheckIPv6Address(std::string_view text);
-std::optional<uint32_t> CheckIPvFuture(std::string_view text);
-bool IsIPv4Address(std::string_view text);  // dotted dec-octets, exact
+URISCAN_EXPORT std::optional<uint32_t> CheckIPv6Address(std::string_view text);
+URISCAN_EXPORT std::optional<uint32_t> CheckIPvFuture(std::string_view text);
+// Dotted dec-octets, exactly.
+URISCAN_EXPORT bool IsIPv4Address(std::string_view text);
 
 }  // namespace uriscan
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Umbrella header for the uriscan library.
+// Umbrella header for the uriscan library (the C++ API; the C API is
+// uriscan_c.h).
 #ifndef URISCAN_URISCAN_H_
 #define URISCAN_URISCAN_H_
 
@@ -11,10 +12,6 @@
 #include "uriscan/risk.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
-
-namespace uriscan {
-// The Highway target the kernels dispatch to on this machine ("AVX2", ...).
-const char* DispatchedTargetName();
-}  // namespace uriscan
+#include "uriscan/version.h"
 
 #endif  // URISCAN_URISCAN_H_

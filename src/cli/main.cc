@@ -185,7 +185,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     return 0;
   }
   if (cmd == "--version") {
-    std::printf("uriscan 0.1.0 (Highway target %s)\n", DispatchedTargetName());
+    std::printf("uriscan %s (Highway target %s)\n", URISCAN_VERSION_STRING,
+                DispatchedTargetName());
     return 0;
   }
   if (cmd == "parse") {

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: MIT
+// The C API (uriscan_c.h) over the C++ one: every entry point catches all
+// exceptions and turns them into status codes.
+#include "uriscan/uriscan_c.h"
+
+#include <array>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uriscan/error.h"
+#include "uriscan/fingerprint.h"
+#include "uriscan/normalize.h"
+#include "uriscan/spans.h"
+#include "uriscan/uri.h"
+#include "uriscan/version.h"
+
+// The C enums and flags repeat the C++ values; they must never drift apart.
+static_assert(URISCAN_ERROR_KIND_COUNT == uriscan::kErrorKindCount);
+static_assert(URISCAN_ERROR_TOO_LONG ==
+              static_cast<int>(uriscan::ErrorKind::kTooLong));
+static_assert(URISCAN_ERROR_BAD_PERCENT_ENCODING ==
+              static_cast<int>(uriscan::ErrorKind::kBadPercentEncoding));
+static_assert(URISCAN_ERROR_BAD_FRAGMENT ==
+              static_cast<int>(uriscan::ErrorKind::kBadFragment));
+static_assert(URISCAN_PROFILE_CRAWLER ==
+              static_cast<int>(uriscan::Profile::kCrawler));
+static_assert(URISCAN_PROFILE_SCHEME ==
+              static_cast<int>(uriscan::Profile::kScheme));
+static_assert(URISCAN_FLAG_HAS_SCHEME == uriscan::flags::kHasScheme);
+static_assert(URISCAN_FLAG_HAS_AUTHORITY == uriscan::flags::kHasAuthority);
+static_assert(URISCAN_FLAG_HAS_USERINFO == uriscan::flags::kHasUserinfo);
+static_assert(URISCAN_FLAG_HAS_PORT == uriscan::flags::kHasPort);
+static_assert(URISCAN_FLAG_HAS_QUERY == uriscan::flags::kHasQuery);
+static_assert(URISCAN_FLAG_HAS_FRAGMENT == uriscan::flags::kHasFragment);
+static_assert(URISCAN_FLAG_HOST_KIND_SHIFT == uriscan::flags::kHostKindShift);
+static_assert(URISCAN_FLAG_HOST_KIND_MASK == uriscan::flags::kHostKindMask);
+static_assert(URISCAN_HOST_IPVFUTURE ==
+              static_cast<int>(uriscan::HostKind::kIPvFuture));
+static_assert(URISCAN_FLAG_HAS_PCT_ENCODED == uriscan::flags::kHasPctEncoded);
+static_assert(URISCAN_FLAG_HAS_UPPER_CASE == uriscan::flags::kHasUpperCase);
+static_assert(URISCAN_FLAG_HAS_DOT_SEGMENT == uriscan::flags::kHasDotSegment);
+// One C column per C++ column (the names are checked where they are copied).
+#define URISCAN_COUNT_COLUMN(name) +1
+static_assert(sizeof(uriscan_columns) ==
+              (0 URISCAN_SPAN_BOUNDARIES(URISCAN_COUNT_COLUMN) + 3) *
+                  sizeof(void*));
+#undef URISCAN_COUNT_COLUMN
+
+struct uriscan_scanner {
+  uriscan::Scanner scanner;
+  uriscan::ComponentSpans spans;
+  std::vector<uint64_t> keys;
+  std::array<std::unique_ptr<uriscan::Fingerprinter>, uriscan::kProfileCount>
+      fingerprinters;
+};
+
+namespace uriscan {
+namespace {
+
+// Runs `body`, turning any exception into a status: nothing escapes to C.
+template <class Body>
+uriscan_status Guard(Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return URISCAN_OUT_OF_MEMORY;
+  } catch (const std::length_error&) {
+    return URISCAN_OUT_OF_MEMORY;
+  } catch (...) {
+    return URISCAN_INTERNAL_ERROR;
+  }
+}
+
+bool ValidProfile(uriscan_profile profile) {
+  return static_cast<int>(profile) >= 0 &&
+         static_cast<int>(profile) < kProfileCount;
+}
+
+bool ValidKind(uriscan_error_kind kind) {
+  return static_cast<int>(kind) >= 0 &&
+         static_cast<int>(kind) < kErrorKindCount;
+}
+
+// The default options, built once: a default NormalizeOptions allocates its
+// list of tracking parameters.
+const NormalizeOptions& DefaultOptions() {
+  static const NormalizeOptions options;
+  return options;
+}
+
+// One Fingerprinter per profile for the calls without a handle (its const
+// members are thread-safe).
+const Fingerprinter& SharedFingerprinter(uriscan_profile profile) {
+  static const Fingerprinter fingerprinters[kProfileCount] = {
+      Fingerprinter(Profile::kSyntax), Fingerprinter(Profile::kScheme),
+      Fingerprinter(Profile::kCrawler)};
+  return fingerprinters[profile];
+}
+
+const Fingerprinter& HandleFingerprinter(uriscan_scanner* s,
+                                         uriscan_profile profile) {
+  auto& slot = s->fingerprinters[profile];
+  if (!slot) slot = std::make_unique<Fingerprinter>(static_cast<Profile>(profile));
+  return *slot;
+}
+
+// Checks the (data, offsets, count) layout and builds the Batch; data may
+// be NULL only when every offset is 0 (all rows empty).
+uriscan_status MakeBatch(const char* data, const uint32_t* offsets,
+                         size_t count, Batch* batch) {
+  if (count == 0) {
+    *batch = Batch{data ? data : "", offsets, 0};
+    return URISCAN_OK;
+  }
+  if (offsets == nullptr) return URISCAN_INVALID_ARGUMENT;
+  for (size_t i = 0; i < count; ++i) {
+    if (offsets[i + 1] < offsets[i]) return URISCAN_INVALID_ARGUMENT;
+  }
+  if (data == nullptr) {
+    if (offsets[count] != 0) return URISCAN_INVALID_ARGUMENT;
+    data = "";
+  }
+  *batch = Batch{data, offsets, count};
+  return URISCAN_OK;
+}
+
+void CopyColumns(const ComponentSpans& spans, const uriscan_columns& out) {
+  const size_t n = spans.size();
+  if (n == 0) return;
+#define URISCAN_COPY_COLUMN(name) \
+  if (out.name) std::memcpy(out.name, spans.name.data(), n * sizeof(uint32_t));
+  URISCAN_SPAN_BOUNDARIES(URISCAN_COPY_COLUMN)
+#undef URISCAN_COPY_COLUMN
+  if (out.flags) std::memcpy(out.flags, spans.flags.data(), n * sizeof(uint16_t));
+  if (out.error_kind) std::memcpy(out.error_kind, spans.error_kind.data(), n);
+  if (out.error_offset) {
+    std::memcpy(out.error_offset, spans.error_offset.data(),
+                n * sizeof(uint32_t));
+  }
+}
+
+// ScanLines into the handle's columns, with the checks both line calls
+// share: *rows is the line count whenever the text could be split, and the
+// text is scanned only when `capacity` rows fit.
+uriscan_status ScanLinesInto(uriscan_scanner* s, const char* text,
+                             size_t length, size_t capacity, size_t* rows) {
+  if (s == nullptr || rows == nullptr || (text == nullptr && length > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  *rows = 0;
+  if (length >= std::numeric_limits<uint32_t>::max()) return URISCAN_TOO_LARGE;
+  const std::string_view view(text ? text : "", length);
+  const size_t lines = CountLines(view);
+  *rows = lines;
+  if (lines > capacity) return URISCAN_BUFFER_TOO_SMALL;
+  if (!s->scanner.ScanLines(view, &s->spans)) return URISCAN_TOO_LARGE;
+  return URISCAN_OK;
+}
+
+}  // namespace
+}  // namespace uriscan
+
+using uriscan::Guard;
+
+extern "C" {
+
+const char* uriscan_version(void) { return URISCAN_VERSION_STRING; }
+
+const char* uriscan_target_name(void) {
+  return uriscan::DispatchedTargetName();
+}
+
+const char* uriscan_status_name(uriscan_status status) {
+  switch (status) {
+    case URISCAN_OK: return "ok";
+    case URISCAN_INVALID_ARGUMENT: return "invalid-argument";
+    case URISCAN_BUFFER_TOO_SMALL: return "buffer-too-small";
+    case URISCAN_INVALID_URI: return "invalid-uri";
+    case URISCAN_TOO_LARGE: return "too-large";
+    case URISCAN_OUT_OF_MEMORY: return "out-of-memory";
+    case URISCAN_INTERNAL_ERROR: return "internal-error";
+    case URISCAN_STATUS_MAX_ENUM: break;
+  }
+  return nullptr;
+}
+
+const char* uriscan_error_name(uriscan_error_kind kind) {
+  if (!uriscan::ValidKind(kind)) return nullptr;
+  return uriscan::ErrorKindName(static_cast<uriscan::ErrorKind>(kind));
+}
+
+const char* uriscan_error_message(uriscan_error_kind kind) {
+  if (!uriscan::ValidKind(kind)) return nullptr;
+  return uriscan::ErrorKindMessage(static_cast<uriscan::ErrorKind>(kind));
+}
+
+const char* uriscan_profile_name(uriscan_profile profile) {
+  if (!uriscan::ValidProfile(profile)) return nullptr;
+  return uriscan::ProfileName(static_cast<uriscan::Profile>(profile));
+}
+
+uriscan_status uriscan_profile_from_name(const char* name, size_t length,
+                                         uriscan_profile* profile) {
+  if (profile == nullptr || (name == nullptr && length > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  return Guard([&] {
+    uriscan::Profile p;
+    if (!uriscan::ParseProfile(std::string_view(name ? name : "", length),
+                               &p)) {
+      return URISCAN_INVALID_ARGUMENT;
+    }
+    *profile = static_cast<uriscan_profile>(p);
+    return URISCAN_OK;
+  });
+}
+
+uriscan_scanner* uriscan_scanner_new(void) {
+  try {
+    return new uriscan_scanner();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void uriscan_scanner_free(uriscan_scanner* scanner) { delete scanner; }
+
+uriscan_status uriscan_scan(uriscan_scanner* scanner, const char* data,
+                            const uint32_t* offsets, size_t count,
+                            const uriscan_columns* out) {
+  if (scanner == nullptr || out == nullptr) return URISCAN_INVALID_ARGUMENT;
+  return Guard([&] {
+    uriscan::Batch batch;
+    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
+    if (st != URISCAN_OK) return st;
+    scanner->scanner.Scan(batch, &scanner->spans);
+    uriscan::CopyColumns(scanner->spans, *out);
+    return URISCAN_OK;
+  });
+}
+
+size_t uriscan_count_lines(const char* text, size_t length) {
+  if (text == nullptr) return 0;
+  return uriscan::CountLines(std::string_view(text, length));
+}
+
+uriscan_status uriscan_scan_lines(uriscan_scanner* scanner, const char* text,
+                                  size_t length, const uriscan_columns* out,
+                                  size_t capacity, size_t* rows) {
+  if (out == nullptr) return URISCAN_INVALID_ARGUMENT;
+  return Guard([&] {
+    const uriscan_status st =
+        uriscan::ScanLinesInto(scanner, text, length, capacity, rows);
+    if (st != URISCAN_OK) return st;
+    uriscan::CopyColumns(scanner->spans, *out);
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_check(const char* uri, size_t length,
+                             uriscan_error_kind* kind, uint32_t* offset) {
+  if (uri == nullptr && length > 0) return URISCAN_INVALID_ARGUMENT;
+  return Guard([&] {
+    const uriscan::UriReference u =
+        uriscan::ParseUriReference(std::string_view(uri ? uri : "", length));
+    if (kind) *kind = static_cast<uriscan_error_kind>(u.error().kind);
+    if (offset) *offset = u.error().offset;
+    return u.valid() ? URISCAN_OK : URISCAN_INVALID_URI;
+  });
+}
+
+uriscan_status uriscan_normalize(const char* uri, size_t length,
+                                 uriscan_profile profile, char* out,
+                                 size_t capacity, size_t* out_length) {
+  if (out_length == nullptr || !uriscan::ValidProfile(profile) ||
+      (uri == nullptr && length > 0) || (out == nullptr && capacity > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  *out_length = 0;
+  return Guard([&] {
+    // Reused by the thread's later calls, so a size query followed by the
+    // real call allocates nothing new.
+    thread_local std::string normal;
+    normal.clear();
+    const uriscan::UriReference u =
+        uriscan::ParseUriReference(std::string_view(uri ? uri : "", length));
+    if (!uriscan::Normalize(u, static_cast<uriscan::Profile>(profile),
+                            &normal, uriscan::DefaultOptions())) {
+      return URISCAN_INVALID_URI;
+    }
+    *out_length = normal.size();
+    if (capacity < normal.size()) return URISCAN_BUFFER_TOO_SMALL;
+    if (!normal.empty()) std::memcpy(out, normal.data(), normal.size());
+    if (capacity > normal.size()) out[normal.size()] = '\0';
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_fingerprint64(uriscan_profile profile, const char* uri,
+                                     size_t length, uint64_t* key) {
+  if (key == nullptr || !uriscan::ValidProfile(profile) ||
+      (uri == nullptr && length > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  *key = 0;
+  return Guard([&] {
+    *key = uriscan::SharedFingerprinter(profile).Key64(
+        std::string_view(uri ? uri : "", length));
+    return *key != 0 ? URISCAN_OK : URISCAN_INVALID_URI;
+  });
+}
+
+uriscan_status uriscan_fingerprint_batch(uriscan_scanner* scanner,
+                                         uriscan_profile profile,
+                                         const char* data,
+                                         const uint32_t* offsets, size_t count,
+                                         uint64_t* keys) {
+  if (scanner == nullptr || !uriscan::ValidProfile(profile) ||
+      (keys == nullptr && count > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  return Guard([&] {
+    uriscan::Batch batch;
+    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
+    if (st != URISCAN_OK) return st;
+    scanner->scanner.Scan(batch, &scanner->spans);
+    uriscan::HandleFingerprinter(scanner, profile)
+        .Batch64(batch, scanner->spans, &scanner->keys);
+    if (count > 0) {
+      std::memcpy(keys, scanner->keys.data(), count * sizeof(uint64_t));
+    }
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_fingerprint_lines(uriscan_scanner* scanner,
+                                         uriscan_profile profile,
+                                         const char* text, size_t length,
+                                         uint64_t* keys, size_t capacity,
+                                         size_t* rows) {
+  if (!uriscan::ValidProfile(profile) || (keys == nullptr && capacity > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  return Guard([&] {
+    const uriscan_status st =
+        uriscan::ScanLinesInto(scanner, text, length, capacity, rows);
+    if (st != URISCAN_OK) return st;
+    // Rows are read where the spans point, so no offsets are needed.
+    const uriscan::Batch batch{text ? text : "", nullptr, *rows};
+    uriscan::HandleFingerprinter(scanner, profile)
+        .Batch64(batch, scanner->spans, &scanner->keys);
+    if (*rows > 0) {
+      std::memcpy(keys, scanner->keys.data(), *rows * sizeof(uint64_t));
+    }
+    return URISCAN_OK;
+  });
+}
+
+}  // extern "C"
