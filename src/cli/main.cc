@@ -89,13 +89,13 @@ constexpr char kUsage[] =
     "each invalid line gets a diagnostic. --tracking-params=a,b,utm_*\n"
     "replaces the crawler profile's list of parameters to drop.\n"
     "\n"
-    "options:\n"
+    "options (\"--opt=VALUE\" or \"--opt VALUE\"; sizes take K, M or G):\n"
     "  --max-line=BYTES  longer lines are reported as too-long (default\n"
-    "                    16777216); memory stays bounded by it\n"
+    "                    16M); memory stays bounded by it\n"
     "  --threads=N       scan with N threads (default: the cores this\n"
     "                    process may use); output order is the same\n"
     "  --chunk-size=BYTES input is read and scanned in chunks of about this\n"
-    "                    size (default 4194304)\n"
+    "                    size (default 4M)\n"
     "  --quiet           no progress and no summary on stderr\n"
     "  --help, --version\n"
     "\n"
@@ -144,9 +144,29 @@ struct Totals {
   double scan_seconds = 0;
 };
 
-int Usage(const char* message) {
-  std::fprintf(stderr, "uriscan: %s\n\n%s", message, kUsage);
+// A usage error: one line, then where the help is (as git and ripgrep do).
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "uriscan: %s\ntry 'uriscan --help'\n",
+               message.c_str());
   return 2;
+}
+
+// Writes `text` to stdout; 0, or 2 when the write fails (a full disk, a
+// closed pipe), as for every other output of the command.
+int WriteStdout(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "uriscan: error writing output\n");
+    return 2;
+  }
+  return 0;
+}
+
+// "--opt takes a, b or c, not 'x'": the allowed values of an option.
+std::string Allowed(const char* option, const char* values,
+                    std::string_view got) {
+  return std::string(option) + " takes " + values + ", not '" +
+         std::string(got) + "'";
 }
 
 // A byte count with an optional binary suffix: 1500, 64K, 512M, 4G, 1T.
@@ -168,25 +188,48 @@ bool ParseBytes(const char* text, size_t* out) {
   return true;
 }
 
+// As ParseBytes, below 2^32 (offsets in a chunk are 32-bit).
 bool ParseSize(const char* text, size_t* out) {
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text || *end != '\0' || v == 0 || v >= (1ull << 32)) return false;
-  *out = static_cast<size_t>(v);
+  size_t v = 0;
+  if (!ParseBytes(text, &v) || v >= (size_t{1} << 32)) return false;
+  *out = v;
   return true;
+}
+
+// The options that take a value, which may follow as the next argument
+// ("--base URI") as well as after '=' ("--base=URI").
+constexpr const char* kValueOptions[] = {
+    "--format", "--on-error", "--profile", "--tracking-params", "--base",
+    "--above-root", "--memory", "--temp-dir", "--bloom", "--fp-rate",
+    "--state", "--max-line", "--chunk-size", "--threads", "--from",
+    "--field", "--columns", "--psl"};
+
+// argv[2...] with every "--opt value" pair joined into "--opt=value".
+std::vector<std::string> JoinValues(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool options_done = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    options_done |= a == "--";
+    const bool takes_value =
+        !options_done &&
+        std::any_of(std::begin(kValueOptions), std::end(kValueOptions),
+                    [&](const char* o) { return a == o; });
+    if (takes_value && i + 1 < argc) a += std::string("=") + argv[++i];
+    args.push_back(std::move(a));
+  }
+  return args;
 }
 
 // Returns -1 when the options are fine, else the exit status.
 int ParseOptions(int argc, char** argv, Options* opt) {
   if (argc < 2) return Usage("no command given");
   const std::string cmd = argv[1];
-  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
-    std::fputs(kUsage, stdout);
-    return 0;
-  }
+  if (cmd == "--help" || cmd == "-h" || cmd == "help")
+    return WriteStdout(kUsage);
   if (cmd == "--version") {
     std::printf("uriscan 0.1.0 (Highway target %s)\n", DispatchedTargetName());
-    return 0;
+    return WriteStdout("");
   }
   if (cmd == "parse") {
     opt->command = Command::kParse;
@@ -205,21 +248,22 @@ int ParseOptions(int argc, char** argv, Options* opt) {
   } else if (cmd == "state") {
     opt->command = Command::kState;
   } else {
-    return Usage(("unknown command '" + cmd + "'").c_str());
+    return Usage("unknown command '" + cmd + "'");
   }
   bool options_done = false;
-  for (int i = 2; i < argc; ++i) {
-    const char* a = argv[i];
+  const std::vector<std::string> args = JoinValues(argc, argv);
+  for (const std::string& arg : args) {
+    const char* a = arg.c_str();
     if (options_done || a[0] != '-' || std::strcmp(a, "-") == 0) {
       opt->files.emplace_back(a);
     } else if (std::strcmp(a, "--") == 0) {
       options_done = true;
-    } else if (std::strcmp(a, "--format=jsonl") == 0 &&
+    } else if (std::strncmp(a, "--format=", 9) == 0 &&
                opt->command == Command::kParse) {
-      opt->format = Format::kJsonl;
-    } else if (std::strcmp(a, "--format=tsv") == 0 &&
-               opt->command == Command::kParse) {
-      opt->format = Format::kTsv;
+      const std::string v = a + 9;
+      if (v == "jsonl") opt->format = Format::kJsonl;
+      else if (v == "tsv") opt->format = Format::kTsv;
+      else return Usage(Allowed("--format", "jsonl or tsv", v));
     } else if (std::strncmp(a, "--on-error=", 11) == 0 &&
                (opt->command == Command::kNormalize ||
                 opt->command == Command::kResolve ||
@@ -228,12 +272,12 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       if (v == "keep") opt->on_error = OnError::kKeep;
       else if (v == "skip") opt->on_error = OnError::kSkip;
       else if (v == "fail") opt->on_error = OnError::kFail;
-      else return Usage("--on-error takes keep, skip or fail");
+      else return Usage(Allowed("--on-error", "keep, skip or fail", v));
     } else if (std::strncmp(a, "--profile=", 10) == 0 &&
                (opt->command == Command::kNormalize ||
                 opt->command == Command::kDedup)) {
       if (!ParseProfile(a + 10, &opt->profile))
-        return Usage("--profile takes syntax, scheme or crawler");
+        return Usage(Allowed("--profile", "syntax, scheme or crawler", a + 10));
     } else if (std::strncmp(a, "--tracking-params=", 18) == 0 &&
                (opt->command == Command::kNormalize ||
                 opt->command == Command::kDedup)) {
@@ -260,7 +304,7 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       if (v == "clamp") opt->resolve.above_root = AboveRoot::kClamp;
       else if (v == "keep") opt->resolve.above_root = AboveRoot::kKeep;
       else if (v == "reject") opt->resolve.above_root = AboveRoot::kReject;
-      else return Usage("--above-root takes clamp, keep or reject");
+      else return Usage(Allowed("--above-root", "clamp, keep or reject", v));
     } else if (std::strcmp(a, "--keys") == 0 &&
                opt->command == Command::kDedup) {
       opt->dedup.keys = true;
@@ -298,19 +342,22 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
       if (!ParseSize(a + 11, &opt->max_line))
-        return Usage("--max-line takes a byte count from 1 to 4294967295");
+        return Usage("--max-line takes a size from 1 to 4294967295 bytes, "
+                     "such as 65536 or 64K");
     } else if (std::strncmp(a, "--chunk-size=", 13) == 0) {
       if (!ParseSize(a + 13, &opt->chunk_bytes))
-        return Usage("--chunk-size takes a byte count from 1 to 4294967295");
+        return Usage("--chunk-size takes a size from 1 to 4294967295 bytes, "
+                     "such as 4M");
     } else if (std::strncmp(a, "--threads=", 10) == 0) {
-      if (!ParseSize(a + 10, &opt->threads) || opt->threads > 1024)
+      char* end = nullptr;
+      opt->threads = std::strtoul(a + 10, &end, 10);
+      if (end == a + 10 || *end != '\0' || opt->threads == 0 ||
+          opt->threads > 1024)
         return Usage("--threads takes a count from 1 to 1024");
     } else if (std::strcmp(a, "--help") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
+      return WriteStdout(kUsage);
     } else {
-      return Usage((std::string("unknown option '") + a + "' for " + cmd)
-                       .c_str());
+      return Usage(std::string("unknown option '") + a + "' for " + cmd);
     }
   }
   if (opt->command == Command::kResolve) {
@@ -669,7 +716,12 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
         }
         if (opt.on_error == OnError::kSkip) continue;
         // keep: the line as it was; an over-long one is not held in memory
-        // (whatever the chunking), so an empty line stands in for it.
+        // (whatever the chunking), so an empty line stands in for it. The
+        // crawler profile's KEY<TAB>ORIGINAL gets an empty KEY, so every
+        // line has the same two columns.
+        if (opt.command == Command::kNormalize &&
+            opt.profile == Profile::kCrawler)
+          c->out.push_back('\t');
         if (uri.error().kind != ErrorKind::kTooLong) c->out.append(uri.text());
       } else if (opt.command == Command::kNormalize) {
         const std::string_view normal = normalized.Get(i);
@@ -874,6 +926,7 @@ int Run(const Options& opt) {
                           .count();
   if (opt.command == Command::kStats) {
     PrintStats(opt, totals, wall);
+    if (WriteStdout("") != 0) return 2;
   } else if (!opt.quiet) {
     PrintSummary(opt, totals, stopped, dedup.get());
   }

@@ -260,6 +260,21 @@ TEST_F(CliTest, NormalizeCrawlerKeepsTheOriginal) {
   EXPECT_EQ(own.out, "http://e/?utm_source=x\thttp://e/?z=1&utm_source=x&a=2\n");
 }
 
+TEST_F(CliTest, NormalizeCrawlerAlwaysWritesTwoColumns) {
+  const Result r = Run("normalize --profile=crawler --quiet",
+                       "http://a/?\nbad uri\nhttp://a/?&\n"
+                       "http://a/?utm_source=1\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://a/\thttp://a/?\n"
+            "\tbad uri\n"
+            "http://a/\thttp://a/?&\n"
+            "http://a/\thttp://a/?utm_source=1\n");
+  const Result keys = Run("dedup --profile=crawler --quiet",
+                          "http://a/?\nhttp://a/?&\nhttp://a/\n");
+  EXPECT_EQ(keys.out, "http://a/?\n");
+}
+
 TEST_F(CliTest, ResolveAgainstABase) {
   const std::string base = "--base='http://a/b/c/d;p?q#frag'";
   Result r = Run("resolve --quiet " + base, "g\n../../../x\nhttp:g\n#f\n\nbad ref\n");
@@ -360,6 +375,55 @@ TEST_F(CliTest, UsageErrorsExit2) {
   const Result help = Run("--help");
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("usage: uriscan"), std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorIsOneLineNamingTheAllowedValues) {
+  Result r = Run("parse --format=xml");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "uriscan: --format takes jsonl or tsv, not 'xml'\n"
+            "try 'uriscan --help'\n");
+  r = Run("normalize --profile fancy");
+  EXPECT_EQ(r.err,
+            "uriscan: --profile takes syntax, scheme or crawler, not "
+            "'fancy'\ntry 'uriscan --help'\n");
+  r = Run("frobnicate");
+  EXPECT_EQ(r.err, "uriscan: unknown command 'frobnicate'\n"
+                   "try 'uriscan --help'\n");
+}
+
+TEST_F(CliTest, OptionValueMayBeTheNextArgument) {
+  const std::string in = "http://a/x/../y\n/rel\n";
+  const Result joined = Run("resolve --quiet --base=http://h/p/q", in);
+  const Result split = Run("resolve --quiet --base http://h/p/q", in);
+  EXPECT_EQ(joined.status, 0);
+  EXPECT_EQ(split.out, joined.out);
+  EXPECT_EQ(split.out, "http://a/y\nhttp://h/rel\n");
+  EXPECT_EQ(Run("parse --format tsv --quiet", in).out,
+            Run("parse --format=tsv --quiet", in).out);
+}
+
+TEST_F(CliTest, SizeOptionsTakeSuffixes) {
+  const std::string in = std::string(2000, 'a') + "\nhttp://a/\n";
+  Result r = Run("validate --quiet --max-line=1K --chunk-size 64K", in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("<stdin>:1:1025: error: too-long"), std::string::npos)
+      << r.err;
+  r = Run("validate --quiet --max-line=2k --chunk-size=1M", in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Run("validate --max-line=4G").status, 2);  // past 32 bits
+  EXPECT_EQ(Run("validate --chunk-size=12Q").status, 2);
+}
+
+TEST_F(CliTest, WriteErrorsExit2) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full";
+  for (const char* args : {"stats", "--help", "--version", "parse --help"}) {
+    const std::string cmd = std::string(URISCAN_CLI) + " " + args +
+                            " < /dev/null > /dev/full 2>/dev/null";
+    const int raw = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2) << args;
+  }
 }
 
 TEST_F(CliTest, StatsSummarizesKindsAndHosts) {
