@@ -2,8 +2,10 @@
 # Installs the Debian 12 packages a job needs, only when some are missing.
 # usage: tools/setup.sh build|test|bench|fuzz
 set -euo pipefail
-build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev)
-test=("${build[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
+build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
+       libisal-dev libzstd-dev libpsl-dev libidn2-dev)
+test=("${build[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3
+      gzip zstd)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 case "${1:-}" in

@@ -879,12 +879,17 @@ int Run(const Options& opt) {
         if (st == LineReader::Status::kError) {
           while (pool.Pending()) emit_oldest();
           err.Flush();
-          std::fprintf(stderr,
+          if (reader.damaged()) {  // DESIGN.md sec. 8
+            std::fprintf(stderr, "%s: error: %s\n", name->c_str(),
+                         reader.error().c_str());
+          } else {
+            std::fprintf(stderr,
                        "uriscan: error reading '%s' after line %llu: %s\n",
                        name->c_str(),
                        static_cast<unsigned long long>(
                            first_chunk ? 0 : lines_written),
                        reader.error().c_str());
+          }
           status = 2;
         }
         break;

@@ -493,3 +493,123 @@ TEST_F(CliTest, StatsCountsEachRiskFlag) {
 }
 
 }  // namespace
+
+// gzip and zstd input: the same records as the plain text, whatever the
+// members or frames, the thread count, the chunk size, a file or stdin.
+class CompressedTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    for (int i = 0; i < 4000; ++i) {
+      (i < 2000 ? part1_ : part2_) +=
+          (i % 9 == 0 ? "ht tp://bad/" : "http://h.example/") +
+          std::to_string(i) + "?q\n";
+    }
+    Write(Path("p1.txt"), part1_);
+    Write(Path("p2.txt"), part2_);
+    Write(Path("plain.txt"), part1_ + part2_);
+    has_zstd_ = Sh("command -v zstd > /dev/null");
+  }
+  bool Sh(const std::string& cmd) {
+    return std::system(("cd '" + dir_ + "' && " + cmd).c_str()) == 0;
+  }
+  std::string part1_, part2_;
+  bool has_zstd_ = false;
+};
+
+TEST_F(CompressedTest, GzipAndZstdReadAsThePlainText) {
+  ASSERT_TRUE(Sh("gzip -c plain.txt > plain.gz"));
+  ASSERT_TRUE(Sh("gzip -1c p1.txt > multi.gz && gzip -9c p2.txt >> multi.gz"));
+  std::vector<std::string> files = {"plain.gz", "multi.gz"};
+  if (has_zstd_) {
+    ASSERT_TRUE(Sh("zstd -qc plain.txt > plain.zst"));
+    ASSERT_TRUE(Sh("zstd -qc p1.txt > multi.zst && zstd -qc p2.txt >> "
+                   "multi.zst"));
+    files.push_back("plain.zst");
+    files.push_back("multi.zst");
+  }
+  const Result want = Run("parse --format=tsv --quiet " + Path("plain.txt"));
+  for (const std::string& f : files) {
+    for (const char* opts : {"--threads=1", "--threads=3 --chunk-size=1000"}) {
+      const Result file =
+          Run(std::string("parse --format=tsv --quiet ") + opts + " " + Path(f.c_str()));
+      EXPECT_EQ(file.status, 0) << f << file.err;
+      EXPECT_TRUE(file.out == want.out) << f << " " << opts;
+      const Result in = Run(std::string("parse --format=tsv --quiet ") + opts,
+                            Slurp(Path(f.c_str())));
+      EXPECT_TRUE(in.out == want.out) << f << " stdin " << opts;
+    }
+  }
+}
+
+TEST_F(CompressedTest, TruncatedGzipKeepsEveryLineBeforeTheDamage) {
+  ASSERT_TRUE(Sh("gzip -c plain.txt | head -c -8 > cut.gz"));  // no trailer
+  const std::string size = std::to_string(Slurp(Path("cut.gz")).size());
+  const Result want = Run("parse --format=tsv --quiet " + Path("plain.txt"));
+  const Result r = Run("parse --format=tsv --quiet " + Path("cut.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out == want.out);
+  EXPECT_NE(r.err.find(Path("cut.gz") +
+                       ": error: gzip: unexpected end of stream at "
+                       "compressed byte " + size + "\n"),
+            std::string::npos)
+      << r.err;
+  // From stdin too, named as such.
+  const Result in = Run("validate --quiet", Slurp(Path("cut.gz")));
+  EXPECT_EQ(in.status, 2);
+  EXPECT_NE(in.err.find("<stdin>: error: gzip: unexpected end"),
+            std::string::npos);
+}
+
+TEST_F(CompressedTest, CorruptSecondMemberKeepsTheFirst) {
+  // The second member's header names compression method 9 (only 8 exists).
+  ASSERT_TRUE(Sh("gzip -c p1.txt > bad.gz && gzip -c p2.txt | "
+                 "{ printf '\\037\\213\\011'; tail -c +4; } >> bad.gz"));
+  const Result want = Run("parse --format=tsv --quiet " + Path("p1.txt"));
+  const Result r = Run("parse --format=tsv --quiet --threads=2 " + Path("bad.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out == want.out);
+  EXPECT_NE(r.err.find(": error: gzip: unsupported compression method at "
+                       "compressed byte "),
+            std::string::npos);
+  // Bytes after the last member that are no gzip member at all.
+  ASSERT_TRUE(Sh("gzip -c plain.txt > tail.gz && printf 'garbage after the last member' >> tail.gz"));
+  const Result t = Run("validate --quiet " + Path("tail.gz"));
+  EXPECT_EQ(t.status, 2);
+  EXPECT_NE(t.err.find("error: gzip: not a gzip member"), std::string::npos);
+}
+
+TEST_F(CompressedTest, TruncatedAndCorruptZstd) {
+  if (!has_zstd_) GTEST_SKIP() << "no zstd command";
+  ASSERT_TRUE(Sh("zstd -qc p1.txt > cut.zst && zstd -qc p2.txt | "
+                 "head -c 100 >> cut.zst"));
+  const Result want = Run("parse --format=tsv --quiet " + Path("p1.txt"));
+  const Result r = Run("parse --format=tsv --quiet " + Path("cut.zst"));
+  EXPECT_EQ(r.status, 2);
+  // Every line of the first frame, then maybe a few of the second.
+  EXPECT_EQ(r.out.compare(0, want.out.size(), want.out), 0);
+  const Result all = Run("parse --format=tsv --quiet " + Path("plain.txt"));
+  EXPECT_EQ(all.out.compare(0, r.out.size(), r.out), 0);
+  EXPECT_NE(r.err.find(": error: zstd: unexpected end of stream at "
+                       "compressed byte"),
+            std::string::npos)
+      << r.err;
+  ASSERT_TRUE(Sh("zstd -qc p1.txt > bad.zst && printf '\\050\\265\\057\\375"
+                 "garbage' >> bad.zst"));
+  const Result b = Run("parse --format=tsv --quiet " + Path("bad.zst"));
+  EXPECT_EQ(b.status, 2);
+  EXPECT_TRUE(b.out == want.out);
+  EXPECT_NE(b.err.find(": error: zstd: "), std::string::npos);
+}
+
+TEST_F(CliTest, ByteOrderMarkIsDropped) {
+  const Result r = Run("parse --format=tsv --quiet", "\xef\xbb\xbfhttp://a/\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("1\ttrue\thttp"), std::string::npos) << r.out;
+  Write(Path("bom.txt"), "\xef\xbb\xbf/x\n\xef\xbb\xbf/y\n");
+  const Result f = Run("validate --quiet " + Path("bom.txt"));
+  EXPECT_EQ(f.status, 1);  // only the first one is a byte-order mark
+  EXPECT_NE(f.err.find("bom.txt:2:1: error: disallowed-byte"),
+            std::string::npos)
+      << f.err;
+}
