@@ -119,7 +119,7 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   if (begin_ >= mapped_size_) return Status::kEnd;
   const char* p = data + begin_;
   const size_t left = mapped_size_ - begin_;
-  const size_t take = std::min(chunk_, left);
+  const size_t take = std::min(std::max(chunk_, min_bytes_), left);
   if (const void* last = ::memrchr(p, '\n', take)) {
     const size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
     out->text = std::string_view(p, n);
@@ -136,6 +136,11 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   if (line > max_line_) return Status::kTooLongLine;
   out->text = std::string_view(p, n);
   return Status::kLines;
+}
+
+void LineReader::Unread(size_t n) {
+  begin_ -= n;
+  if (mapping_) bytes_read_ -= n;
 }
 
 bool LineReader::Fill() {
@@ -197,12 +202,12 @@ LineReader::Status LineReader::Next(std::string* lines) {
     const char* base = buf_.data() + begin_;
     size_t last = end_ - begin_;
     while (last > 0 && base[last - 1] != '\n') --last;
-    if (last > 0) {
+    if (last > 0 && (last >= min_bytes_ || eof_)) {
       lines->assign(base, last);
       begin_ += last;
       return Status::kLines;
     }
-    if (end_ - begin_ > max_line_) {
+    if (last == 0 && end_ - begin_ > max_line_) {
       lines->clear();
       skipping_ = true;
       begin_ = end_;

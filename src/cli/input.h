@@ -56,6 +56,16 @@ class LineReader {
   bool damaged() const { return damaged_; }
   // The compression of the stream being read (kNone for plain text).
   Compression compression() const { return compression_; }
+  // Gives back the last `n` bytes that Next() handed out: the next call
+  // starts with them. Only right after a Next() that returned kLines.
+  void Unread(size_t n);
+  // Next() hands out at least this many bytes unless the stream ends first
+  // (for records that span lines; 0 by default).
+  void set_min_bytes(size_t n) { min_bytes_ = n; }
+  // True when Next() would return kEnd.
+  bool at_end() const {
+    return mapping_ ? begin_ >= mapped_size_ : eof_ && begin_ == end_;
+  }
   // True when this stream began with a UTF-8 byte-order mark (dropped).
   bool dropped_bom() const { return dropped_bom_; }
   // Bytes consumed so far from this stream.
@@ -77,6 +87,7 @@ class LineReader {
   bool skipping_ = false;  // discarding the rest of an over-long line
   size_t chunk_;
   size_t max_line_;
+  size_t min_bytes_ = 0;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
   size_t bytes_read_ = 0;

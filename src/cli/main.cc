@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "src/cli/dedup_sink.h"
+#include "src/cli/extract.h"
 #include "src/cli/input.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
@@ -33,6 +34,17 @@ constexpr char kUsage[] =
     "dropped. Output keeps one record per input line, in order.\n"
     "\n"
     "commands:\n"
+    "  extract [--from=F]          the URI references in the input, one per\n"
+    "                              line, as written; F is text (default:\n"
+    "                              RFC 3986 Appendix C), clf or combined\n"
+    "                              (web server logs), tsv or csv (RFC 4180),\n"
+    "                              jsonl\n"
+    "      [--field=X]             clf, combined: target (default) or\n"
+    "                              referer; tsv, csv: a column number (from\n"
+    "                              1, default 1) or a name in the header row;\n"
+    "                              jsonl: a top-level key (required)\n"
+    "      [--base=URI]            clf, combined: resolve targets against URI\n"
+    "      [--with-line]           each reference as LINE<TAB>REFERENCE\n"
     "  parse [--format=jsonl|tsv]  one record per line with its components;\n"
     "                              jsonl adds \"risks\":[...] (see audit)\n"
     "  validate                    diagnostics for invalid lines only;\n"
@@ -104,7 +116,7 @@ constexpr char kUsage[] =
     "(validate), 2 usage or I/O error.\n";
 
 enum class Command {
-  kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup, kState
+  kExtract, kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup, kState
 };
 enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
@@ -127,6 +139,9 @@ struct Options {
   std::string state_dir;  // dedup --state
   bool verify = false;    // state --verify
   bool compact = false;   // state --compact
+  ExtractOptions extract;  // extract
+  std::string field;       // extract --field, as given
+  bool header_field = false;  // extract --field=NAME for tsv, csv
   std::vector<std::string> files;
 };
 
@@ -140,6 +155,7 @@ struct Totals {
   uint64_t unresolved = 0;  // resolve: valid references refused
   uint64_t distinct = 0;  // dedup, for the progress line
   uint64_t flagged = 0;   // valid lines with any risk flag
+  uint64_t extracted = 0, malformed = 0;  // extract
   std::array<uint64_t, risks::kCount> by_risk{};
   double scan_seconds = 0;
 };
@@ -221,6 +237,49 @@ std::vector<std::string> JoinValues(int argc, char** argv) {
   return args;
 }
 
+// extract's --field and --base for its --from; -1 when fine, else the exit
+// status.
+int CheckExtractOptions(Options* opt) {
+  ExtractOptions& x = opt->extract;
+  const std::string& f = opt->field;
+  switch (x.from) {
+    case LogFormat::kText:
+      if (!f.empty()) return Usage("--from=text takes no --field");
+      break;
+    case LogFormat::kClf:
+    case LogFormat::kCombined:
+      if (f == "referer" && x.from == LogFormat::kClf)
+        return Usage("--field=referer needs --from=combined (the Common Log "
+                     "Format has no Referer)");
+      if (!f.empty() && f != "target" && f != "referer")
+        return Usage(Allowed("--field", "target or referer", f));
+      x.referer = f == "referer";
+      break;
+    case LogFormat::kTsv:
+    case LogFormat::kCsv:
+      if (!f.empty() && f.find_first_not_of("0123456789") == std::string::npos) {
+        const unsigned long n = std::strtoul(f.c_str(), nullptr, 10);
+        if (n == 0) return Usage("--field numbers columns from 1");
+        x.column = n - 1;
+      } else if (!f.empty()) {
+        opt->header_field = true;
+        x.field_name = f;
+      }
+      break;
+    case LogFormat::kJsonl:
+      if (f.empty()) return Usage("--from=jsonl needs --field=KEY");
+      x.field_name = f;
+      break;
+  }
+  if (opt->has_base && x.from != LogFormat::kClf &&
+      x.from != LogFormat::kCombined)
+    return Usage("--base applies to --from=clf or --from=combined");
+  if (opt->has_base && x.referer)
+    return Usage("--base applies to request targets, not to --field=referer");
+  if (opt->has_base) x.base = &opt->base;
+  return -1;
+}
+
 // Returns -1 when the options are fine, else the exit status.
 int ParseOptions(int argc, char** argv, Options* opt) {
   if (argc < 2) return Usage("no command given");
@@ -231,7 +290,9 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     std::printf("uriscan 0.1.0 (Highway target %s)\n", DispatchedTargetName());
     return WriteStdout("");
   }
-  if (cmd == "parse") {
+  if (cmd == "extract") {
+    opt->command = Command::kExtract;
+  } else if (cmd == "parse") {
     opt->command = Command::kParse;
   } else if (cmd == "validate") {
     opt->command = Command::kValidate;
@@ -288,8 +349,21 @@ int ParseOptions(int argc, char** argv, Options* opt) {
         if (comma > 0) opt->normalize.tracking_params.emplace_back(list.substr(0, comma));
         list.remove_prefix(std::min(comma + 1, list.size()));
       }
+    } else if (std::strncmp(a, "--from=", 7) == 0 &&
+               opt->command == Command::kExtract) {
+      if (!ParseLogFormat(a + 7, &opt->extract.from))
+        return Usage(Allowed("--from", "text, clf, combined, tsv, csv or jsonl",
+                             a + 7));
+    } else if (std::strncmp(a, "--field=", 8) == 0 &&
+               opt->command == Command::kExtract) {
+      opt->field = a + 8;
+      if (opt->field.empty()) return Usage("--field takes a name or number");
+    } else if (std::strcmp(a, "--with-line") == 0 &&
+               opt->command == Command::kExtract) {
+      opt->extract.with_line = true;
     } else if (std::strncmp(a, "--base=", 7) == 0 &&
-               opt->command == Command::kResolve) {
+               (opt->command == Command::kResolve ||
+                opt->command == Command::kExtract)) {
       opt->has_base = true;
       opt->base_text = a + 7;
     } else if (std::strcmp(a, "--nonstrict") == 0 &&
@@ -360,7 +434,11 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       return Usage(std::string("unknown option '") + a + "' for " + cmd);
     }
   }
-  if (opt->command == Command::kResolve) {
+  if (opt->command == Command::kExtract) {
+    const int status = CheckExtractOptions(opt);
+    if (status >= 0) return status;
+  }
+  if (opt->command == Command::kResolve || opt->has_base) {
     if (!opt->has_base) return Usage("resolve needs --base=URI");
     opt->base = ParseUriReference(opt->base_text);
     if (!opt->base.valid()) {
@@ -595,7 +673,60 @@ struct Chunk {
   std::string out;
   Totals totals;
   bool failed = false;  // --on-error=fail met an invalid line: out stops there
+  // extract: bytes of a header row to step over, the column the header
+  // named, and how many input lines the chunk holds.
+  size_t skip = 0;
+  size_t column = 0;
+  uint64_t input_lines = 0;
 };
+
+// extract on one chunk of whole records.
+void ExtractChunk(const Options& opt, Chunk* c) {
+  c->input_lines = c->too_long_line ? 1 : CountLines(c->input.text);
+  c->totals.lines = c->input_lines;
+  c->totals.bytes = c->input.text.size();
+  if (c->too_long_line) {
+    c->diagnostics.push_back({0, opt.max_line + 1,
+                              ErrorKindName(ErrorKind::kTooLong),
+                              ErrorKindMessage(ErrorKind::kTooLong)});
+    ++c->totals.malformed;
+    return;
+  }
+  ExtractOptions x = opt.extract;
+  x.column = opt.header_field ? c->column : x.column;
+  const std::string_view header = c->input.text.substr(0, c->skip);
+  const uint64_t header_lines = std::count(header.begin(), header.end(), '\n');
+  // Lines longer than --max-line are diagnosed and left empty, whether or
+  // not they fit in a chunk, so the output never depends on the chunking.
+  std::string_view text = c->input.text.substr(c->skip);
+  thread_local std::string trimmed;
+  for (size_t pos = 0, line = 0; pos < text.size(); ++line) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    if (nl - pos > opt.max_line) {
+      if (text.data() != trimmed.data()) {
+        trimmed.assign(text);
+        text = trimmed;
+      }
+      trimmed.erase(pos, nl - pos);
+      text = trimmed;
+      c->diagnostics.push_back({header_lines + line, opt.max_line + 1,
+                                ErrorKindName(ErrorKind::kTooLong),
+                                ErrorKindMessage(ErrorKind::kTooLong)});
+      ++c->totals.malformed;
+      pos += 1;
+      continue;
+    }
+    pos = nl + 1;
+  }
+  thread_local std::vector<ExtractProblem> problems;
+  problems.clear();
+  Extract(text, x, c->first_line + header_lines, &c->out, &problems);
+  for (const ExtractProblem& p : problems)
+    c->diagnostics.push_back({header_lines + p.line, p.column, p.kind,
+                              p.message});
+  c->totals.malformed += problems.size();
+  c->totals.extracted = std::count(c->out.begin(), c->out.end(), '\n');
+}
 
 // The text of the current document for a 1997 same-document reference: the
 // base without its fragment, then the reference's fragment.
@@ -616,6 +747,7 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   c->totals = Totals{};
   c->failed = false;
   // One scanner (its scratch) per worker thread.
+  if (opt.command == Command::kExtract) return ExtractChunk(opt, c);
   thread_local Scanner scanner;
   const auto t0 = std::chrono::steady_clock::now();
   if (c->too_long_line) c->input.text = {};  // one empty row stands in
@@ -763,6 +895,8 @@ void Add(const Totals& from, Totals* to) {
   to->rewritten += from.rewritten;
   to->unresolved += from.unresolved;
   to->flagged += from.flagged;
+  to->extracted += from.extracted;
+  to->malformed += from.malformed;
   for (size_t k = 0; k < from.by_risk.size(); ++k)
     to->by_risk[k] += from.by_risk[k];
   to->scan_seconds += from.scan_seconds;
@@ -777,6 +911,25 @@ bool CommitState(SeenState* state) {
                    ? "the state includes this run, but may not be durable"
                    : "the state is as before this run");
   return false;
+}
+
+// extract: cuts `lines` back to whole records (a quoted field or a wrapped
+// "<...>" may hold line breaks), reading more while not even one is whole.
+void TakeWholeRecords(const Options& opt, LineReader* reader, Lines* lines) {
+  size_t keep = RecordsEnd(lines->text, opt.extract, reader->at_end());
+  size_t want = lines->text.size();
+  while (keep == 0 && lines->text.size() < opt.max_line) {
+    reader->Unread(lines->text.size());
+    want *= 2;  // the next line may be longer than the text so far
+    reader->set_min_bytes(want);
+    const LineReader::Status st = reader->Next(lines);
+    reader->set_min_bytes(0);
+    if (st != LineReader::Status::kLines) return;
+    keep = RecordsEnd(lines->text, opt.extract, reader->at_end());
+  }
+  if (keep == 0) return;  // past --max-line: as it is, with a diagnostic
+  reader->Unread(lines->text.size() - keep);
+  lines->text = lines->text.substr(0, keep);
 }
 
 int Run(const Options& opt) {
@@ -839,7 +992,9 @@ int Run(const Options& opt) {
       AppendDiagnostic(*c.name, lines_written + d.row + 1, d.column, d.kind,
                        d.message, &err.buffer());
     }
-    lines_written += c.too_long_line ? 1 : c.spans.size();
+    lines_written += opt.command == Command::kExtract ? c.input_lines
+                     : c.too_long_line                 ? 1
+                                                       : c.spans.size();
     Add(c.totals, &totals);
     if (dedup) totals.distinct = dedup->distinct();
     pool.Release(slot);
@@ -866,7 +1021,9 @@ int Run(const Options& opt) {
     // counting the lines is a pass over every byte on this thread.
     const bool numbered_records =
         opt.command == Command::kAudit ||
-        (opt.command == Command::kParse && opt.format == Format::kTsv);
+        (opt.command == Command::kParse && opt.format == Format::kTsv) ||
+        (opt.command == Command::kExtract && opt.extract.with_line);
+    size_t file_column = 0;  // extract --field=NAME: from the header row
     uint64_t lines_read = 0;
     while (!stopped) {
       if (pool.Full()) emit_oldest();
@@ -895,6 +1052,27 @@ int Run(const Options& opt) {
         break;
       }
       c.too_long_line = st == LineReader::Status::kTooLongLine;
+      c.skip = 0;
+      if (opt.command == Command::kExtract && !c.too_long_line) {
+        TakeWholeRecords(opt, &reader, &c.input);
+        if (first_chunk && opt.header_field) {
+          size_t header_end = 0;
+          if (!FindColumn(c.input.text, opt.extract, &file_column,
+                          &header_end)) {
+            pool.Release(slot);
+            while (pool.Pending()) emit_oldest();
+            err.Flush();
+            std::fprintf(stderr,
+                         "%s:1:1: error: log-format: no column named '%s' "
+                         "in the header row\n",
+                         name->c_str(), opt.extract.field_name.c_str());
+            status = 2;
+            break;
+          }
+          c.skip = header_end;
+        }
+        c.column = file_column;
+      }
       c.starts_file = first_chunk;
       first_chunk = false;
       c.name = name;
@@ -929,7 +1107,14 @@ int Run(const Options& opt) {
   const double wall = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
-  if (opt.command == Command::kStats) {
+  if (opt.command == Command::kExtract) {
+    if (!opt.quiet)
+      std::fprintf(stderr,
+                   "uriscan: %llu lines, %llu URI references, %llu malformed\n",
+                   static_cast<unsigned long long>(totals.lines),
+                   static_cast<unsigned long long>(totals.extracted),
+                   static_cast<unsigned long long>(totals.malformed));
+  } else if (opt.command == Command::kStats) {
     PrintStats(opt, totals, wall);
     if (WriteStdout("") != 0) return 2;
   } else if (!opt.quiet) {
