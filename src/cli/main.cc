@@ -2,6 +2,7 @@
 // The uriscan command: parse, validate, stats, audit (risk flags, RFC 3986
 // sec. 7), normalize, resolve and dedup over files or stdin; dedup
 // --state=DIR keeps a seen-set across runs, and state DIR reports on one.
+#include <libpsl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "src/cli/columns.h"
 #include "src/cli/dedup_sink.h"
 #include "src/cli/extract.h"
 #include "src/cli/input.h"
@@ -47,6 +49,17 @@ constexpr char kUsage[] =
     "      [--with-line]           each reference as LINE<TAB>REFERENCE\n"
     "  parse [--format=jsonl|tsv]  one record per line with its components;\n"
     "                              jsonl adds \"risks\":[...] (see audit)\n"
+    "      [--columns=LIST]        tsv: these columns, in this order, from\n"
+    "                              line, valid, scheme, userinfo, host,\n"
+    "                              port, path, query, fragment, host_type,\n"
+    "                              error and the derived ones:\n"
+    "                              registrable_domain, public_suffix (of\n"
+    "                              the lower-cased host, by the Public\n"
+    "                              Suffix List; \\N for an IP address),\n"
+    "                              surt (the SURT key, com,example)/a?b=1),\n"
+    "                              key (as dedup --keys under --profile),\n"
+    "                              normalized (under --profile)\n"
+    "      [--psl=FILE]            another Public Suffix List than libpsl's\n"
     "  validate                    diagnostics for invalid lines only;\n"
     "                              exit 1 if there is any\n"
     "  stats                       a summary: counts, error kinds, host\n"
@@ -142,6 +155,8 @@ struct Options {
   ExtractOptions extract;  // extract
   std::string field;       // extract --field, as given
   bool header_field = false;  // extract --field=NAME for tsv, csv
+  std::vector<Column> columns;  // parse --columns
+  std::string psl_file;          // parse --psl
   std::vector<std::string> files;
 };
 
@@ -325,6 +340,14 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       if (v == "jsonl") opt->format = Format::kJsonl;
       else if (v == "tsv") opt->format = Format::kTsv;
       else return Usage(Allowed("--format", "jsonl or tsv", v));
+    } else if (std::strncmp(a, "--columns=", 10) == 0 &&
+               opt->command == Command::kParse) {
+      std::string unknown;
+      if (!ParseColumns(a + 10, &opt->columns, &unknown))
+        return Usage(Allowed("--columns", ColumnNames().c_str(), unknown));
+    } else if (std::strncmp(a, "--psl=", 6) == 0 &&
+               opt->command == Command::kParse) {
+      opt->psl_file = a + 6;
     } else if (std::strncmp(a, "--on-error=", 11) == 0 &&
                (opt->command == Command::kNormalize ||
                 opt->command == Command::kResolve ||
@@ -336,11 +359,13 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       else return Usage(Allowed("--on-error", "keep, skip or fail", v));
     } else if (std::strncmp(a, "--profile=", 10) == 0 &&
                (opt->command == Command::kNormalize ||
+                opt->command == Command::kParse ||
                 opt->command == Command::kDedup)) {
       if (!ParseProfile(a + 10, &opt->profile))
         return Usage(Allowed("--profile", "syntax, scheme or crawler", a + 10));
     } else if (std::strncmp(a, "--tracking-params=", 18) == 0 &&
                (opt->command == Command::kNormalize ||
+                opt->command == Command::kParse ||
                 opt->command == Command::kDedup)) {
       opt->normalize.tracking_params.clear();
       std::string_view list = a + 18;
@@ -434,6 +459,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
       return Usage(std::string("unknown option '") + a + "' for " + cmd);
     }
   }
+  if (!opt->columns.empty() && opt->format != Format::kTsv)
+    return Usage("--columns needs --format=tsv");
   if (opt->command == Command::kExtract) {
     const int status = CheckExtractOptions(opt);
     if (status >= 0) return status;
@@ -741,7 +768,7 @@ void AppendSameDocument(const UriReference& base, std::string_view fragment,
 }
 
 void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
-                  Chunk* c) {
+                  const ColumnWriter* columns, Chunk* c) {
   c->out.clear();
   c->diagnostics.clear();
   c->totals = Totals{};
@@ -771,6 +798,8 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
       opt.command == Command::kAudit || opt.command == Command::kStats ||
       (opt.command == Command::kParse && opt.format == Format::kJsonl);
   if (want_risks) RiskFlags(rows, c->spans, &c->risk_column);
+  thread_local DerivedRows derived;  // parse --columns
+  if (columns) columns->Prepare(rows, c->spans, &derived);
   if (opt.command == Command::kNormalize) {
     NormalizeBatch(rows, c->spans, opt.profile, &normalized,
                    opt.normalize);
@@ -870,7 +899,11 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
         AppendJsonRecord(uri, &c->out, risk_flags);
         c->out.push_back('\n');
       } else {
-        AppendTsvRecord(c->first_line + i, uri, &c->out);
+        if (columns) {
+          columns->AppendRow(i, c->first_line + i, uri, derived, &c->out);
+        } else {
+          AppendTsvRecord(c->first_line + i, uri, &c->out);
+        }
       }
     } else if (opt.command == Command::kAudit) {
       AppendAuditRecord(c->first_line + i, risk_flags, &c->out);
@@ -947,9 +980,30 @@ int Run(const Options& opt) {
   std::vector<Chunk> chunks(window);
   OrderedPool pool(workers, window);
   int status = 0;
-  if (opt.command == Command::kParse && opt.format == Format::kTsv)
-    AppendTsvHeader(&out.buffer());
   const Fingerprinter fingerprinter(opt.profile, opt.normalize);
+  // parse --columns, with libpsl's built-in list unless --psl names one.
+  std::unique_ptr<psl_ctx_t, void (*)(psl_ctx_t*)> psl(nullptr, psl_free);
+  std::unique_ptr<ColumnWriter> columns;
+  if (!opt.columns.empty()) {
+    if (!opt.psl_file.empty()) {
+      psl.reset(psl_load_file(opt.psl_file.c_str()));
+      if (!psl) {
+        std::fprintf(stderr, "uriscan: --psl: cannot load '%s'\n",
+                     opt.psl_file.c_str());
+        return 2;
+      }
+    }
+    columns = std::make_unique<ColumnWriter>(
+        opt.columns, psl ? psl.get() : psl_builtin(), fingerprinter,
+        opt.profile, opt.normalize);
+  }
+  if (opt.command == Command::kParse && opt.format == Format::kTsv) {
+    if (columns) {
+      columns->AppendHeader(&out.buffer());
+    } else {
+      AppendTsvHeader(&out.buffer());
+    }
+  }
   std::unique_ptr<DedupSink> dedup;
   std::unique_ptr<SeenState> state;  // dedup --state
   if (opt.command == Command::kDedup && !opt.state_dir.empty()) {
@@ -1080,7 +1134,9 @@ int Run(const Options& opt) {
         c.first_line = lines_read + 1;
         lines_read += c.too_long_line ? 1 : CountLines(c.input.text);
       }
-      pool.Submit(slot, [&] { ProcessChunk(opt, fingerprinter, &c); });
+      pool.Submit(slot, [&] {
+        ProcessChunk(opt, fingerprinter, columns.get(), &c);
+      });
     }
   }
   while (pool.Pending()) emit_oldest();
