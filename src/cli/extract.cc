@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "src/cli/lenient.h"
 #include "uriscan/resolve.h"
 
 namespace uriscan {
@@ -41,7 +42,11 @@ struct Sink {
       out->append(std::to_string(first_line + line));
       out->push_back('\t');
     }
-    out->append(ref);
+    if (opt.lenient) {
+      RepairReference(ref, out);
+    } else {
+      out->append(ref);
+    }
     out->push_back('\n');
   }
   void Problem(uint64_t line, uint64_t column, std::string_view message) {

@@ -24,6 +24,7 @@ struct ExtractOptions {
   size_t column = 0;        // tsv, csv: 0-based column
   std::string field_name;   // tsv, csv: a header name; jsonl: the key
   bool with_line = false;   // LINE<TAB> before each reference
+  bool lenient = false;     // each reference repaired (lenient.h)
   const UriReference* base = nullptr;  // clf, combined: --base
 };
 

@@ -19,6 +19,7 @@
 #include "src/cli/dedup_sink.h"
 #include "src/cli/extract.h"
 #include "src/cli/input.h"
+#include "src/cli/lenient.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
 #include "src/cli/state_command.h"
@@ -138,6 +139,7 @@ struct Options {
   Command command = Command::kParse;
   Format format = Format::kJsonl;
   bool quiet = false;
+  bool lenient = false;
   size_t max_line = 16u << 20;
   size_t threads = AvailableCores();
   OnError on_error = OnError::kKeep;
@@ -171,6 +173,8 @@ struct Totals {
   uint64_t distinct = 0;  // dedup, for the progress line
   uint64_t flagged = 0;   // valid lines with any risk flag
   uint64_t extracted = 0, malformed = 0;  // extract
+  uint64_t repaired = 0;  // --lenient: lines repaired
+  uint64_t boms = 0;      // inputs that began with a byte-order mark
   std::array<uint64_t, risks::kCount> by_risk{};
   double scan_seconds = 0;
 };
@@ -437,6 +441,10 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     } else if (std::strcmp(a, "--compact") == 0 &&
                opt->command == Command::kState) {
       opt->compact = true;
+    } else if (std::strcmp(a, "--lenient") == 0 &&
+               opt->command != Command::kState) {
+      opt->lenient = true;
+      opt->extract.lenient = true;
     } else if (std::strcmp(a, "--quiet") == 0) {
       opt->quiet = true;
     } else if (std::strncmp(a, "--max-line=", 11) == 0) {
@@ -597,7 +605,8 @@ void CountRisks(uint32_t risk_flags, Totals* t) {
 
 void PrintStats(const Options& opt, const Totals& t, double wall) {
   auto pct = [&](uint64_t n) { return t.lines ? 100.0 * n / t.lines : 0.0; };
-  std::printf("uriscan stats: RFC 3986 URI-reference, strict\n");
+  std::printf("uriscan stats: RFC 3986 URI-reference, %s\n",
+              opt.lenient ? "lenient (repaired, then strict)" : "strict");
   for (const std::string& f : opt.files)
     std::printf("  input            %s\n", f == "-" ? "<stdin>" : f.c_str());
   std::printf("  URIs scanned     %llu (%.1f MB)\n",
@@ -612,6 +621,12 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
     std::printf("    %-16s %llu\n", ErrorKindName(static_cast<ErrorKind>(k)),
                 static_cast<unsigned long long>(t.by_error[k]));
   }
+  if (opt.lenient)
+    std::printf("  repaired         %llu (--lenient: percent-encoded bytes, "
+                "lone %%, IDNA hosts)\n",
+                static_cast<unsigned long long>(t.repaired));
+  std::printf("  byte-order marks %llu dropped\n",
+              static_cast<unsigned long long>(t.boms));
   std::printf("  host kinds       name %llu, ipv4 %llu, ipv6 %llu, "
               "ipvfuture %llu\n",
               static_cast<unsigned long long>(t.by_host[0]),
@@ -658,6 +673,7 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped,
     sep = ", ";
   }
   if (t.lines != t.valid) s += ')';
+  if (opt.lenient) s += ", " + std::to_string(t.repaired) + " repaired";
   if (opt.command == Command::kNormalize)
     s += ", " + std::to_string(t.rewritten) + " rewritten";
   if (opt.command == Command::kAudit)
@@ -705,7 +721,32 @@ struct Chunk {
   size_t skip = 0;
   size_t column = 0;
   uint64_t input_lines = 0;
+  // --lenient: the repaired lines (input.text then points here), and for
+  // row i the original line when it was repaired (empty otherwise).
+  std::string lenient_text;
+  std::vector<std::string_view> originals;
 };
+
+// --lenient: each line of the chunk repaired (lenient.h), counted, and the
+// chunk's text replaced by the repaired lines.
+void RepairChunk(Chunk* c) {
+  c->lenient_text.clear();
+  c->originals.clear();
+  const std::string_view text = c->input.text;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    std::string_view line = text.substr(pos, nl - pos);
+    const bool cr = !line.empty() && line.back() == '\r';
+    if (cr) line.remove_suffix(1);
+    const bool repaired = RepairReference(line, &c->lenient_text);
+    c->originals.push_back(repaired ? line : std::string_view());
+    c->totals.repaired += repaired;
+    if (cr) c->lenient_text.push_back('\r');
+    if (nl < text.size()) c->lenient_text.push_back('\n');
+    pos = nl + 1;
+  }
+  c->input.text = c->lenient_text;
+}
 
 // extract on one chunk of whole records.
 void ExtractChunk(const Options& opt, Chunk* c) {
@@ -778,6 +819,7 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
   thread_local Scanner scanner;
   const auto t0 = std::chrono::steady_clock::now();
   if (c->too_long_line) c->input.text = {};  // one empty row stands in
+  if (opt.lenient && !c->too_long_line) RepairChunk(c);
   const bool scanned = scanner.ScanLines(c->input.text, &c->spans);
   (void)scanned;  // a chunk is far below 4 GiB
   if (c->too_long_line) {
@@ -897,6 +939,8 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
     } else if (opt.command == Command::kParse) {
       if (opt.format == Format::kJsonl) {
         AppendJsonRecord(uri, &c->out, risk_flags);
+        if (opt.lenient && !c->originals[i].empty())
+          AppendJsonRepaired(c->originals[i], &c->out);
         c->out.push_back('\n');
       } else {
         if (columns) {
@@ -929,6 +973,8 @@ void Add(const Totals& from, Totals* to) {
   to->unresolved += from.unresolved;
   to->flagged += from.flagged;
   to->extracted += from.extracted;
+  to->repaired += from.repaired;
+  to->boms += from.boms;
   to->malformed += from.malformed;
   for (size_t k = 0; k < from.by_risk.size(); ++k)
     to->by_risk[k] += from.by_risk[k];
@@ -1138,6 +1184,7 @@ int Run(const Options& opt) {
         ProcessChunk(opt, fingerprinter, columns.get(), &c);
       });
     }
+    totals.boms += reader.dropped_bom();
   }
   while (pool.Pending()) emit_oldest();
   err.Flush();

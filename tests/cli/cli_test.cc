@@ -818,3 +818,80 @@ TEST_F(CliTest, DerivedColumnsUsageAndPslFile) {
   EXPECT_EQ(Run("parse --format=tsv --columns=host --psl=/nonexistent").status,
             2);
 }
+
+// --- --lenient ------------------------------------------------------------
+
+TEST_F(CliTest, LenientRepairsAndFlagsEachLine) {
+  struct Case {
+    const char* in;
+    const char* repaired;  // nullptr: left as it was
+  };
+  const Case cases[] = {
+      // IRIs in several scripts: IDNA A-labels (UTS #46, non-transitional)
+      // for the host, UTF-8 percent-encoded elsewhere (RFC 3987 sec. 3.1).
+      {"http://b\xc3\xbc" "cher.de/stra\xc3\x9f" "e", "http://xn--bcher-kva.de/stra%C3%9Fe"},
+      {"http://\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80.\xd1\x80\xd1\x84/",
+       "http://xn--e1afmkfd.xn--p1ai/"},
+      {"http://\xe4\xbe\x8b\xe3\x81\x88.\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88/x",
+       "http://xn--r8jz45g.xn--zckzah/x"},
+      {"http://\xd9\x85\xd8\xab\xd8\xa7\xd9\x84.example/?q=\xd8\xb3",
+       "http://xn--mgbh0fb.example/?q=%D8%B3"},
+      {"http://u@Fa\xc3\x9f.de:81/", "http://u@xn--fa-hia.de:81/"},
+      // Not a name IDNA takes: percent-encoded instead.
+      {"http://\xff.com/", "http://%FF.com/"},
+      // A lone '%', spaces and the other bytes no URI may hold.
+      {"/100%", "/100%25"},
+      {"/a%zz%41", "/a%25zz%41"},
+      {"/a b?c d|e{f}", "/a%20b?c%20d%7Ce%7Bf%7D"},
+      {"http://a/\"<x>\"\\^`", "http://a/%22%3Cx%3E%22%5C%5E%60"},
+      {"http://ok.example/", nullptr},
+  };
+  std::string in = "\xef\xbb\xbf";  // a byte-order mark, dropped
+  for (const Case& c : cases) in += std::string(c.in) + "\n";
+  const Result r = Run("parse --lenient --quiet", in);
+  EXPECT_EQ(r.status, 0);
+  std::istringstream out(r.out);
+  std::string line;
+  for (const Case& c : cases) {
+    ASSERT_TRUE(std::getline(out, line));
+    EXPECT_NE(line.find("\"valid\":true"), std::string::npos) << line;
+    if (!c.repaired) {
+      EXPECT_EQ(line.find("repaired"), std::string::npos) << line;
+      continue;
+    }
+    EXPECT_NE(line.find(",\"repaired\":true,\"original\":"),
+              std::string::npos) << line;
+    const Result n = Run("normalize --profile=syntax --lenient --quiet",
+                         std::string(c.in) + "\n");
+    const Result direct = Run("normalize --profile=syntax --quiet",
+                              std::string(c.repaired) + "\n");
+    EXPECT_EQ(direct.status, 0) << c.repaired;
+    EXPECT_EQ(n.out, direct.out) << c.in;
+  }
+  // The original comes back JSON-escaped.
+  EXPECT_NE(r.out.find("\"original\":\"http://a/\\\"<x>\\\"\\\\^`\"}"),
+            std::string::npos);
+  const Result stats = Run("stats --lenient", in);
+  EXPECT_NE(stats.out.find("  repaired         10 "), std::string::npos)
+      << stats.out;
+  EXPECT_NE(stats.out.find("  byte-order marks 1 dropped"), std::string::npos);
+  EXPECT_NE(stats.out.find("  valid            11 "), std::string::npos);
+  // Strict stays the default: the same lines are invalid without it.
+  const Result strict = Run("validate --quiet", in);
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(Run("stats", in).out.find("repaired"), std::string::npos);
+}
+
+TEST_F(CliTest, LenientKeepsLinesAndDiagnosesWhatItCannotRepair) {
+  const std::string nul = std::string("x\0y\n", 4);
+  const Result r = Run("validate --lenient --quiet",
+                       std::string("http://a/\x01\nhttp://b/ c\r\n") + nul +
+                           "http://ok/\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("<stdin>:1:10: error: disallowed-byte"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("<stdin>:3:2: error: disallowed-byte"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("<stdin>:2:"), std::string::npos);
+  EXPECT_EQ(r.err.find("<stdin>:4:"), std::string::npos);
+}
