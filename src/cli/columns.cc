@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <optional>
+#include <unordered_map>
 
 #include "src/cli/output.h"
 
@@ -18,6 +19,8 @@ constexpr const char* kColumnNames[] = {
     "line", "valid", "scheme", "userinfo", "host", "port", "path", "query",
     "fragment", "host_type", "error", "registrable_domain", "public_suffix",
     "surt", "key", "normalized"};
+
+constexpr size_t kSuffixCacheSize = 1 << 16;  // hosts per thread
 
 void AppendOptional(const std::optional<std::string_view>& v,
                     std::string* out) {
@@ -138,13 +141,23 @@ void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
     out->append("\\N");
     return;
   }
+  // Logs repeat their hosts, and a lookup costs hundreds of ns: each thread
+  // keeps the answers for the hosts it saw last (both columns at once).
+  struct Answer {
+    std::string registrable, suffix;
+  };
+  thread_local std::unordered_map<std::string, Answer> cache;
   thread_local std::string lower;
   lower.assign(*host);
   for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  const char* found = registrable
-                          ? psl_registrable_domain(psl_, lower.c_str())
-                          : psl_unregistrable_domain(psl_, lower.c_str());
-  out->append(found ? found : "\\N");
+  auto it = cache.find(lower);
+  if (it == cache.end()) {
+    if (cache.size() >= kSuffixCacheSize) cache.clear();
+    const char* r = psl_registrable_domain(psl_, lower.c_str());
+    const char* p = psl_unregistrable_domain(psl_, lower.c_str());
+    it = cache.emplace(lower, Answer{r ? r : "\\N", p ? p : "\\N"}).first;
+  }
+  out->append(registrable ? it->second.registrable : it->second.suffix);
 }
 
 void ColumnWriter::AppendRow(size_t i, uint64_t line, const UriReference& uri,
