@@ -101,8 +101,10 @@ constexpr char kUsage[] =
     "                              --temp-dir (default $TMPDIR or /tmp)\n"
     "      [--bloom=N]             approximate instead: a Bloom filter for\n"
     "      [--fp-rate=P]           N distinct lines at false-positive rate\n"
-    "                              P (default 0.001); a false positive\n"
-    "                              drops a line that was new\n"
+    "                              P (default 0.001), which adds layers\n"
+    "                              as it fills so the rate stays under P,\n"
+    "                              and stops with exit 2 past --memory; a\n"
+    "                              false positive drops a line that was new\n"
     "      [--state=DIR]           a seen-set kept in DIR across runs: only\n"
     "                              lines whose class no earlier run with DIR\n"
     "                              saw are written; the run's new classes\n"
@@ -501,7 +503,8 @@ int ParseOptions(int argc, char** argv, Options* opt) {
   }
   if (opt->command == Command::kDedup && opt->dedup.bloom_expected > 0) {
     const uint64_t need =
-        BloomFilter::BytesFor(opt->dedup.bloom_expected, opt->dedup.fp_rate);
+        BloomFilter::BytesFor(opt->dedup.bloom_expected,
+                              opt->dedup.fp_rate / 2);  // the first layer
     if (need > opt->dedup.memory) {
       std::fprintf(stderr,
                    "uriscan: a Bloom filter for %llu lines at rate %g needs "

@@ -331,6 +331,27 @@ TEST_F(CliTest, DedupWritesFirstOccurrencesInInputOrder) {
   EXPECT_EQ(Run("normalize --keys").status, 2);  // a dedup option only
 }
 
+TEST_F(CliTest, DedupBloomGrowsPastItsExpectedCount) {
+  // 50x more distinct lines than --bloom said: layers are added, and no new
+  // line is dropped (the rate stays under 1e-6).
+  std::string in;
+  for (int i = 0; i < 5000; ++i)
+    in += "http://h" + std::to_string(i) + ".example/\n";
+  in += in;  // every line twice
+  Result r = Run("dedup --bloom=100 --fp-rate=1e-6", in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, in.substr(0, in.size() / 2));
+  EXPECT_NE(r.err.find("5000 distinct, 5000 duplicates"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" layers, expected false-positive rate"),
+            std::string::npos) << r.err;
+  // Past --memory the run stops with exit 2 and says why.
+  r = Run("dedup --bloom=100 --memory=4K", in);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("the Bloom filter holds"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("past --memory"), std::string::npos);
+}
+
 TEST_F(CliTest, DedupPastItsMemoryGivesTheSameOutput) {
   // 150,000 lines, a third of them repeats of earlier ones in other case.
   std::string in;
