@@ -852,6 +852,17 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
       opt.command == Command::kAudit || opt.command == Command::kStats ||
       (opt.command == Command::kParse && opt.format == Format::kJsonl);
   if (want_risks) RiskFlags(rows, c->spans, &c->risk_column);
+  // resolve: every row at once, most of them by ResolveBatch's fast path
+  // (a path with no dot segment is the base's prefix plus its own bytes).
+  thread_local ResolvedBatch resolved;
+  if (opt.command == Command::kResolve) {
+    thread_local std::vector<uint32_t> offsets;  // row i from uri_begin[i]
+    offsets.assign(c->spans.uri_begin.begin(), c->spans.uri_begin.end());
+    offsets.push_back(c->spans.size() ? c->spans.uri_end[c->spans.size() - 1]
+                                      : 0);
+    const Batch refs{c->input.text.data(), offsets.data(), c->spans.size()};
+    ResolveBatch(opt.base, refs, c->spans, opt.resolve, false, &resolved);
+  }
   thread_local DerivedRows derived;  // parse --columns
   if (columns) columns->Prepare(rows, c->spans, &derived);
   if (opt.command == Command::kNormalize) {
@@ -899,11 +910,11 @@ void ProcessChunk(const Options& opt, const Fingerprinter& fingerprinter,
     std::string_view message = ErrorKindMessage(uri.error().kind);
     const size_t out_before = c->out.size();
     if (!bad && opt.command == Command::kResolve) {
-      const ResolveStatus rs = Resolve(opt.base, uri, opt.resolve, &c->out);
-      if (rs == ResolveStatus::kSameDocument) {
-        const std::string fragment = c->out.substr(out_before);
-        c->out.resize(out_before);
-        AppendSameDocument(opt.base, fragment, &c->out);
+      const ResolveStatus rs = resolved.status[i];
+      if (rs == ResolveStatus::kOk) {
+        c->out.append(resolved.Get(i));
+      } else if (rs == ResolveStatus::kSameDocument) {
+        AppendSameDocument(opt.base, resolved.Get(i), &c->out);
       } else if (rs != ResolveStatus::kOk) {  // only kAboveRoot can be left
         bad = true;
         column = 1;
