@@ -916,3 +916,28 @@ TEST_F(CliTest, LenientKeepsLinesAndDiagnosesWhatItCannotRepair) {
   EXPECT_EQ(r.err.find("<stdin>:2:"), std::string::npos);
   EXPECT_EQ(r.err.find("<stdin>:4:"), std::string::npos);
 }
+
+TEST_F(CliTest, ExtractBadInputsKeepEveryLineAccountedFor) {
+  // A 1 MB line of prose with a URL at its end; an empty input; a gzipped
+  // log cut short, whose whole lines are all extracted before the error.
+  const std::string big = std::string(1 << 20, 'a') + " http://end.example/x.\n";
+  Result r = Run("extract --quiet --with-line", "first\n" + big + "last http://l/\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "2\thttp://end.example/x\n3\thttp://l/\n");
+  EXPECT_EQ(Run("extract --quiet", "").out, "");
+  EXPECT_EQ(Run("extract --quiet --from=csv", "").status, 0);
+  std::string log;
+  for (int i = 0; i < 3000; ++i)
+    log += "1.2.3.4 - - [d] \"GET /p" + std::to_string(i) +
+           " HTTP/1.1\" 200 1 \"-\" \"x\"\n";
+  Write(Path("a.log"), log);
+  ASSERT_EQ(std::system(("gzip -c '" + Path("a.log") + "' | head -c -8 > '" +
+                         Path("a.log.gz") + "'").c_str()), 0);
+  const Result whole = Run("extract --quiet --from=combined " + Path("a.log"));
+  r = Run("extract --quiet --from=combined --threads=2 --chunk-size=1K " +
+          Path("a.log.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out == whole.out);
+  EXPECT_NE(r.err.find("a.log.gz: error: gzip: unexpected end of stream"),
+            std::string::npos) << r.err;
+}
