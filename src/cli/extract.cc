@@ -105,13 +105,9 @@ bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
   while (j < text.size() && IsSchemeChar(text[j])) ++j;
   if (j == text.size() || text[j] != ':' || j + 1 == text.size()) return false;
   const char first = text[j + 1];
-  if (IsSpace(first) || IsSentencePunct(first) || first == ')' ||
-      first == '<' || first == '>')
-    return false;
+  if (IsSpace(first) || IsSentencePunct(first) || first == ')') return false;
   size_t k = j + 1;
-  while (k < text.size() && !IsSpace(text[k]) && text[k] != '<' &&
-         text[k] != '>')
-    ++k;
+  while (k < text.size() && !IsSpace(text[k])) ++k;
   *end = k;
   std::string_view r = text.substr(i, k - i);
   for (;;) {
