@@ -347,6 +347,9 @@ int ParseOptions(int argc, char** argv, Options* opt) {
     const char* a = arg.c_str();
     if (options_done || a[0] != '-' || std::strcmp(a, "-") == 0) {
       opt->files.emplace_back(a);
+    } else if (std::any_of(std::begin(kValueOptions), std::end(kValueOptions),
+                           [&](const char* o) { return arg == o; })) {
+      return Usage(arg + " needs a value");  // the last argument
     } else if (std::strcmp(a, "--") == 0) {
       options_done = true;
     } else if (std::strncmp(a, "--format=", 9) == 0 &&

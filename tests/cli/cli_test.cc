@@ -423,6 +423,10 @@ TEST_F(CliTest, OptionValueMayBeTheNextArgument) {
   EXPECT_EQ(split.out, "http://a/y\nhttp://h/rel\n");
   EXPECT_EQ(Run("parse --format tsv --quiet", in).out,
             Run("parse --format=tsv --quiet", in).out);
+  EXPECT_EQ(Run("parse --format").err,
+            "uriscan: --format needs a value\ntry 'uriscan --help'\n");
+  // After "--" nothing is an option, not even a value option's name.
+  EXPECT_EQ(Run("validate --quiet -- --base").status, 2);  // no such file
 }
 
 TEST_F(CliTest, SizeOptionsTakeSuffixes) {
