@@ -2,10 +2,12 @@
 # Installs the Debian 12 packages a job needs, only when some are missing.
 # usage: tools/setup.sh build|test|bench|fuzz|package
 set -euo pipefail
-build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev)
+build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
+       libisal-dev libzstd-dev libpsl-dev libidn2-dev)
 # The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
 package=("${build[@]}" gcc binutils)
-test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3)
+test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3
+      gzip zstd)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 case "${1:-}" in
