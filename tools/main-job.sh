@@ -42,7 +42,7 @@ $u stats "$work/referers" | sed -n '/^  invalid/,/^  repaired\|^  byte-order/p' 
 echo "  top registrable domains:"
 $u parse --format=tsv --columns=registrable_domain --quiet "$work/referers" \
   2>/dev/null |
-  tail -n +2 | grep -v '^\\N$' | sort | uniq -c | sort -rn | head -5
+  tail -n +2 | grep -v '^\\N$' | sort | uniq -c | sort -rn | sed -n '1,5p'  # (head would close the pipe early: SIGPIPE under pipefail)
 $u normalize --profile=crawler --on-error=skip --quiet "$work/referers" \
   2>/dev/null |
   cut -f1 > "$work/normal"
