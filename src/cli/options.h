@@ -24,7 +24,8 @@ namespace uriscan {
 namespace cli {
 
 enum class Command {
-  kExtract, kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup, kState
+  kExtract, kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup,
+  kState
 };
 enum class OnError { kKeep, kSkip, kFail };
 enum class Format { kJsonl, kTsv };
@@ -97,9 +98,11 @@ struct CommandSpec {
   int (*check)(Options* opt);
 };
 
-// Adders of the options some commands share.
-void AddProfileOptions(CLI::App* app, Options* opt);  // --profile, --tracking-params
-void AddOnErrorOption(CLI::App* app, Options* opt);   // --on-error
+// Adders of the options some commands share: --profile and
+// --tracking-params (parse, normalize, dedup), --on-error (normalize,
+// resolve, dedup).
+void AddProfileOptions(CLI::App* app, Options* opt);
+void AddOnErrorOption(CLI::App* app, Options* opt);
 // A value option: `set` reads its text and throws UsageError when it is
 // wrong. The value may follow after '=' or as the next argument.
 void AddValueOption(CLI::App* app, const char* name, const char* type,

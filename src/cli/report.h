@@ -4,13 +4,13 @@
 #ifndef URISCAN_SRC_CLI_REPORT_H_
 #define URISCAN_SRC_CLI_REPORT_H_
 
+#include <unistd.h>
+
 #include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
-
-#include <unistd.h>
 
 #include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"

@@ -439,11 +439,11 @@ TEST_F(CliTest, EachCommandHasItsOwnHelp) {
     EXPECT_EQ(r.out.rfind(std::string("usage: uriscan ") + command + " ", 0),
               0u)
         << r.out;
-    // Its entry is the one in the whole help, word for word.
-    const std::string entry = r.out.substr(r.out.find("\n\n") + 2,
-                                           r.out.find("\n", r.out.find("\n\n") + 2) -
-                                               r.out.find("\n\n") - 2);
-    EXPECT_NE(all.out.find(entry), std::string::npos) << command;
+    // Its entry, after the usage line, is the one in the whole help.
+    const size_t from = r.out.find("\n\n") + 2;
+    const std::string entry = r.out.substr(from, r.out.find('\n', from) - from);
+    EXPECT_EQ(entry.rfind(std::string("  ") + command, 0), 0u) << entry;
+    EXPECT_NE(all.out.find(entry + "\n"), std::string::npos) << command;
   }
   const Result parse = Run("parse --help");
   EXPECT_NE(parse.out.find("--columns=LIST"), std::string::npos);
