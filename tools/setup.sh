@@ -3,7 +3,7 @@
 # usage: tools/setup.sh build|test|bench|fuzz|package
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
-       libisal-dev libzstd-dev libpsl-dev libidn2-dev)
+       libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev)
 # The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
 package=("${build[@]}" gcc binutils)
 test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// The command line of uriscan, read with CLI11: which command, the options
+// every command shares, usage errors in one line, and the help text.
+#include "src/cli/options.h"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/cli/pipeline.h"
+
+namespace uriscan {
+namespace cli {
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "uriscan: %s\ntry 'uriscan --help'\n",
+               message.c_str());
+  return 2;
+}
+
+int WriteStdout(const std::string& text) {
+  std::fputs(text.c_str(), stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::fprintf(stderr, "uriscan: error writing output\n");
+    return 2;
+  }
+  return 0;
+}
+
+std::string Allowed(const char* option, const char* values,
+                    std::string_view got) {
+  return std::string(option) + " takes " + values + ", not '" +
+         std::string(got) + "'";
+}
+
+bool ParseBytes(const char* text, size_t* out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text, &end, 10);
+  if (end == text || v == 0) return false;
+  int shift = 0;
+  if (*end != '\0') {
+    const char* units = "KMGT";
+    const char* u = std::strchr(units, *end & ~0x20);
+    if (!u || (end[1] != '\0' && std::strcmp(end + 1, "iB") != 0 &&
+               std::strcmp(end + 1, "B") != 0))
+      return false;
+    shift = 10 * static_cast<int>(u - units + 1);
+  }
+  if (v > (~0ull >> shift)) return false;
+  *out = static_cast<size_t>(v << shift);
+  return true;
+}
+
+int CheckBase(Options* opt) {
+  opt->base = ParseUriReference(opt->base_text);
+  if (!opt->base.valid()) {
+    std::fprintf(stderr, "uriscan: --base: invalid URI: %s at byte %u\n",
+                 ErrorKindName(opt->base.error().kind),
+                 opt->base.error().offset + 1);
+    return 2;
+  }
+  if (!opt->base.scheme()) {
+    std::fprintf(stderr,
+                 "uriscan: --base: '%s' is a relative reference; a base "
+                 "URI needs a scheme (RFC 3986 §5.1)\n",
+                 opt->base_text.c_str());
+    return 2;
+  }
+  return -1;
+}
+
+namespace {
+
+constexpr char kIntroduction[] =
+    "usage: uriscan COMMAND [OPTIONS] [FILE...]\n"
+    "\n"
+    "Reads one URI reference per line (RFC 3986) from each FILE, or from\n"
+    "stdin when there is none or FILE is '-'. A \"\\r\" before \"\\n\" is\n"
+    "dropped. Output keeps one record per input line, in order. gzip and\n"
+    "zstd input is decoded (told by its first bytes, not by its name); a\n"
+    "UTF-8 byte-order mark at the start of an input is dropped.\n"
+    "\n"
+    "commands:\n";
+
+constexpr char kOnErrorHelp[] =
+    "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
+    "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
+    "each invalid line gets a diagnostic. --tracking-params=a,b,utm_*\n"
+    "replaces the crawler profile's list of parameters to drop.\n";
+
+constexpr char kSharedHelp[] =
+    "options (\"--opt=VALUE\" or \"--opt VALUE\"; sizes take K, M or G):\n"
+    "  --max-line=BYTES  longer lines are reported as too-long (default\n"
+    "                    16M); memory stays bounded by it\n"
+    "  --threads=N       scan with N threads (default: the cores this\n"
+    "                    process may use); output order is the same\n"
+    "  --chunk-size=BYTES input is read and scanned in chunks of about this\n"
+    "                    size (default 4M)\n"
+    "  --lenient         repair each line before the strict scan, and\n"
+    "                    flag it: IDNA A-labels for a non-ASCII host\n"
+    "                    (UTS #46), percent-encoding of other non-ASCII\n"
+    "                    bytes and of space \" < > \\ ^ ` { | } (RFC 3987\n"
+    "                    section 3.1), %25 for a '%' without two hex digits\n"
+    "  --quiet           no progress and no summary on stderr\n"
+    "  --help, --version\n"
+    "\n"
+    "Diagnostics go to stderr as FILE:LINE:COL: error: KIND: MESSAGE\n"
+    "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
+    "(validate), 2 usage or I/O error.\n";
+
+const CommandSpec* const kCommands[] = {
+    &kExtractCommand, &kParseCommand,     &kValidateCommand,
+    &kStatsCommand,   &kAuditCommand,     &kNormalizeCommand,
+    &kResolveCommand, &kDedupCommand,     &kStateCommand};
+
+bool TakesOnError(Command c) {
+  return c == Command::kNormalize || c == Command::kResolve ||
+         c == Command::kDedup;
+}
+
+// uriscan --help: every command.
+std::string GeneralHelp() {
+  std::string help = kIntroduction;
+  for (const CommandSpec* c : kCommands) help += c->help;
+  return help + "\n" + kOnErrorHelp + "\n" + kSharedHelp;
+}
+
+// uriscan COMMAND --help: that command, and the options it shares.
+std::string CommandHelp(const CommandSpec& c) {
+  if (c.command == Command::kState)
+    return std::string("usage: uriscan state DIR [--verify] [--compact]\n\n") +
+           c.help;
+  std::string help = std::string("usage: uriscan ") + c.name +
+                     " [OPTIONS] [FILE...]\n\n" + c.help + "\n";
+  if (TakesOnError(c.command)) help += std::string(kOnErrorHelp) + "\n";
+  return help + kSharedHelp;
+}
+
+// --max-line and --chunk-size: a size below 2^32 (offsets in a chunk are
+// 32-bit).
+size_t ParseSize(const std::string& text, const char* message) {
+  size_t v = 0;
+  if (!ParseBytes(text.c_str(), &v) || v >= (size_t{1} << 32))
+    throw UsageError(message);
+  return v;
+}
+
+// The options every command takes.
+void AddSharedOptions(CLI::App* app, Options* opt) {
+  AddValueOption(app, "--max-line", "BYTES", [opt](const std::string& v) {
+    opt->max_line = ParseSize(v, "--max-line takes a size from 1 to "
+                                 "4294967295 bytes, such as 65536 or 64K");
+  });
+  AddValueOption(app, "--chunk-size", "BYTES", [opt](const std::string& v) {
+    opt->chunk_bytes = ParseSize(v, "--chunk-size takes a size from 1 to "
+                                    "4294967295 bytes, such as 4M");
+  });
+  AddValueOption(app, "--threads", "N", [opt](const std::string& v) {
+    char* end = nullptr;
+    opt->threads = std::strtoul(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end != '\0' || opt->threads == 0 ||
+        opt->threads > 1024)
+      throw UsageError("--threads takes a count from 1 to 1024");
+  });
+  AddFlag(app, "--quiet", [opt] { opt->quiet = true; });
+  if (opt->command != Command::kState) {
+    AddFlag(app, "--lenient", [opt] {
+      opt->lenient = true;
+      opt->extract.lenient = true;
+    });
+  }
+}
+
+// CLI11 reads "--opt=" with an empty value as "--opt" and takes the next
+// argument as its value; here an empty value stays the value (and gets the
+// option's own message), as "--opt=''" would.
+std::vector<std::string> SplitEmptyValues(int argc, char** argv) {
+  std::vector<std::string> args;
+  bool options_done = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    options_done |= a == "--";
+    if (!options_done && a.size() > 3 && a.compare(0, 2, "--") == 0 &&
+        a.back() == '=' && a.find('=') == a.size() - 1) {
+      a.pop_back();
+      args.push_back(std::move(a));
+      args.emplace_back();
+      continue;
+    }
+    args.push_back(std::move(a));
+  }
+  return args;
+}
+
+// The message of a CLI11 parse error, in the command's wording.
+std::string Describe(const CLI::ParseError& e) {
+  std::string what = e.what();
+  // "--format: 1 required TEXT missing": a value option given last.
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e)) {
+    const size_t colon = what.find(": ");
+    if (what.compare(0, 2, "--") == 0 && colon != std::string::npos)
+      return what.substr(0, colon) + " needs a value";
+  }
+  // "--quiet was given a disallowed flag override": "--quiet=yes".
+  const size_t space = what.find(" was given a disallowed flag override");
+  if (space != std::string::npos)  // CLI11 names it without the "--"
+    return "--" + what.substr(0, space) + " takes no value";
+  return what;
+}
+
+}  // namespace
+
+void AddValueOption(CLI::App* app, const char* name, const char* type,
+                    std::function<void(const std::string&)> set) {
+  // Under --help nothing is checked: the help wins wherever it is.
+  app->add_option_function<std::string>(
+         name,
+         [app, set = std::move(set)](const std::string& v) {
+           if (app->count("--help") == 0) set(v);
+         })
+      ->type_name(type);
+}
+
+void AddFlag(CLI::App* app, const char* name, std::function<void()> set) {
+  app->add_flag_callback(name, std::move(set))->disable_flag_override();
+}
+
+void AddProfileOptions(CLI::App* app, Options* opt) {
+  AddValueOption(app, "--profile", "P", [opt](const std::string& v) {
+    if (!ParseProfile(v, &opt->profile))
+      throw UsageError(Allowed("--profile", "syntax, scheme or crawler", v));
+  });
+  AddValueOption(app, "--tracking-params", "LIST", [opt](const std::string& v) {
+    opt->normalize.tracking_params.clear();
+    std::string_view list = v;
+    while (!list.empty()) {
+      const size_t comma = std::min(list.find(','), list.size());
+      if (comma > 0)
+        opt->normalize.tracking_params.emplace_back(list.substr(0, comma));
+      list.remove_prefix(std::min(comma + 1, list.size()));
+    }
+  });
+}
+
+void AddOnErrorOption(CLI::App* app, Options* opt) {
+  AddValueOption(app, "--on-error", "ACTION", [opt](const std::string& v) {
+    if (v == "keep") opt->on_error = OnError::kKeep;
+    else if (v == "skip") opt->on_error = OnError::kSkip;
+    else if (v == "fail") opt->on_error = OnError::kFail;
+    else throw UsageError(Allowed("--on-error", "keep, skip or fail", v));
+  });
+}
+
+int ParseCommandLine(int argc, char** argv, Options* opt) {
+  if (argc < 2) return Usage("no command given");
+  const std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help")
+    return WriteStdout(GeneralHelp());
+  if (name == "--version") {
+    std::printf("uriscan %s (Highway target %s)\n", URISCAN_VERSION_STRING,
+                DispatchedTargetName());
+    return WriteStdout("");
+  }
+  const CommandSpec* spec = nullptr;
+  for (const CommandSpec* c : kCommands)
+    if (name == c->name) spec = c;
+  if (!spec) return Usage("unknown command '" + name + "'");
+  opt->command = spec->command;
+  opt->threads = AvailableCores();
+
+  CLI::App app("", std::string("uriscan ") + spec->name);
+  // The help is this command's own text (CommandHelp), not CLI11's.
+  app.set_help_flag();
+  app.add_flag("--help");
+  // An option given twice: the last one counts.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // FILE arguments are what CLI11 leaves (a positional option would split a
+  // name such as "[a,b]" into a list); unknown options are told from them.
+  app.allow_extras();
+  AddSharedOptions(&app, opt);
+  spec->add_options(&app, opt);
+  try {
+    std::vector<std::string> args = SplitEmptyValues(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them from the back
+    app.parse(args);
+  } catch (const UsageError& e) {
+    return Usage(e.what());
+  } catch (const CLI::ParseError& e) {
+    return Usage(Describe(e));
+  }
+  if (app.count("--help")) return WriteStdout(CommandHelp(*spec));
+  bool options_done = false;
+  for (const std::string& a : app.remaining()) {
+    if (!options_done && a == "--") {
+      options_done = true;
+    } else if (!options_done && a.size() > 1 && a[0] == '-') {
+      return Usage("unknown option '" + a + "' for " + name);
+    } else {
+      opt->files.push_back(a);
+    }
+  }
+  if (spec->check) {
+    const int status = spec->check(opt);
+    if (status >= 0) return status;
+  }
+  if (opt->files.empty()) opt->files.emplace_back("-");
+  return -1;
+}
+
+}  // namespace cli
+}  // namespace uriscan

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// The counts of a run (lines, error kinds, host kinds, risk flags), the
+// progress line, the stats report and the summary on stderr.
+#ifndef URISCAN_SRC_CLI_REPORT_H_
+#define URISCAN_SRC_CLI_REPORT_H_
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "src/cli/dedup_sink.h"
+#include "src/cli/options.h"
+#include "uriscan/uriscan.h"
+
+namespace uriscan {
+namespace cli {
+
+struct Totals {
+  uint64_t lines = 0, valid = 0, bytes = 0;
+  std::array<uint64_t, kErrorKindCount> by_error{};
+  std::array<uint64_t, 4> by_host{};
+  uint64_t scheme = 0, authority = 0, userinfo = 0, port = 0, query = 0,
+           fragment = 0;
+  uint64_t rewritten = 0;  // normalize: lines whose output differs
+  uint64_t unresolved = 0;  // resolve: valid references refused
+  uint64_t distinct = 0;  // dedup, for the progress line
+  uint64_t flagged = 0;   // valid lines with any risk flag
+  uint64_t extracted = 0, malformed = 0;  // extract
+  uint64_t repaired = 0;  // --lenient: lines repaired
+  uint64_t boms = 0;      // inputs that began with a byte-order mark
+  std::array<uint64_t, risks::kCount> by_risk{};
+  double scan_seconds = 0;
+};
+
+
+// Adds the counts of `from` (a chunk) to `to` (the run).
+void Add(const Totals& from, Totals* to);
+
+// Counts one reference.
+void Count(const UriReference& uri, Totals* t);
+
+// Count() for every row of `s` at once, column by column, when no row is
+// over-long: what `validate` needs, without a UriReference per row.
+void CountColumns(const ComponentSpans& s, Totals* t);
+
+// Counts the risk flags of one valid reference.
+void CountRisks(uint32_t risk_flags, Totals* t);
+
+// Long runs on a terminal: lines, megabytes and speed so far on stderr.
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled && isatty(2)) {}
+  void Update(const Totals& t) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (now - last_ < std::chrono::milliseconds(500)) return;
+    last_ = now;
+    const double secs = std::chrono::duration<double>(now - start_).count();
+    std::string distinct;
+    if (t.distinct) distinct = ", " + std::to_string(t.distinct) + " distinct";
+    std::fprintf(stderr, "\r%llu lines, %.1f MB, %.1f MB/s%s   ",
+                 static_cast<unsigned long long>(t.lines), t.bytes / 1e6,
+                 secs > 0 ? t.bytes / 1e6 / secs : 0.0, distinct.c_str());
+    shown_ = true;
+  }
+  void Clear() {
+    if (shown_) std::fputs("\r\033[K", stderr);
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point start_ = Clock::now(), last_ = Clock::now();
+};
+
+// uriscan stats: the report on stdout.
+void PrintStats(const Options& opt, const Totals& t, double wall);
+
+// The summary line on stderr at the end of a run (not under --quiet).
+void PrintSummary(const Options& opt, const Totals& t, bool stopped,
+                  const DedupSink* dedup);
+
+}  // namespace cli
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_CLI_REPORT_H_
