@@ -100,6 +100,7 @@ std::shared_ptr<const RowSet> FromObjects(PyObject* const* items, size_t n,
                                           const char* arg) {
   std::vector<const char*> pointers(n);
   std::vector<size_t> lengths(n);
+  std::vector<py::object> escaped;  // bytes made for surrogate escapes
   for (size_t i = 0; i < n; ++i) {
     PyObject* item = items[i];
     Py_ssize_t length = 0;
@@ -108,10 +109,21 @@ std::shared_ptr<const RowSet> FromObjects(PyObject* const* items, size_t n,
       // others get a UTF-8 copy cached inside the str object.
       pointers[i] = PyUnicode_AsUTF8AndSize(item, &length);
       if (!pointers[i]) {
+        // Text decoded with errors="surrogateescape" (how Python reads
+        // bytes that are not UTF-8) gets its original bytes back, which
+        // then scan as an invalid row like any other non-ASCII byte.
         PyErr_Clear();
-        throw py::value_error(RowName(arg, i) +
-                              ": cannot be encoded as UTF-8 (it holds a "
-                              "lone surrogate)");
+        PyObject* bytes =
+            PyUnicode_AsEncodedString(item, "utf-8", "surrogateescape");
+        if (!bytes) {
+          PyErr_Clear();
+          throw py::value_error(RowName(arg, i) +
+                                ": cannot be encoded as UTF-8 (it holds a "
+                                "surrogate)");
+        }
+        escaped.push_back(py::reinterpret_steal<py::object>(bytes));
+        pointers[i] = PyBytes_AS_STRING(bytes);
+        length = PyBytes_GET_SIZE(bytes);
       }
     } else if (PyBytes_Check(item)) {
       pointers[i] = PyBytes_AS_STRING(item);
@@ -152,12 +164,18 @@ std::shared_ptr<const RowSet> FromFixedBytes(const char* data, size_t n,
   return rows;
 }
 
+// U+DC80..U+DCFF: a byte 0x80..0xFF that was not UTF-8, as Python's
+// "surrogateescape" error handler decodes it; encoded back to that byte.
+bool IsEscape(uint32_t c) { return c >= 0xDC80 && c <= 0xDCFF; }
+
 size_t Utf8Length(uint32_t c) {
-  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  return c < 0x80 || IsEscape(c) ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 }
 
 char* EncodeUtf8(uint32_t c, char* out) {
-  if (c < 0x80) {
+  if (IsEscape(c)) {
+    *out++ = static_cast<char>(c - 0xDC00);
+  } else if (c < 0x80) {
     *out++ = static_cast<char>(c);
   } else if (c < 0x800) {
     *out++ = static_cast<char>(0xC0 | (c >> 6));
@@ -191,7 +209,7 @@ std::shared_ptr<const RowSet> FromFixedUcs4(const uint32_t* data, size_t n,
       size_t length = 0;
       for (size_t k = 0; k < w; ++k) {
         const uint32_t c = item[k];
-        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF && !IsEscape(c))) {
           bad_row = i;
           break;
         }
@@ -203,8 +221,9 @@ std::shared_ptr<const RowSet> FromFixedUcs4(const uint32_t* data, size_t n,
   }
   if (bad_row != n) {
     throw py::value_error(RowName(arg, bad_row) +
-                          ": cannot be encoded as UTF-8 (a surrogate or a "
-                          "code point past U+10FFFF)");
+                          ": cannot be encoded as UTF-8 (a surrogate that "
+                          "is no escaped byte, or a code point past "
+                          "U+10FFFF)");
   }
   auto rows = std::make_shared<RowSet>();
   Layout layout(lengths, arg, rows.get());
