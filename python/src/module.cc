@@ -55,9 +55,9 @@ NormalizeOptions OptionsFrom(const py::handle& tracking_params) {
 
 // 64-bit keys of every row, 0 for invalid ones: the keys of
 // `uriscan dedup --keys`. Runs without the GIL.
-std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f) {
+std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f,
+                           ComponentSpans& spans) {
   std::vector<uint64_t> keys;
-  ComponentSpans spans;
   if (rows.chunks.size() == 1) {
     Scan(rows.chunks[0].batch, &spans);
     f.Batch64(rows.chunks[0].batch, spans, &keys);
@@ -75,25 +75,29 @@ std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f) {
 
 py::array Fingerprint(const py::handle& urls, const py::handle& profile,
                       const py::handle& tracking_params) {
+  const TrimScratchOnExit trim;
   const Fingerprinter f(ProfileFrom(profile), OptionsFrom(tracking_params));
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls");
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
   std::vector<uint64_t> keys;
   {
     py::gil_scoped_release release;
-    keys = Keys(*rows, f);
+    keys = Keys(*rows, f, *spans);
   }
   return ArrayFromVector(std::move(keys));
 }
 
 py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
                           const py::handle& tracking_params) {
+  const TrimScratchOnExit trim;
   const Fingerprinter f(ProfileFrom(profile), OptionsFrom(tracking_params));
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls");
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   py::array_t<bool> out(static_cast<py::ssize_t>(rows->rows));
   bool* first = out.mutable_data();
+  std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
   {
     py::gil_scoped_release release;
-    const std::vector<uint64_t> keys = Keys(*rows, f);
+    const std::vector<uint64_t> keys = Keys(*rows, f, *spans);
     // The exact seen-set of `uriscan dedup` (while it fits in memory):
     // invalid rows (key 0) are always kept, as --on-error=keep does.
     SeenSet seen;
@@ -104,11 +108,13 @@ py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
 }
 
 py::array Risks(const py::handle& urls) {
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls");
+  const TrimScratchOnExit trim;
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   std::vector<uint32_t> all(rows->rows);
+  std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
   {
     py::gil_scoped_release release;
-    ComponentSpans spans;
+    ComponentSpans& spans = *leased;
     std::vector<uint32_t> part;
     for (const Chunk& chunk : rows->chunks) {
       Scan(chunk.batch, &spans);
@@ -135,14 +141,17 @@ PyObject* StrOrNone(bool ok, std::string_view text) {
 
 py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
                    const py::handle& tracking_params) {
+  const TrimScratchOnExit trim;
   const Profile p = ProfileFrom(profile);
   const NormalizeOptions options = OptionsFrom(tracking_params);
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls");
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   py::list out(static_cast<py::ssize_t>(rows->rows));
-  ComponentSpans spans;
-  // Made, filled and destroyed on this thread: its mimalloc heap belongs
-  // to the thread that made it.
-  NormalizedBatch normalized;
+  std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
+  ComponentSpans& spans = *leased;
+  // This thread's own: a NormalizedBatch is filled and destroyed on the
+  // thread that made it.
+  std::shared_ptr<NormalizedBatch> leased_batch = Lease<NormalizedBatch>();
+  NormalizedBatch& normalized = *leased_batch;
   for (const Chunk& chunk : rows->chunks) {
     {
       py::gil_scoped_release release;
@@ -155,11 +164,16 @@ py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
           StrOrNone(spans.error_kind[i] == 0, normalized.Get(i)));
     }
   }
+  if (rows->rows > (size_t{1} << 20)) {
+    leased_batch.reset();
+    Kept<NormalizedBatch>() = std::make_shared<NormalizedBatch>();
+  }
   return out;
 }
 
 py::list ResolveAll(const py::handle& urls, const py::handle& base,
                     bool nonstrict) {
+  const TrimScratchOnExit trim;
   std::string base_text;
   if (py::isinstance<py::str>(base)) {
     base_text = base.cast<std::string>();
@@ -183,10 +197,12 @@ py::list ResolveAll(const py::handle& urls, const py::handle& base,
   }
   ResolveOptions options;
   options.nonstrict = nonstrict;
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls");
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   py::list out(static_cast<py::ssize_t>(rows->rows));
-  ComponentSpans spans;
-  ResolvedBatch resolved;
+  std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
+  ComponentSpans& spans = *leased;
+  std::shared_ptr<ResolvedBatch> leased_batch = Lease<ResolvedBatch>();
+  ResolvedBatch& resolved = *leased_batch;
   for (const Chunk& chunk : rows->chunks) {
     {
       py::gil_scoped_release release;
@@ -198,6 +214,10 @@ py::list ResolveAll(const py::handle& urls, const py::handle& base,
                       StrOrNone(resolved.status[i] == ResolveStatus::kOk,
                                 resolved.Get(i)));
     }
+  }
+  if (rows->rows > (size_t{1} << 20)) {
+    leased_batch.reset();
+    Kept<ResolvedBatch>() = std::make_shared<ResolvedBatch>();
   }
   return out;
 }

@@ -27,6 +27,9 @@ class Layout {
       : out_(out) {
     const size_t limit = ChunkLimit();
     out->rows = lengths.size();
+    out->chunks.clear();
+    out->base = nullptr;
+    out->base_size = 0;
     size_t r = 0;
     do {
       const size_t first = r;
@@ -40,15 +43,18 @@ class Layout {
             " bytes; one URI reference must be shorter than 4 GiB (the "
             "library's offsets are 32-bit)");
       }
-      std::vector<uint32_t> offsets(r - first + 1);
+      const size_t c = first_rows_.size();
+      if (out->offsets.size() <= c) out->offsets.emplace_back();
+      if (out->bytes.size() <= c) out->bytes.emplace_back();
+      std::vector<uint32_t>& offsets = out->offsets[c];
+      offsets.resize(r - first + 1);
       uint32_t at = 0;
       for (size_t i = first; i < r; ++i) {
         offsets[i - first] = at;
         at += static_cast<uint32_t>(lengths[i]);
       }
       offsets.back() = at;
-      out->bytes.emplace_back(bytes);
-      out->offsets.push_back(std::move(offsets));
+      out->bytes[c].Resize(bytes);
       first_rows_.push_back(first);
     } while (r < lengths.size());
   }
@@ -58,7 +64,7 @@ class Layout {
   char* RowDestination(size_t r) {
     while (chunk_ + 1 < first_rows_.size() && first_rows_[chunk_ + 1] <= r)
       ++chunk_;
-    return out_->bytes[chunk_].data() +
+    return out_->bytes[chunk_].data.get() +
            out_->offsets[chunk_][r - first_rows_[chunk_]];
   }
 
@@ -66,16 +72,16 @@ class Layout {
   void Finish() {
     static const char kEmpty = 0;
     for (size_t c = 0; c < first_rows_.size(); ++c) {
-      const std::vector<char>& bytes = out_->bytes[c];
+      const Bytes& bytes = out_->bytes[c];
       const std::vector<uint32_t>& offsets = out_->offsets[c];
       out_->chunks.push_back(
-          {Batch{bytes.empty() ? &kEmpty : bytes.data(), offsets.data(),
+          {Batch{bytes.size == 0 ? &kEmpty : bytes.data.get(), offsets.data(),
                  offsets.size() - 1},
            first_rows_[c]});
     }
     if (out_->chunks.size() == 1) {
       out_->base = out_->chunks[0].batch.data;
-      out_->base_size = out_->bytes[0].size();
+      out_->base_size = out_->bytes[0].size;
     }
   }
 
@@ -96,10 +102,19 @@ std::string ItemTypeError(const char* arg, size_t row, PyObject* item) {
 
 // A list, a tuple or an object array: the items' UTF-8 (str) or bytes,
 // copied while the GIL is held (the items are Python objects).
-std::shared_ptr<const RowSet> FromObjects(PyObject* const* items, size_t n,
-                                          const char* arg) {
-  std::vector<const char*> pointers(n);
-  std::vector<size_t> lengths(n);
+// Per-row scratch of the copies below, reused call after call.
+struct RowScratch {
+  std::vector<const char*> pointers;
+  std::vector<size_t> lengths, widths;
+};
+
+void FromObjects(PyObject* const* items, size_t n, const char* arg,
+                 RowSet* rows) {
+  std::shared_ptr<RowScratch> scratch = Lease<RowScratch>();
+  std::vector<const char*>& pointers = scratch->pointers;
+  std::vector<size_t>& lengths = scratch->lengths;
+  pointers.resize(n);
+  lengths.resize(n);
   std::vector<py::object> escaped;  // bytes made for surrogate escapes
   for (size_t i = 0; i < n; ++i) {
     PyObject* item = items[i];
@@ -133,35 +148,33 @@ std::shared_ptr<const RowSet> FromObjects(PyObject* const* items, size_t n,
     }
     lengths[i] = static_cast<size_t>(length);
   }
-  auto rows = std::make_shared<RowSet>();
-  Layout layout(lengths, arg, rows.get());
+  Layout layout(lengths, arg, rows);
   for (size_t i = 0; i < n; ++i) {
     if (lengths[i] != 0)
       std::memcpy(layout.RowDestination(i), pointers[i], lengths[i]);
   }
   layout.Finish();
-  return rows;
 }
 
 // NumPy bytes_ ("S<w>"): fixed-width items, shorter ones padded with NULs,
 // which NumPy strips when it reads an item; so do we.
-std::shared_ptr<const RowSet> FromFixedBytes(const char* data, size_t n,
-                                             size_t width, const char* arg) {
-  std::vector<size_t> lengths(n);
+void FromFixedBytes(const char* data, size_t n, size_t width, const char* arg,
+                    RowSet* rows) {
+  std::shared_ptr<RowScratch> scratch = Lease<RowScratch>();
+  std::vector<size_t>& lengths = scratch->lengths;
+  lengths.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const char* item = data + i * width;
     size_t length = width;
     while (length > 0 && item[length - 1] == '\0') --length;
     lengths[i] = length;
   }
-  auto rows = std::make_shared<RowSet>();
-  Layout layout(lengths, arg, rows.get());
+  Layout layout(lengths, arg, rows);
   for (size_t i = 0; i < n; ++i) {
     if (lengths[i] != 0)
       std::memcpy(layout.RowDestination(i), data + i * width, lengths[i]);
   }
   layout.Finish();
-  return rows;
 }
 
 // U+DC80..U+DCFF: a byte 0x80..0xFF that was not UTF-8, as Python's
@@ -196,9 +209,13 @@ char* EncodeUtf8(uint32_t c, char* out) {
 // NumPy str_ ("U<w>"): w UCS-4 code points per item, NUL-padded; encoded
 // to UTF-8 as a list's str would be. Runs without the GIL: only the array's
 // memory is read, and the caller holds the array.
-std::shared_ptr<const RowSet> FromFixedUcs4(const uint32_t* data, size_t n,
-                                            size_t width, const char* arg) {
-  std::vector<size_t> lengths(n), widths(n);
+void FromFixedUcs4(const uint32_t* data, size_t n, size_t width,
+                   const char* arg, RowSet* rows) {
+  std::shared_ptr<RowScratch> scratch = Lease<RowScratch>();
+  std::vector<size_t>& lengths = scratch->lengths;
+  std::vector<size_t>& widths = scratch->widths;
+  lengths.resize(n);
+  widths.resize(n);
   size_t bad_row = n;
   {
     py::gil_scoped_release release;
@@ -225,8 +242,7 @@ std::shared_ptr<const RowSet> FromFixedUcs4(const uint32_t* data, size_t n,
                           "is no escaped byte, or a code point past "
                           "U+10FFFF)");
   }
-  auto rows = std::make_shared<RowSet>();
-  Layout layout(lengths, arg, rows.get());
+  Layout layout(lengths, arg, rows);
   {
     py::gil_scoped_release release;
     for (size_t i = 0; i < n; ++i) {
@@ -236,11 +252,9 @@ std::shared_ptr<const RowSet> FromFixedUcs4(const uint32_t* data, size_t n,
     }
   }
   layout.Finish();
-  return rows;
 }
 
-std::shared_ptr<const RowSet> FromArray(const py::handle& urls,
-                                        const char* arg) {
+void FromArray(const py::handle& urls, const char* arg, RowSet* rows) {
   py::array array = py::reinterpret_borrow<py::array>(urls);
   if (array.ndim() != 1) {
     throw py::value_error(std::string(arg) + ": expected a 1-D array, got " +
@@ -259,18 +273,19 @@ std::shared_ptr<const RowSet> FromArray(const py::handle& urls,
   const size_t n = static_cast<size_t>(array.shape(0));
   const size_t width = static_cast<size_t>(array.itemsize());
   if (kind == 'O') {
-    return FromObjects(static_cast<PyObject* const*>(array.data()), n, arg);
+    return FromObjects(static_cast<PyObject* const*>(array.data()), n, arg,
+                       rows);
   }
   if (kind == 'S') {
     return FromFixedBytes(static_cast<const char*>(array.data()), n, width,
-                          arg);
+                          arg, rows);
   }
   if (!array.dtype().attr("isnative").cast<bool>()) {
     array = py::reinterpret_steal<py::array>(
         array.attr("astype")(array.dtype().attr("newbyteorder")("=")).release());
   }
   return FromFixedUcs4(static_cast<const uint32_t*>(array.data()), n,
-                       width / 4, arg);
+                       width / 4, arg, rows);
 }
 
 // Integer offsets read from a buffer of one of the three accepted types.
@@ -325,6 +340,25 @@ void GetBuffer(const py::object& object, Py_buffer* view, bool* held,
 }
 
 }  // namespace
+
+TrimScratchOnExit::~TrimScratchOnExit() {
+  constexpr size_t kKeepBytes = size_t{16} << 20;
+  constexpr size_t kKeepRows = size_t{1} << 20;
+  std::shared_ptr<RowSet>& rows = Kept<RowSet>();
+  if (rows && rows.use_count() == 1) {
+    size_t bytes = 0;
+    for (const Bytes& b : rows->bytes) bytes += b.capacity;
+    if (bytes > kKeepBytes || rows->rows > kKeepRows)
+      rows = std::make_shared<RowSet>();
+  }
+  std::shared_ptr<RowScratch>& scratch = Kept<RowScratch>();
+  if (scratch && scratch.use_count() == 1 &&
+      scratch->lengths.capacity() > kKeepRows)
+    scratch = std::make_shared<RowScratch>();
+  std::shared_ptr<ComponentSpans>& spans = Kept<ComponentSpans>();
+  if (spans && spans.use_count() == 1 && spans->size() > kKeepRows)
+    spans = std::make_shared<ComponentSpans>();
+}
 
 size_t ChunkLimit() { return chunk_limit.load(std::memory_order_relaxed); }
 
@@ -463,17 +497,25 @@ ArrowBatch::ArrowBatch(const py::object& data, const py::object& offsets)
   rows_ = std::move(rows);
 }
 
-std::shared_ptr<const RowSet> RowsFrom(const py::handle& urls,
-                                       const char* arg) {
+std::shared_ptr<const RowSet> RowsFrom(
+    const py::handle& urls, const char* arg,
+    const std::shared_ptr<RowSet>& storage) {
   if (py::isinstance<ArrowBatch>(urls))
     return urls.cast<const ArrowBatch&>().rows();
   PyObject* object = urls.ptr();
-  if (PyList_Check(object) || PyTuple_Check(object)) {
-    return FromObjects(PySequence_Fast_ITEMS(object),
-                       static_cast<size_t>(PySequence_Fast_GET_SIZE(object)),
-                       arg);
+  const bool sequence = PyList_Check(object) || PyTuple_Check(object);
+  if (sequence || py::isinstance<py::array>(urls)) {
+    std::shared_ptr<RowSet> rows =
+        storage ? storage : std::make_shared<RowSet>();
+    if (sequence) {
+      FromObjects(PySequence_Fast_ITEMS(object),
+                  static_cast<size_t>(PySequence_Fast_GET_SIZE(object)), arg,
+                  rows.get());
+    } else {
+      FromArray(urls, arg, rows.get());
+    }
+    return rows;
   }
-  if (py::isinstance<py::array>(urls)) return FromArray(urls, arg);
   if (PyUnicode_Check(object) || PyBytes_Check(object)) {
     throw py::type_error(std::string(arg) + ": expected a batch of URI "
                          "references, got a single " + TypeName(urls) +

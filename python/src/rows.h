@@ -20,6 +20,42 @@ namespace python {
 
 namespace py = pybind11;
 
+// Bytes written before they are read, so never zero-filled; a reused
+// buffer only grows.
+struct Bytes {
+  std::unique_ptr<char[]> data;
+  size_t size = 0, capacity = 0;
+  void Resize(size_t n) {
+    if (n > capacity) {
+      data.reset(new char[n]);
+      capacity = n;
+    }
+    size = n;
+  }
+};
+
+// A thread-local T for the calling thread, or a new one when it is lent
+// out already (a re-entrant call: a finalizer run by the garbage collector
+// while a call builds Python objects). Reusing one keeps large transient
+// buffers out of malloc's trim-and-fault cycle from call to call.
+template <class T>
+std::shared_ptr<T>& Kept() {
+  thread_local std::shared_ptr<T> kept = std::make_shared<T>();
+  return kept;
+}
+template <class T>
+std::shared_ptr<T> Lease() {
+  std::shared_ptr<T>& kept = Kept<T>();
+  if (kept.use_count() == 1) return kept;
+  return std::make_shared<T>();
+}
+
+// Declared first in a call that leases (so destroyed last): a thread keeps
+// no more than a few MiB of scratch after a call on a large input.
+struct TrimScratchOnExit {
+  ~TrimScratchOnExit();
+};
+
 // One batch of rows [first_row, first_row + batch.count) of the whole input.
 struct Chunk {
   Batch batch;
@@ -34,7 +70,7 @@ struct RowSet {
   size_t rows = 0;
   std::vector<Chunk> chunks;
   // Owned storage, when the input was copied or its offsets converted.
-  std::vector<std::vector<char>> bytes;
+  std::vector<Bytes> bytes;
   std::vector<std::vector<uint32_t>> offsets;
   // What the offsets of chunk 0 index when there is one chunk: the owned
   // bytes or the whole Batch buffer (spans' columns are relative to it).
@@ -77,9 +113,11 @@ class ArrowBatch {
 // str/bytes, or a 1-D NumPy array of dtype str_, bytes_ or object (copied
 // into one buffer, str as UTF-8). Raises TypeError or ValueError naming
 // `arg` (and the row). Needs the GIL; releases it while copying a NumPy
-// str_ or bytes_ array.
-std::shared_ptr<const RowSet> RowsFrom(const py::handle& urls,
-                                       const char* arg);
+// str_ array. A copy goes to `storage` when given (its buffers reused),
+// else to a new RowSet.
+std::shared_ptr<const RowSet> RowsFrom(
+    const py::handle& urls, const char* arg,
+    const std::shared_ptr<RowSet>& storage = nullptr);
 
 // "urls[12]" style names and Python type names, for messages.
 std::string RowName(const char* arg, size_t row);

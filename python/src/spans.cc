@@ -44,7 +44,7 @@ py::list ComponentList(const Spans& self, const py::object& name) {
                           "authority, userinfo, host, port, path, query, "
                           "fragment");
   }
-  const ComponentSpans& s = self.spans;
+  const ComponentSpans& s = self.spans();
   const size_t n = s.size();
   py::list out(n);
   for (size_t i = 0; i < n; ++i) {
@@ -71,14 +71,68 @@ py::list ComponentList(const Spans& self, const py::object& name) {
 template <class T>
 py::array Column(const py::object& self, std::vector<T> ComponentSpans::*m) {
   const Spans& spans = self.cast<const Spans&>();
-  const std::vector<T>& column = spans.spans.*m;
+  const std::vector<T>& column = spans.spans().*m;
   return ReadOnlyView(column.data(), column.size(), self);
+}
+
+// Storage of dead Spans, for the next ones (guarded by the GIL). Only two
+// entries of moderate size are kept (at most about 64 MB each).
+struct Pool {
+  static constexpr size_t kEntries = 2;
+  static constexpr size_t kMaxRows = size_t{512} << 10;
+  static constexpr size_t kMaxBytes = size_t{32} << 20;
+  std::vector<std::unique_ptr<ComponentSpans>> columns;
+  std::vector<std::shared_ptr<RowSet>> rows;
+};
+
+Pool& ThePool() {
+  static Pool* pool = new Pool;  // never destroyed: no order at exit
+  return *pool;
 }
 
 }  // namespace
 
+Spans::Spans() {
+  Pool& pool = ThePool();
+  if (pool.columns.empty()) {
+    columns = std::make_unique<ComponentSpans>();
+  } else {
+    columns = std::move(pool.columns.back());
+    pool.columns.pop_back();
+  }
+}
+
+Spans::~Spans() {
+  Pool& pool = ThePool();
+  if (columns && columns->uri_begin.capacity() <= Pool::kMaxRows &&
+      pool.columns.size() < Pool::kEntries)
+    pool.columns.push_back(std::move(columns));
+  rows.reset();
+  if (owned_rows && owned_rows.use_count() == 1 &&
+      pool.rows.size() < Pool::kEntries) {
+    size_t bytes = 0;
+    for (const Bytes& b : owned_rows->bytes) bytes += b.capacity;
+    if (bytes <= Pool::kMaxBytes && owned_rows->rows <= Pool::kMaxRows)
+      pool.rows.push_back(std::move(owned_rows));
+  }
+}
+
+namespace {
+std::shared_ptr<RowSet> PooledRows() {
+  Pool& pool = ThePool();
+  if (pool.rows.empty()) return std::make_shared<RowSet>();
+  std::shared_ptr<RowSet> rows = std::move(pool.rows.back());
+  pool.rows.pop_back();
+  return rows;
+}
+}  // namespace
+
 py::object ScanToSpans(const py::handle& urls) {
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls");
+  auto spans = std::make_unique<Spans>();
+  std::shared_ptr<RowSet> storage;
+  if (!py::isinstance<ArrowBatch>(urls)) storage = PooledRows();
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", storage);
+  spans->owned_rows = std::move(storage);
   if (rows->chunks.size() != 1 || rows->base == nullptr) {
     throw py::value_error(
         "urls: past 4 GiB of data; Spans columns are 32-bit offsets into "
@@ -86,14 +140,13 @@ py::object ScanToSpans(const py::handle& urls) {
         "of it (fingerprint, first_occurrence, normalize, resolve and risks "
         "split large inputs themselves)");
   }
-  auto spans = std::make_unique<Spans>();
   spans->rows = rows;
   if (py::isinstance<ArrowBatch>(urls)) {
     spans->owner = py::reinterpret_borrow<py::object>(urls);
   }
   {
     py::gil_scoped_release release;
-    Scan(rows->chunks[0].batch, &spans->spans);
+    Scan(rows->chunks[0].batch, spans->columns.get());
   }
   return py::cast(std::move(spans));
 }
@@ -124,7 +177,7 @@ uri_end, and flags is 0.
   cls.def_property_readonly(
       "valid",
       [](const Spans& self) {
-        const std::vector<uint8_t>& kinds = self.spans.error_kind;
+        const std::vector<uint8_t>& kinds = self.spans().error_kind;
         py::array_t<bool> out(static_cast<py::ssize_t>(kinds.size()));
         bool* to = out.mutable_data();
         for (size_t i = 0; i < kinds.size(); ++i) to[i] = kinds[i] == 0;
@@ -149,11 +202,11 @@ of an invalid row. name is one of scheme, authority, userinfo, host, port,
 path, query, fragment. Values are raw: nothing is decoded; an IP literal
 host keeps its brackets.
 )doc");
-  cls.def("__len__", [](const Spans& self) { return self.spans.size(); });
+  cls.def("__len__", [](const Spans& self) { return self.spans().size(); });
   cls.def("__repr__", [](const Spans& self) {
     size_t valid = 0;
-    for (uint8_t kind : self.spans.error_kind) valid += kind == 0;
-    return "<uriscan.Spans: " + std::to_string(self.spans.size()) +
+    for (uint8_t kind : self.spans().error_kind) valid += kind == 0;
+    return "<uriscan.Spans: " + std::to_string(self.spans().size()) +
            " rows, " + std::to_string(valid) + " valid>";
   });
   py::list columns;

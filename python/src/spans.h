@@ -16,10 +16,23 @@
 namespace uriscan {
 namespace python {
 
+// A scan's result. Its storage (the copied rows and the columns) comes from
+// a small pool of dead Spans' storage and goes back to it: a call that
+// scans batch after batch then writes into memory already mapped, instead
+// of paying a page fault per 4 KiB of fresh columns (glibc returns large
+// freed blocks to the system). Created and destroyed with the GIL held,
+// which guards the pool.
 struct Spans {
+  Spans();
+  ~Spans();
+  Spans(const Spans&) = delete;
+  Spans& operator=(const Spans&) = delete;
+
   std::shared_ptr<const RowSet> rows;  // the bytes the columns index
+  std::shared_ptr<RowSet> owned_rows;  // == rows when copied from a list
   py::object owner;  // the uriscan.Batch whose buffers `rows` reads, or None
-  ComponentSpans spans;
+  std::unique_ptr<ComponentSpans> columns;
+  const ComponentSpans& spans() const { return *columns; }
 };
 
 // Registers uriscan.Spans.
