@@ -18,6 +18,7 @@ Each timing is the best of --repeat runs (default 7), so other processes
 on the machine inflate it as little as possible.
 """
 import argparse
+import hashlib
 import json
 import os
 import platform
@@ -94,7 +95,7 @@ def dask_dedup(args):
     cli = subprocess.run([args.uriscan, "dedup", "--quiet", "--threads=2",
                           str(path)], stdout=subprocess.PIPE, check=True)
     cli_seconds = time.perf_counter() - start
-    cli_lines = cli.stdout.count(b"\n")
+    cli_rows = split_rows(cli.stdout)
     del cli
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
@@ -102,15 +103,45 @@ def dask_dedup(args):
             distributed.Client(cluster) as client:
         frame = ud.read_lines(str(path), blocksize=64 << 20)
         start = time.perf_counter()
+        frame.map_partitions(len).compute()
+        read_seconds = time.perf_counter() - start
+        start = time.perf_counter()
         kept = ud.dedup(frame).map_partitions(len).compute()
         dask_seconds = time.perf_counter() - start
-        client.cancel(frame)
+        # Not timed: the same rows in the same order as the command's? A
+        # digest of each output partition against the command's output cut
+        # at the same row counts.
+        digests = ud.dedup(frame)["url"].map_partitions(
+            _digest, meta=("url", object)).compute().tolist()
+    want, at = [], 0
+    for count in kept.tolist():
+        want.append(_digest_rows(cli_rows[at:at + count]))
+        at += count
     return {
         "urls": args.dask_count, "bytes": size,
         "partitions": int(len(kept)),
-        "cli_seconds": cli_seconds, "cli_lines": cli_lines,
+        "cli_seconds": cli_seconds, "cli_lines": len(cli_rows),
         "dask_seconds": dask_seconds, "dask_lines": int(kept.sum()),
+        "read_seconds": read_seconds,
+        "same": at == len(cli_rows) and digests == want,
     }
+
+
+def split_rows(data: bytes):
+    rows = data.split(b"\n")
+    if rows and rows[-1] == b"":
+        rows.pop()
+    return rows
+
+
+def _digest_rows(rows):
+    return hashlib.sha256(b"\n".join(rows)).hexdigest()
+
+
+def _digest(part):
+    import pandas as pd
+    rows = [r.encode("utf-8", "surrogateescape") for r in part]
+    return pd.Series([_digest_rows(rows)], dtype=object, name=part.name)
 
 
 def main():
@@ -193,6 +224,10 @@ def main():
         print(f"  uriscan.dask.dedup, 2 workers {r['dask_seconds']:7.2f} s  "
               f"{r['dask_lines']:,} lines kept, {r['partitions']} partitions "
               f"(reading the file included)")
+        print(f"  of which reading the lines  {r['read_seconds']:7.2f} s  "
+              f"(read_lines alone, measured before)")
+        print(f"  the same rows in the same order: "
+              f"{'yes' if r['same'] else 'NO'}")
 
 
 if __name__ == "__main__":
