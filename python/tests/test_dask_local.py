@@ -41,7 +41,15 @@ def test_read_lines_gzip(cli, tmp_path, rows):
     assert ddf.npartitions == 3
     result = ud.dedup(ddf).compute(scheduler="threads")
     concatenated = pieces[0] + pieces[1] + pieces[2]
-    assert result["url"].tolist() == expected(cli, concatenated)
+    want = expected(cli, concatenated)
+    assert result["url"].tolist() == want
+    # Written back, one gzip file per partition, and read again.
+    out = tmp_path / "out"
+    names = ud.write_lines(ud.dedup(ddf)["url"], str(out / "part-*.txt.gz"))
+    assert len(names) == 3
+    raw = b"".join(gzip.open(name).read() for name in sorted(names))
+    assert raw == b"".join(w.encode("utf-8", "surrogateescape") + b"\n"
+                           for w in want)
 
 
 def test_dedup_errors(frame):

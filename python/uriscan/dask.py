@@ -11,7 +11,8 @@
   concatenated input.
 - ``read_lines(urlpath)``: text files (gzip and other compressed files
   too, by their name) as a Dask DataFrame with one ``url`` column, one row
-  per line, split as the ``uriscan`` command splits them.
+  per line, split as the ``uriscan`` command splits them; ``write_lines``
+  writes a Series back, one file per partition.
 
 Each partition is one batch call into the C++ library, which releases the
 GIL, so the threaded scheduler and multi-threaded workers scale too.
@@ -23,7 +24,7 @@ import pandas as pd
 
 import uriscan
 
-__all__ = ["normalize", "fingerprint", "dedup", "read_lines"]
+__all__ = ["normalize", "fingerprint", "dedup", "read_lines", "write_lines"]
 
 # The hidden columns dedup works with.
 _KEY = "__uriscan_key"
@@ -218,3 +219,20 @@ def read_lines(urlpath: Any, blocksize: Optional[int] = None,
                        linedelimiter="\n")
     return bag.map(_strip_newline).to_dataframe(
         meta=pd.DataFrame({"url": pd.Series([], dtype=object)}))
+
+
+def write_lines(series: Any, urlpath: Any, compression: str = "infer",
+                encoding: str = "utf-8") -> Any:
+    """Writes a Dask Series of str as text, one row per line ending in
+    ``"\\n"``, one file per partition: ``urlpath`` is a glob such as
+    ``"out/part-*.txt.gz"`` (``*`` becomes the partition number, and the
+    name's suffix picks the compression) or a list of names. Rows read by
+    read_lines() from bytes that were not UTF-8 are written back as those
+    bytes. Returns the names written."""
+    import dask.dataframe as dd
+    if not isinstance(series, dd.Series):
+        raise TypeError("series: expected a Dask Series, got "
+                        f"{type(series).__name__}")
+    return series.to_bag().to_textfiles(
+        urlpath, compression=compression, encoding=encoding,
+        errors="surrogateescape", last_endline=True)
