@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 """Benchmarks of the Python package, per URL, on a corpus (kasztp).
 
-    python bench/python/bench.py [--corpus=FILE] [--cxx-bench=PATH] [--dask-count=N]
-                    [--uriscan=PATH] [--uriscan-gen=PATH] [--repeat=N]
+    python bench/python/bench.py [--corpus=FILE] [--cxx-bench=PATH]
+        [--dask-count=N] [--uriscan=PATH] [--uriscan-gen=PATH] [--repeat=N]
 
 1. scan(list[str]) beside a loop of urllib.parse.urlsplit over the same
    list (the usual pure-Python way to split URLs).

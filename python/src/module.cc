@@ -193,7 +193,7 @@ py::list ResolveAll(const py::handle& urls, const py::handle& base,
   if (!base_uri.scheme()) {
     throw py::value_error("base: '" + base_text +
                           "' is a relative reference; a base URI needs a "
-                          "scheme (RFC 3986 §5.1)");
+                          "scheme (RFC 3986 sec. 5.1)");
   }
   ResolveOptions options;
   options.nonstrict = nonstrict;
@@ -282,7 +282,8 @@ naming the argument at fault.
         return std::string(ErrorKindName(static_cast<ErrorKind>(kind)));
       },
       py::arg("kind"));
-  m.def("dispatched_target", [] { return std::string(DispatchedTargetName()); });
+  m.def("dispatched_target",
+        [] { return std::string(DispatchedTargetName()); });
   m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));
   m.def("_chunk_limit", &ChunkLimit);
 }

@@ -281,8 +281,9 @@ void FromArray(const py::handle& urls, const char* arg, RowSet* rows) {
                           arg, rows);
   }
   if (!array.dtype().attr("isnative").cast<bool>()) {
+    py::object native = array.dtype().attr("newbyteorder")("=");
     array = py::reinterpret_steal<py::array>(
-        array.attr("astype")(array.dtype().attr("newbyteorder")("=")).release());
+        array.attr("astype")(native).release());
   }
   return FromFixedUcs4(static_cast<const uint32_t*>(array.data()), n,
                        width / 4, arg, rows);

@@ -96,7 +96,9 @@ class ArrowBatch {
   // The buffers as given (for the Python properties).
   const py::object& data_object() const { return data_object_; }
   const py::object& offsets_object() const { return offsets_object_; }
-  size_t data_size() const { return static_cast<size_t>(data_view_.view.len); }
+  size_t data_size() const {
+    return static_cast<size_t>(data_view_.view.len);
+  }
 
  private:
   struct View {  // a Py_buffer, released with the batch (under the GIL)

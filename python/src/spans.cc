@@ -53,7 +53,7 @@ py::list ComponentList(const Spans& self, const py::object& name) {
       const std::optional<std::string_view> value =
           Component(s.Row(i, self.rows->base), which);
       if (value) {
-        // A valid reference is ASCII (RFC 3986 §2): nothing to decode.
+        // A valid reference is ASCII (RFC 3986 sec. 2): nothing to decode.
         item = PyUnicode_FromStringAndSize(
             value->data(), static_cast<Py_ssize_t>(value->size()));
         if (!item) throw py::error_already_set();
