@@ -100,13 +100,14 @@ std::string ItemTypeError(const char* arg, size_t row, PyObject* item) {
   return message;
 }
 
-// A list, a tuple or an object array: the items' UTF-8 (str) or bytes,
-// copied while the GIL is held (the items are Python objects).
 // Per-row scratch of the copies below, reused call after call.
 struct RowScratch {
   std::vector<const char*> pointers;
   std::vector<size_t> lengths, widths;
 };
+
+// A list, a tuple or an object array: the items' UTF-8 (str) or bytes,
+// copied while the GIL is held (the items are Python objects).
 
 void FromObjects(PyObject* const* items, size_t n, const char* arg,
                  RowSet* rows) {
