@@ -80,7 +80,6 @@ def cxx_scan_ns(bench, corpus_name, repeat):
 
 
 def dask_dedup(args):
-    import dask.dataframe  # noqa: F401  (fail early without Dask)
     import distributed
 
     import uriscan.dask as ud
@@ -100,7 +99,7 @@ def dask_dedup(args):
 
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
                                   dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+            distributed.Client(cluster):
         frame = ud.read_lines(str(path), blocksize=64 << 20)
         start = time.perf_counter()
         frame.map_partitions(len).compute()
@@ -173,7 +172,7 @@ def main():
     # storage of dead Spans is recycled, and the loop below reuses it.)
     kept = [uriscan.scan(strs) for _ in range(3)]  # no recycled storage left
     t_scan_kept = best(lambda: kept.append(uriscan.scan(strs)), args.repeat)
-    del kept
+    kept.clear()
     # Each Spans dropped before the next call, as a loop over batches does.
     t_scan_list = best(lambda: uriscan.scan(strs), args.repeat * 3)
 

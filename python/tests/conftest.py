@@ -3,10 +3,13 @@
 with), the corpora, and helpers to run the command and split lines as it
 does."""
 import os
+import random
 import shutil
 import subprocess
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]          # the project
@@ -70,8 +73,29 @@ def corpus(request):
     return path, split_lines(path.read_bytes())
 
 
+def text(line: bytes) -> str:
+    """A line as str, bytes that are not UTF-8 kept as surrogate escapes."""
+    return line.decode("utf-8", "surrogateescape")
+
+
 @pytest.fixture(scope="session")
-def shared_corpus():
-    if not SHARED.is_dir():
-        pytest.skip("the shared corpora are not beside the project")
-    return SHARED
+def rows():
+    """Every corpus line, then again a shuffled half of them and some with
+    an upper-case scheme or host (equal under the scheme profile): classes
+    with members spread over all partitions, invalid rows included."""
+    lines = []
+    for path in corpus_files():
+        lines += split_lines(path.read_bytes())
+    rng = random.Random(3986)
+    again = rng.sample(lines, len(lines) // 2)
+    upper = [line.replace(b"http://", b"HTTP://", 1)
+             for line in rng.sample(lines, len(lines) // 4)]
+    rows = lines + again + upper
+    rng.shuffle(rows)
+    return [text(r) for r in rows]
+
+
+@pytest.fixture(scope="session")
+def frame(rows):
+    return pd.DataFrame({"url": rows, "n": np.arange(len(rows)) * 10},
+                        index=pd.RangeIndex(5, 5 + len(rows), name="row"))

@@ -3,11 +3,10 @@
 processes: dedup keeps the rows `uriscan dedup` writes for the same rows,
 in the same order; normalize and fingerprint equal the batch calls."""
 import numpy as np
-import pandas as pd
 import pytest
 import uriscan
 import uriscan.dask as ud
-from dask_support import check, expected, frame, rows  # noqa: F401
+from dask_support import check, expected
 
 dd = pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import uriscan
 import uriscan.dask as ud
-from dask_support import check, expected, frame, rows  # noqa: F401
+from dask_support import check, expected
 
 dd = pytest.importorskip("dask.dataframe")
 np = pytest.importorskip("numpy")
