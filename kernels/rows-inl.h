@@ -184,18 +184,18 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
     src.low[w] = Less(at, K(N));
     src.index[w] = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
   }
-  Windows<NW> win;
-  for (int k : {kStop, kColon, kSlash, kQuery, kHash, kPercent}) {
-    win.c[k] = Window<NW>(masks, k, src, shift, back, inside);
-  }
-  // These are only read inside ranges that end within the row (authority,
-  // host, port, path, scheme), so the next row's bits past its end do no
-  // harm: no mask needed.
-  for (int k : {kAt, kDigit, kDot, kUpper, kNotScheme}) {
-    win.c[k] = Window<NW, false>(masks, k, src, shift, back, inside);
-  }
+  // Class k's window, made where Structurize first needs it. Classes that
+  // are only read inside ranges ending within the row (authority, host,
+  // port, path, scheme) skip the clip: the next row's bits past the end
+  // do no harm there.
+  auto win = [&](int k) {
+    const bool clip = k == kStop || k == kColon || k == kSlash ||
+                      k == kQuery || k == kHash || k == kPercent;
+    return clip ? Window<NW>(masks, k, src, shift, back, inside)
+                : Window<NW, false>(masks, k, src, shift, back, inside);
+  };
   const V64 not_alpha = hn::Shr(FirstWord(masks, kNotAlpha, src), shift);
-  const Structure s = Structurize(
+  const Structure s = Structurize<NW>(
       win, len, hn::Ne(hn::And(not_alpha, K(1)), hn::Zero(d)));
   const M64 longer = Less(K(64 * NW), len);
   const V64 error = hn::IfThenElse(

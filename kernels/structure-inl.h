@@ -205,12 +205,6 @@ HWY_INLINE M64 Several(const Bits<NW>& a) {
   return Any(AndNot(BitAt<NW>(First(a)), a));
 }
 
-// The windows of one group of URIs: class k's bits from each URI's start.
-template <size_t NW>
-struct Windows {
-  Bits<NW> c[kNumClasses];
-};
-
 // Row values of the whole group, relative to each URI's start.
 struct Structure {
 #define URISCAN_LANE_BOUNDARY(name) V64 name;
@@ -234,18 +228,17 @@ HWY_INLINE bool SomeLane(const Bits<NW>& a) {
 
 // The rules of RFC 3986 Appendix A on the windows, for URIs of `len` bytes
 // (at most 64 * NW). `first_not_alpha` says the first byte is no ALPHA.
-template <size_t NW>
-HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
+// win(k) makes class k's window; each is made where the rules first need
+// it, so that few are live at once (fewer spills, above all with AVX2's 16
+// registers).
+template <size_t NW, class MakeWindow>
+HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
                                  M64 first_not_alpha) {
-  const Bits<NW>& colon = win.c[kColon];
-  const Bits<NW>& slash = win.c[kSlash];
-  const Bits<NW>& query = win.c[kQuery];
-  const Bits<NW>& hash = win.c[kHash];
   Structure s;
   // Bytes allowed nowhere, brackets, a '%' without two HEXDIG: every
   // triplet must also end inside the URI.
-  const Bits<NW>& pct = win.c[kPercent];
-  M64 slow = Any(win.c[kStop]);
+  M64 slow = Any(win(kStop));
+  const Bits<NW> pct = win(kPercent);
   M64 has_pct = NoLane();
   if (HWY_UNLIKELY(SomeLane(pct))) {
     has_pct = Any(pct);
@@ -253,12 +246,15 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
     slow = hn::Or(slow, Any(AndNot(Below<NW>(last_start), pct)));
   }
   // scheme ":" when the first of ":/?#" is a ':' (section 3.1, 4.2).
+  const Bits<NW> colon = win(kColon);
+  const Bits<NW> slash = win(kSlash);
+  const Bits<NW> query = win(kQuery);
   const V64 first = First(Or(Or(colon, slash), query));
   const M64 has_scheme = Any(And(colon, BitAt<NW>(first)));
   const Bits<NW> scheme = Below<NW>(first);
   slow = hn::Or(slow, hn::And(has_scheme,
                               hn::Or(hn::Or(hn::Eq(first, K(0)), first_not_alpha),
-                                     Any(And(win.c[kNotScheme], scheme)))));
+                                     Any(And(win(kNotScheme), scheme)))));
   s.scheme_end = hn::IfThenElseZero(has_scheme, first);
   const V64 pos = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
   // "//" authority, up to the first of "/?#" (section 3.2).
@@ -271,8 +267,9 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   // reg-name allows.
   M64 has_userinfo = NoLane();
   V64 h = a;
-  if (HWY_UNLIKELY(SomeLane(win.c[kAt]))) {
-    const Bits<NW> at = And(win.c[kAt], authority);
+  const Bits<NW> at_signs = win(kAt);
+  if (HWY_UNLIKELY(SomeLane(at_signs))) {
+    const Bits<NW> at = And(at_signs, authority);
     has_userinfo = hn::And(has_authority, Any(at));
     h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
     slow = hn::Or(slow, hn::And(has_authority, Several(at)));
@@ -280,17 +277,18 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   const Bits<NW> host_port = AndNot(Below<NW>(h), authority);
   // ":" port, and the port is *DIGIT (section 3.2.3).
   const Bits<NW> port_colon = And(colon, host_port);
+  const Bits<NW> digit = win(kDigit);
   M64 has_port = NoLane();
   V64 c = a_end;
   if (HWY_UNLIKELY(SomeLane(port_colon))) {
     has_port = hn::And(has_authority, Any(port_colon));
     c = MinPos(First(port_colon), a_end);
     const Bits<NW> port = AndNot(Below<NW>(hn::Add(c, K(1))), authority);
-    slow = hn::Or(slow, hn::And(has_port, Any(AndNot(win.c[kDigit], port))));
+    slow = hn::Or(slow, hn::And(has_port, Any(AndNot(digit, port))));
   }
   const Bits<NW> host = AndNot(Below<NW>(h), Below<NW>(c));
   s.ipv4 = hn::AndNot(slow, hn::And(has_authority,
-                                    Any(And(win.c[kDigit], And(host, BitAt<NW>(h))))));
+                                    Any(And(digit, And(host, BitAt<NW>(h))))));
   Bits<NW> cased = host;
   for (size_t j = 0; j < NW; ++j) {
     cased.w[j] = hn::Or(hn::IfThenElseZero(has_scheme, scheme.w[j]),
@@ -313,9 +311,10 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   // or the path's end follows it.
   M64 has_dot_segment = NoLane();
   const Bits<NW> starts = Or(Up1(slash), BitAt<NW>(path_begin));
-  if (HWY_UNLIKELY(SomeLane(And(win.c[kDot], starts)))) {
+  const Bits<NW> dot_bytes = win(kDot);
+  if (HWY_UNLIKELY(SomeLane(And(dot_bytes, starts)))) {
     const Bits<NW> dots =
-        And(win.c[kDot], AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
+        And(dot_bytes, AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
     const Bits<NW> dot = And(And(dots, starts),
                              Or(Down<1>(slash), BitAt<NW>(hn::Sub(path_end, K(1)))));
     const Bits<NW> dot_dot =
@@ -328,6 +327,7 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
   M64 has_query = Less(path_end, len);
   M64 has_fragment = NoLane();
   s.fragment_begin = len;
+  const Bits<NW> hash = win(kHash);
   if (HWY_UNLIKELY(SomeLane(hash))) {
     has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
     has_fragment = Any(hash);  // all after the path, as above
@@ -345,7 +345,7 @@ HWY_INLINE Structure Structurize(const Windows<NW>& win, V64 len,
       hn::Or(hn::Or(FlagIf(has_query, flags::kHasQuery),
                     FlagIf(has_fragment, flags::kHasFragment)),
              hn::Or(hn::Or(FlagIf(has_pct, flags::kHasPctEncoded),
-                           FlagIf(Any(And(win.c[kUpper], cased)),
+                           FlagIf(Any(And(win(kUpper), cased)),
                                   flags::kHasUpperCase)),
                     FlagIf(has_dot_segment, flags::kHasDotSegment))));
   return s;

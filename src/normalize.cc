@@ -116,27 +116,23 @@ std::string_view ParamName(std::string_view param) {
 }
 
 // The crawler's query: tracking and empty parameters out, the rest sorted by
-// name (stable, byte-wise). Returns false when every parameter went and at
-// least one was removed: the whole query is then dropped.
+// name (stable, byte-wise). Returns false when no parameter is left: the
+// whole query is then dropped, so "?", "?&" and "?utm_source=1" all merge
+// with no query at all.
 bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
                         std::string* out) {
   thread_local std::vector<std::string_view> params;
   params.clear();
-  bool removed = false;
   size_t begin = 0;
   while (begin <= query.size()) {
     size_t end = query.find('&', begin);
     if (end == std::string_view::npos) end = query.size();
     const std::string_view p = query.substr(begin, end - begin);
-    if (p.empty() || ParamMatches(ParamName(p), opt.tracking_params)) {
-      removed = true;
-    } else {
+    if (!p.empty() && !ParamMatches(ParamName(p), opt.tracking_params))
       params.push_back(p);
-    }
     begin = end + 1;
   }
-  if (query.empty()) removed = false;  // "?" alone stays
-  if (params.empty() && removed) return false;
+  if (params.empty()) return false;
   std::stable_sort(params.begin(), params.end(),
                    [](std::string_view a, std::string_view b) {
                      return ParamName(a) < ParamName(b);

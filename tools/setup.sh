@@ -2,7 +2,8 @@
 # Installs the Debian 12 packages a job needs, only when some are missing.
 # usage: tools/setup.sh build|test|bench|fuzz|package|python
 set -euo pipefail
-build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev)
+build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
+       libisal-dev libzstd-dev libpsl-dev libidn2-dev)
 # The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
 package=("${build[@]}" gcc binutils)
 # The Python package (python/): built offline in a venv from Debian's
@@ -11,7 +12,7 @@ python=(python3 python3-dev python3-venv python3-pip python3-setuptools
         python3-wheel python3-pybind11 pybind11-dev python3-numpy
         python3-pandas python3-dask python3-distributed python3-pytest)
 test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
-      "${python[@]}")
+      gzip zstd "${python[@]}")
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 case "${1:-}" in

@@ -36,7 +36,8 @@ enum class Profile : uint8_t { kSyntax, kScheme, kCrawler };
 inline constexpr int kProfileCount = 3;
 // Bumped whenever a profile's output changes for some input; mixed into
 // fingerprints with the profile's name.
-inline constexpr uint32_t kProfileVersion = 1;
+// 2: the crawler profile drops an empty query ("http://a/?" is "http://a/").
+inline constexpr uint32_t kProfileVersion = 2;
 // "syntax", "scheme", "crawler"
 URISCAN_EXPORT const char* ProfileName(Profile profile);
 URISCAN_EXPORT bool ParseProfile(std::string_view name, Profile* profile);

@@ -29,10 +29,10 @@ struct ResolveOptions {
   // whose scheme equals the base's (case-insensitively) is taken as relative,
   // so "http:g" against "http://a/b/c/d" is "http://a/b/c/g".
   bool nonstrict = false;
-  // The 1997 draft's algorithm (draft-fielding-uri-syntax-01 §5.2,
-  // seeds/001): an empty reference (fragment aside) is the current document,
-  // the base query is never inherited, dot segments are removed only from
-  // merged relative paths. Use with above_root = kKeep to get its App. C.
+  // The 1997 draft's algorithm (draft-fielding-uri-syntax-01 §5.2): an
+  // empty reference (fragment aside) is the current document, the base
+  // query is never inherited, dot segments are removed only from merged
+  // relative paths. Use with above_root = kKeep to get its App. C.
   bool draft_1997 = false;
   AboveRoot above_root = AboveRoot::kClamp;
 };

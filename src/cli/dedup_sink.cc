@@ -28,8 +28,10 @@ void AppendKey(uint64_t key, std::string* out) {
 
 DedupSink::DedupSink(const Config& config) : config_(config) {
   if (config_.bloom_expected > 0) {
-    bloom_ = std::make_unique<BloomFilter>(config_.bloom_expected,
-                                           config_.fp_rate);
+    bloom_capacity_ = config_.bloom_expected;
+    bloom_.push_back(std::make_unique<BloomFilter>(bloom_capacity_,
+                                                   config_.fp_rate / 2));
+    bloom_bytes_ = bloom_.back()->bytes();
   } else {
     Dedup::Options o;
     o.memory_bytes = config_.memory;
@@ -97,11 +99,12 @@ void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
     Append(0, line, kInvalid, out);
     return;
   }
-  if (bloom_) {
-    if (bloom_->Insert(key)) {
+  if (!bloom_.empty()) {
+    if (!error_.empty()) return;  // the filter could not grow: stopped
+    if (BloomInsert(key)) {
       ++bloom_distinct_;
       Append(key, line, kKeyed, out);
-    } else {
+    } else if (error_.empty()) {
       ++duplicates_;
     }
     return;
@@ -120,8 +123,43 @@ void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
   }
 }
 
+// A scalable Bloom filter (Almeida, Baquero, Preguica and Hutchison, 2007):
+// a key seen by any layer is a duplicate; a new one goes into the last
+// layer, and when that holds its capacity a layer twice as large at half
+// the rate follows, so the false-positive rate stays under fp_rate however
+// many keys come.
+bool DedupSink::BloomInsert(uint64_t key) {
+  for (const auto& layer : bloom_)
+    if (layer->MaybeContains(key)) return false;
+  if (bloom_.back()->inserted() >= bloom_capacity_) {
+    const double rate =
+        config_.fp_rate / static_cast<double>(uint64_t{2} << bloom_.size());
+    const uint64_t capacity = 2 * bloom_capacity_;
+    const uint64_t bytes = BloomFilter::BytesFor(capacity, rate);
+    if (bloom_bytes_ + bytes > config_.memory) {
+      char text[200];
+      std::snprintf(text, sizeof text,
+                    "the Bloom filter holds %llu keys and needs %.1f MB more "
+                    "to keep the false-positive rate under %g, past --memory; "
+                    "raise --memory or --bloom, or drop --bloom for an exact "
+                    "dedup",
+                    static_cast<unsigned long long>(bloom_distinct_),
+                    bytes / 1e6, config_.fp_rate);
+      error_ = text;
+      return false;
+    }
+    bloom_.push_back(std::make_unique<BloomFilter>(capacity, rate));
+    bloom_capacity_ = capacity;
+    bloom_bytes_ += bytes;
+  }
+  return bloom_.back()->Insert(key);
+}
+
 bool DedupSink::Finish(Writer* out, std::string* error) {
-  if (!exact_) return true;
+  if (!exact_) {
+    *error = error_;
+    return error_.empty();
+  }
   std::vector<bool> first;
   SeenState* state = config_.state;
   if (state) {
@@ -182,12 +220,15 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
 
 std::string DedupSink::Describe() const {
   char text[256];
-  if (bloom_) {
+  if (!bloom_.empty()) {
+    // A key is a false positive when any layer says so: at most the sum.
+    double rate = 0;
+    for (const auto& layer : bloom_) rate += layer->ExpectedRate();
     std::snprintf(text, sizeof text,
-                  "approximate: Bloom filter of %.1f MB, %d probes, expected "
-                  "false-positive rate %.2g at %llu distinct",
-                  bloom_->bytes() / 1e6, bloom_->probes(),
-                  bloom_->ExpectedRate(),
+                  "approximate: Bloom filter of %.1f MB in %zu layer%s, "
+                  "expected false-positive rate %.2g at %llu distinct",
+                  bloom_bytes_ / 1e6, bloom_.size(),
+                  bloom_.size() == 1 ? "" : "s", rate,
                   static_cast<unsigned long long>(bloom_distinct_));
     return text;
   }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/cli/output.h"
 #include "uriscan/dedup.h"
@@ -23,7 +24,11 @@ class DedupSink {
   struct Config {
     bool keys = false;               // "KEY<TAB>" before each line
     size_t memory = size_t{1} << 30;  // for the seen-set and its runs
-    uint64_t bloom_expected = 0;      // > 0: a Bloom filter, not exact
+    // > 0: a scalable Bloom filter, not exact: a first layer for this many
+    // keys, and a layer twice as large each time the last one is full, at
+    // rates fp_rate/2, /4, ..., so the total stays under fp_rate. Past
+    // `memory`, the run fails (Finish() says why).
+    uint64_t bloom_expected = 0;
     double fp_rate = 0.001;
     std::string temp_dir;             // empty: Dedup's default
     // --state: classes of earlier runs count as seen, and every row waits
@@ -48,11 +53,14 @@ class DedupSink {
  private:
   void Append(uint64_t key, std::string_view line, char tag, std::string* out);
   bool OpenSpool();
+  bool BloomInsert(uint64_t key);  // true when new; may add a layer
   void FlushSpool();  // spool_buffer_ to spool_; a failure goes to error_
 
   Config config_;
   std::unique_ptr<Dedup> exact_;
-  std::unique_ptr<BloomFilter> bloom_;
+  std::vector<std::unique_ptr<BloomFilter>> bloom_;  // oldest first
+  uint64_t bloom_capacity_ = 0;  // of the last layer
+  uint64_t bloom_bytes_ = 0;     // of all layers
   std::FILE* spool_ = nullptr;  // rows after the spill: tag byte + output
   std::string spool_buffer_;
   std::string error_;

@@ -21,6 +21,7 @@ LineReader::LineReader(size_t chunk_bytes, size_t max_line_bytes)
 LineReader::~LineReader() { Close(); }
 
 void LineReader::Close() {
+  decoder_.reset();  // stops its thread, which may hold fd_ or the mapping
   mapping_.reset();  // chunks still in flight keep their own reference
   mapped_size_ = 0;
   if (owns_fd_ && fd_ >= 0) ::close(fd_);
@@ -30,11 +31,14 @@ void LineReader::Close() {
 
 bool LineReader::Open(const std::string& path, std::string* error) {
   Close();
-  eof_ = skipping_ = false;
+  eof_ = skipping_ = damaged_ = dropped_bom_ = false;
+  at_start_ = true;
+  compression_ = Compression::kNone;
   begin_ = end_ = bytes_read_ = 0;
   error_.clear();
   if (path == "-") {
     fd_ = 0;
+    SniffStream();
     return true;
   }
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -43,8 +47,44 @@ bool LineReader::Open(const std::string& path, std::string* error) {
     return false;
   }
   owns_fd_ = true;
-  Map();
+  if (!Map()) {
+    SniffStream();
+    return true;
+  }
+  const char* data = static_cast<const char*>(mapping_.get());
+  compression_ = Sniff(std::string_view(data, std::min<size_t>(mapped_size_, 4)));
+  if (compression_ != Compression::kNone) {
+    CompressedSource source;
+    source.mapped = std::string_view(data, mapped_size_);
+    source.keep = std::move(mapping_);
+    decoder_ = std::make_unique<Decoder>(compression_, std::move(source));
+    mapped_size_ = 0;
+  }
   return true;
+}
+
+void LineReader::SniffStream() {
+  // Up to 4 bytes (the longest magic number), however a pipe splits them.
+  while (end_ < 4 && Fill()) {
+  }
+  compression_ = Sniff(std::string_view(buf_.data(), end_));
+  if (compression_ == Compression::kNone) return;
+  CompressedSource source;
+  source.head.assign(buf_.data(), end_);
+  source.fd = eof_ ? -1 : fd_;
+  begin_ = end_ = bytes_read_ = 0;
+  eof_ = false;
+  decoder_ = std::make_unique<Decoder>(compression_, std::move(source));
+}
+
+// A UTF-8 byte-order mark (EF BB BF) at the start of a stream is no part of
+// its first line: step over it.
+void LineReader::DropBom(const char* data, size_t size, size_t* begin) {
+  at_start_ = false;
+  if (size >= 3 && std::memcmp(data, "\xef\xbb\xbf", 3) == 0) {
+    *begin += 3;
+    dropped_bom_ = true;
+  }
 }
 
 bool LineReader::Map() {
@@ -75,10 +115,11 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   out->mapping = mapping_;
   out->text = {};
   const char* data = static_cast<const char*>(mapping_.get());
+  if (at_start_) DropBom(data, mapped_size_, &begin_);
   if (begin_ >= mapped_size_) return Status::kEnd;
   const char* p = data + begin_;
   const size_t left = mapped_size_ - begin_;
-  const size_t take = std::min(chunk_, left);
+  const size_t take = std::min(std::max(chunk_, min_bytes_), left);
   if (const void* last = ::memrchr(p, '\n', take)) {
     const size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
     out->text = std::string_view(p, n);
@@ -97,6 +138,11 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   return Status::kLines;
 }
 
+void LineReader::Unread(size_t n) {
+  begin_ -= n;
+  if (mapping_) bytes_read_ -= n;
+}
+
 bool LineReader::Fill() {
   if (eof_) return false;
   // Move the pending partial line to the front, then read after it.
@@ -106,6 +152,16 @@ bool LineReader::Fill() {
     begin_ = 0;
   }
   if (buf_.size() < end_ + chunk_) buf_.resize(end_ + chunk_);
+  if (decoder_) {
+    const size_t got = decoder_->Read(buf_.data() + end_, buf_.size() - end_);
+    end_ += got;
+    bytes_read_ += got;
+    if (got > 0) return true;
+    eof_ = true;
+    error_ = decoder_->error();
+    damaged_ = !error_.empty() && error_.compare(0, 5, "read ") != 0;
+    return false;
+  }
   for (;;) {
     const ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (got > 0) {
@@ -125,6 +181,11 @@ bool LineReader::Fill() {
 }
 
 LineReader::Status LineReader::Next(std::string* lines) {
+  if (at_start_) {
+    while (end_ - begin_ < 3 && Fill()) {
+    }
+    DropBom(buf_.data() + begin_, end_ - begin_, &begin_);
+  }
   for (;;) {
     if (skipping_) {
       const void* nl = std::memchr(buf_.data() + begin_, '\n', end_ - begin_);
@@ -141,12 +202,12 @@ LineReader::Status LineReader::Next(std::string* lines) {
     const char* base = buf_.data() + begin_;
     size_t last = end_ - begin_;
     while (last > 0 && base[last - 1] != '\n') --last;
-    if (last > 0) {
+    if (last > 0 && (last >= min_bytes_ || eof_)) {
       lines->assign(base, last);
       begin_ += last;
       return Status::kLines;
     }
-    if (end_ - begin_ > max_line_) {
+    if (last == 0 && end_ - begin_ > max_line_) {
       lines->clear();
       skipping_ = true;
       begin_ = end_;

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "src/cli/decompress.h"
+
 namespace uriscan {
 namespace cli {
 
@@ -27,6 +29,9 @@ struct Lines {
 // file is mapped, not read, so its bytes stay in the page cache). A line
 // longer than max_line is not kept: it comes out alone as kTooLongLine (its
 // bytes are skipped up to the next "\n"), so line numbering never shifts.
+// gzip and zstd input (told by its first bytes, whatever the name) is decoded
+// on a thread of its own; the lines are then those of the decoded bytes. A
+// UTF-8 byte-order mark at the start of a stream is dropped.
 class LineReader {
  public:
   enum class Status { kLines, kTooLongLine, kEnd, kError };
@@ -46,12 +51,33 @@ class LineReader {
   // The same into `*out`, without a copy when the input is a mapped file.
   Status Next(Lines* out);
   const std::string& error() const { return error_; }
+  // True when error() is damage in a compressed stream ("gzip: ... at
+  // compressed byte N"), not a failed read.
+  bool damaged() const { return damaged_; }
+  // The compression of the stream being read (kNone for plain text).
+  Compression compression() const { return compression_; }
+  // Gives back the last `n` bytes that Next() handed out: the next call
+  // starts with them. Only right after a Next() that returned kLines.
+  void Unread(size_t n);
+  // Next() hands out at least this many bytes unless the stream ends first
+  // (for records that span lines; 0 by default).
+  void set_min_bytes(size_t n) { min_bytes_ = n; }
+  // True when Next() would return kEnd.
+  bool at_end() const {
+    return mapping_ ? begin_ >= mapped_size_ : eof_ && begin_ == end_;
+  }
+  // True when this stream began with a UTF-8 byte-order mark (dropped).
+  bool dropped_bom() const { return dropped_bom_; }
   // Bytes consumed so far from this stream.
   size_t bytes_read() const { return bytes_read_; }
 
  private:
   bool Fill();  // reads more; false on EOF or error
   void Close();
+  // Reads the first bytes of a stream that is not mapped, and starts a
+  // decoder when they name a compression.
+  void SniffStream();
+  void DropBom(const char* data, size_t size, size_t* begin);
   bool Map();  // maps a regular file of fd_; false to read it instead
   Status NextMapped(Lines* out);
 
@@ -61,12 +87,18 @@ class LineReader {
   bool skipping_ = false;  // discarding the rest of an over-long line
   size_t chunk_;
   size_t max_line_;
+  size_t min_bytes_ = 0;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
   size_t bytes_read_ = 0;
   std::string error_;
   std::shared_ptr<const void> mapping_;  // the whole file, when mapped
   size_t mapped_size_ = 0;
+  std::unique_ptr<Decoder> decoder_;  // a compressed stream
+  Compression compression_ = Compression::kNone;
+  bool damaged_ = false;
+  bool at_start_ = true;  // the byte-order mark is not checked yet
+  bool dropped_bom_ = false;
 };
 
 }  // namespace cli

@@ -107,6 +107,13 @@ void AppendJsonRecord(const UriReference& uri, std::string* out,
   out->push_back('}');
 }
 
+void AppendJsonRepaired(std::string_view original, std::string* out) {
+  out->pop_back();  // the record's '}'
+  out->append(",\"repaired\":true,\"original\":");
+  AppendJsonString(original, out);
+  out->push_back('}');
+}
+
 void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out) {
   AppendNumber(line, out);
   out->push_back('\t');

@@ -37,6 +37,9 @@ const char* HostTypeName(HostKind kind);  // name, ipv4, ipv6, ipvfuture
 // "risks":[...] (names of uriscan/risk.h) when `risk_flags` has any.
 void AppendJsonRecord(const UriReference& uri, std::string* out,
                       uint32_t risk_flags = 0);
+// Ends a record of AppendJsonRecord with ,"repaired":true,"original":"..."}
+// (--lenient): `original` is the line as it was read.
+void AppendJsonRepaired(std::string_view original, std::string* out);
 // One `uriscan audit` record: LINE<TAB>FLAGS<LF> (DESIGN.md sec. 10).
 void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out);
 // The TSV header line and one row, each with its "\n".

@@ -102,7 +102,11 @@ TEST(NormalizeTest, CrawlerRules) {
               c),
             "http://example.com/a/b?a=2&a=1&z=1");
   EXPECT_EQ(N("http://a/?utm_medium=email", c), "http://a/");
-  EXPECT_EQ(N("http://a/?", c), "http://a/?");
+  // An empty query is no query: these four are one class.
+  EXPECT_EQ(N("http://a/?", c), "http://a/");
+  EXPECT_EQ(N("http://a/?&", c), "http://a/");
+  EXPECT_EQ(N("http://a/?utm_source=1", c), "http://a/");
+  EXPECT_EQ(N("http://a/?&utm_source=1&", c), "http://a/");
   EXPECT_EQ(Compare("http://a/x#1", "http://A:80/x#2", Profile::kCrawler),
             Rung::kCrawler);
   NormalizeOptions opt;

@@ -260,6 +260,21 @@ TEST_F(CliTest, NormalizeCrawlerKeepsTheOriginal) {
   EXPECT_EQ(own.out, "http://e/?utm_source=x\thttp://e/?z=1&utm_source=x&a=2\n");
 }
 
+TEST_F(CliTest, NormalizeCrawlerAlwaysWritesTwoColumns) {
+  const Result r = Run("normalize --profile=crawler --quiet",
+                       "http://a/?\nbad uri\nhttp://a/?&\n"
+                       "http://a/?utm_source=1\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://a/\thttp://a/?\n"
+            "\tbad uri\n"
+            "http://a/\thttp://a/?&\n"
+            "http://a/\thttp://a/?utm_source=1\n");
+  const Result keys = Run("dedup --profile=crawler --quiet",
+                          "http://a/?\nhttp://a/?&\nhttp://a/\n");
+  EXPECT_EQ(keys.out, "http://a/?\n");
+}
+
 TEST_F(CliTest, ResolveAgainstABase) {
   const std::string base = "--base='http://a/b/c/d;p?q#frag'";
   Result r = Run("resolve --quiet " + base, "g\n../../../x\nhttp:g\n#f\n\nbad ref\n");
@@ -316,6 +331,27 @@ TEST_F(CliTest, DedupWritesFirstOccurrencesInInputOrder) {
   EXPECT_EQ(Run("normalize --keys").status, 2);  // a dedup option only
 }
 
+TEST_F(CliTest, DedupBloomGrowsPastItsExpectedCount) {
+  // 50x more distinct lines than --bloom said: layers are added, and no new
+  // line is dropped (the rate stays under 1e-6).
+  std::string in;
+  for (int i = 0; i < 5000; ++i)
+    in += "http://h" + std::to_string(i) + ".example/\n";
+  in += in;  // every line twice
+  Result r = Run("dedup --bloom=100 --fp-rate=1e-6", in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, in.substr(0, in.size() / 2));
+  EXPECT_NE(r.err.find("5000 distinct, 5000 duplicates"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" layers, expected false-positive rate"),
+            std::string::npos) << r.err;
+  // Past --memory the run stops with exit 2 and says why.
+  r = Run("dedup --bloom=100 --memory=4K", in);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("the Bloom filter holds"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("past --memory"), std::string::npos);
+}
+
 TEST_F(CliTest, DedupPastItsMemoryGivesTheSameOutput) {
   // 150,000 lines, a third of them repeats of earlier ones in other case.
   std::string in;
@@ -360,6 +396,59 @@ TEST_F(CliTest, UsageErrorsExit2) {
   const Result help = Run("--help");
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("usage: uriscan"), std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorIsOneLineNamingTheAllowedValues) {
+  Result r = Run("parse --format=xml");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "uriscan: --format takes jsonl or tsv, not 'xml'\n"
+            "try 'uriscan --help'\n");
+  r = Run("normalize --profile fancy");
+  EXPECT_EQ(r.err,
+            "uriscan: --profile takes syntax, scheme or crawler, not "
+            "'fancy'\ntry 'uriscan --help'\n");
+  r = Run("frobnicate");
+  EXPECT_EQ(r.err, "uriscan: unknown command 'frobnicate'\n"
+                   "try 'uriscan --help'\n");
+}
+
+TEST_F(CliTest, OptionValueMayBeTheNextArgument) {
+  const std::string in = "http://a/x/../y\n/rel\n";
+  const Result joined = Run("resolve --quiet --base=http://h/p/q", in);
+  const Result split = Run("resolve --quiet --base http://h/p/q", in);
+  EXPECT_EQ(joined.status, 0);
+  EXPECT_EQ(split.out, joined.out);
+  EXPECT_EQ(split.out, "http://a/y\nhttp://h/rel\n");
+  EXPECT_EQ(Run("parse --format tsv --quiet", in).out,
+            Run("parse --format=tsv --quiet", in).out);
+  EXPECT_EQ(Run("parse --format").err,
+            "uriscan: --format needs a value\ntry 'uriscan --help'\n");
+  // After "--" nothing is an option, not even a value option's name.
+  EXPECT_EQ(Run("validate --quiet -- --base").status, 2);  // no such file
+}
+
+TEST_F(CliTest, SizeOptionsTakeSuffixes) {
+  const std::string in = std::string(2000, 'a') + "\nhttp://a/\n";
+  Result r = Run("validate --quiet --max-line=1K --chunk-size 64K", in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("<stdin>:1:1025: error: too-long"), std::string::npos)
+      << r.err;
+  r = Run("validate --quiet --max-line=2k --chunk-size=1M", in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Run("validate --max-line=4G").status, 2);  // past 32 bits
+  EXPECT_EQ(Run("validate --chunk-size=12Q").status, 2);
+}
+
+TEST_F(CliTest, WriteErrorsExit2) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full";
+  for (const char* args : {"stats", "--help", "--version", "parse --help"}) {
+    const std::string cmd = std::string(URISCAN_CLI) + " " + args +
+                            " < /dev/null > /dev/full 2>/dev/null";
+    const int raw = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2) << args;
+  }
 }
 
 TEST_F(CliTest, StatsSummarizesKindsAndHosts) {
@@ -429,3 +518,430 @@ TEST_F(CliTest, StatsCountsEachRiskFlag) {
 }
 
 }  // namespace
+
+// gzip and zstd input: the same records as the plain text, whatever the
+// members or frames, the thread count, the chunk size, a file or stdin.
+class CompressedTest : public CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    for (int i = 0; i < 4000; ++i) {
+      (i < 2000 ? part1_ : part2_) +=
+          (i % 9 == 0 ? "ht tp://bad/" : "http://h.example/") +
+          std::to_string(i) + "?q\n";
+    }
+    Write(Path("p1.txt"), part1_);
+    Write(Path("p2.txt"), part2_);
+    Write(Path("plain.txt"), part1_ + part2_);
+    has_zstd_ = Sh("command -v zstd > /dev/null");
+  }
+  bool Sh(const std::string& cmd) {
+    return std::system(("cd '" + dir_ + "' && " + cmd).c_str()) == 0;
+  }
+  std::string part1_, part2_;
+  bool has_zstd_ = false;
+};
+
+TEST_F(CompressedTest, GzipAndZstdReadAsThePlainText) {
+  ASSERT_TRUE(Sh("gzip -c plain.txt > plain.gz"));
+  ASSERT_TRUE(Sh("gzip -1c p1.txt > multi.gz && gzip -9c p2.txt >> multi.gz"));
+  std::vector<std::string> files = {"plain.gz", "multi.gz"};
+  if (has_zstd_) {
+    ASSERT_TRUE(Sh("zstd -qc plain.txt > plain.zst"));
+    ASSERT_TRUE(Sh("zstd -qc p1.txt > multi.zst && zstd -qc p2.txt >> "
+                   "multi.zst"));
+    files.push_back("plain.zst");
+    files.push_back("multi.zst");
+  }
+  const Result want = Run("parse --format=tsv --quiet " + Path("plain.txt"));
+  for (const std::string& f : files) {
+    for (const char* opts : {"--threads=1", "--threads=3 --chunk-size=1000"}) {
+      const Result file =
+          Run(std::string("parse --format=tsv --quiet ") + opts + " " + Path(f.c_str()));
+      EXPECT_EQ(file.status, 0) << f << file.err;
+      EXPECT_TRUE(file.out == want.out) << f << " " << opts;
+      const Result in = Run(std::string("parse --format=tsv --quiet ") + opts,
+                            Slurp(Path(f.c_str())));
+      EXPECT_TRUE(in.out == want.out) << f << " stdin " << opts;
+    }
+  }
+}
+
+TEST_F(CompressedTest, TruncatedGzipKeepsEveryLineBeforeTheDamage) {
+  ASSERT_TRUE(Sh("gzip -c plain.txt | head -c -8 > cut.gz"));  // no trailer
+  const std::string size = std::to_string(Slurp(Path("cut.gz")).size());
+  const Result want = Run("parse --format=tsv --quiet " + Path("plain.txt"));
+  const Result r = Run("parse --format=tsv --quiet " + Path("cut.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out == want.out);
+  EXPECT_NE(r.err.find(Path("cut.gz") +
+                       ": error: gzip: unexpected end of stream at "
+                       "compressed byte " + size + "\n"),
+            std::string::npos)
+      << r.err;
+  // From stdin too, named as such.
+  const Result in = Run("validate --quiet", Slurp(Path("cut.gz")));
+  EXPECT_EQ(in.status, 2);
+  EXPECT_NE(in.err.find("<stdin>: error: gzip: unexpected end"),
+            std::string::npos);
+}
+
+TEST_F(CompressedTest, CorruptSecondMemberKeepsTheFirst) {
+  // The second member's header names compression method 9 (only 8 exists).
+  ASSERT_TRUE(Sh("gzip -c p1.txt > bad.gz && gzip -c p2.txt | "
+                 "{ printf '\\037\\213\\011'; tail -c +4; } >> bad.gz"));
+  const Result want = Run("parse --format=tsv --quiet " + Path("p1.txt"));
+  const Result r = Run("parse --format=tsv --quiet --threads=2 " + Path("bad.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out == want.out);
+  EXPECT_NE(r.err.find(": error: gzip: unsupported compression method at "
+                       "compressed byte "),
+            std::string::npos);
+  // Bytes after the last member that are no gzip member at all.
+  ASSERT_TRUE(Sh("gzip -c plain.txt > tail.gz && printf 'garbage after the last member' >> tail.gz"));
+  const Result t = Run("validate --quiet " + Path("tail.gz"));
+  EXPECT_EQ(t.status, 2);
+  EXPECT_NE(t.err.find("error: gzip: not a gzip member"), std::string::npos);
+}
+
+TEST_F(CompressedTest, TruncatedAndCorruptZstd) {
+  if (!has_zstd_) GTEST_SKIP() << "no zstd command";
+  ASSERT_TRUE(Sh("zstd -qc p1.txt > cut.zst && zstd -qc p2.txt | "
+                 "head -c 100 >> cut.zst"));
+  const Result want = Run("parse --format=tsv --quiet " + Path("p1.txt"));
+  const Result r = Run("parse --format=tsv --quiet " + Path("cut.zst"));
+  EXPECT_EQ(r.status, 2);
+  // Every line of the first frame, then maybe a few of the second.
+  EXPECT_EQ(r.out.compare(0, want.out.size(), want.out), 0);
+  const Result all = Run("parse --format=tsv --quiet " + Path("plain.txt"));
+  EXPECT_EQ(all.out.compare(0, r.out.size(), r.out), 0);
+  EXPECT_NE(r.err.find(": error: zstd: unexpected end of stream at "
+                       "compressed byte"),
+            std::string::npos)
+      << r.err;
+  ASSERT_TRUE(Sh("zstd -qc p1.txt > bad.zst && printf '\\050\\265\\057\\375"
+                 "garbage' >> bad.zst"));
+  const Result b = Run("parse --format=tsv --quiet " + Path("bad.zst"));
+  EXPECT_EQ(b.status, 2);
+  EXPECT_TRUE(b.out == want.out);
+  EXPECT_NE(b.err.find(": error: zstd: "), std::string::npos);
+}
+
+TEST_F(CliTest, ByteOrderMarkIsDropped) {
+  const Result r = Run("parse --format=tsv --quiet", "\xef\xbb\xbfhttp://a/\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("1\ttrue\thttp"), std::string::npos) << r.out;
+  Write(Path("bom.txt"), "\xef\xbb\xbf/x\n\xef\xbb\xbf/y\n");
+  const Result f = Run("validate --quiet " + Path("bom.txt"));
+  EXPECT_EQ(f.status, 1);  // only the first one is a byte-order mark
+  EXPECT_NE(f.err.find("bom.txt:2:1: error: disallowed-byte"),
+            std::string::npos)
+      << f.err;
+}
+
+// --- extract ------------------------------------------------------------
+
+const std::string kExtractDir =
+    std::string(URISCAN_SOURCE_DIR) + "/corpus/extract";
+
+struct ExtractCase {
+  std::string name, file, args;
+};
+
+std::vector<ExtractCase> ExtractCases() {
+  std::vector<ExtractCase> cases;
+  std::istringstream in(Slurp(kExtractDir + "/cases.tsv"));
+  std::string line;
+  while (std::getline(in, line)) {
+    const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1);
+    cases.push_back({line.substr(0, t1), line.substr(t1 + 1, t2 - t1 - 1),
+                     line.substr(t2 + 1)});
+  }
+  return cases;
+}
+
+// Runs `uriscan extract ARGS` in corpus/extract, so diagnostics name the
+// file as the golden files do.
+Result RunExtract(const std::string& dir, const std::string& args) {
+  const std::string cmd = "cd '" + kExtractDir + "' && " + URISCAN_CLI +
+                          " extract --quiet --with-line " + args + " > '" +
+                          dir + "/stdout' 2> '" + dir + "/stderr'";
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = Slurp(dir + "/stdout");
+  r.err = Slurp(dir + "/stderr");
+  return r;
+}
+
+TEST_F(CliTest, ExtractMatchesGoldenForEveryFormat) {
+  const std::vector<ExtractCase> cases = ExtractCases();
+  ASSERT_EQ(cases.size(), 7u);
+  for (const ExtractCase& c : cases) {
+    const std::string want = Slurp(kExtractDir + "/" + c.name + ".expected");
+    const std::string want_err =
+        Slurp(kExtractDir + "/" + c.name + ".expected.err");
+    ASSERT_FALSE(want.empty()) << c.name;
+    // Output in input order whatever the threads and chunks: records that
+    // span lines (quotes, wrapped "<...>") are never cut.
+    for (const char* opts :
+         {"--threads=1", "--threads=2 --chunk-size=16",
+          "--threads=3 --chunk-size=1", "--threads=4 --chunk-size=100"}) {
+      const Result r = RunExtract(dir_, std::string(opts) + " " + c.args +
+                                            " " + c.file);
+      EXPECT_EQ(r.status, 0) << c.name << " " << opts;
+      EXPECT_EQ(r.out, want) << c.name << " " << opts;
+      EXPECT_EQ(r.err, want_err) << c.name << " " << opts;
+    }
+  }
+}
+
+TEST_F(CliTest, ExtractFollowsAppendixC) {
+  const Result r = Run(
+      "extract --quiet",
+      "wrapped <URL:http://a.example/very/\n   long/path> and\n"
+      "<http://b.example/x>, \"http://c.example/q\" and http://d.example/."
+      " (http://e.example/f_(g)) http://h.example/i)\n"
+      "Note: nothing here; nor at 12:30 or in <b>.\n"
+      "end: http://j.example/k?'!\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://a.example/very/long/path\nhttp://b.example/x\n"
+            "http://c.example/q\nhttp://d.example/\nhttp://e.example/f_(g)\n"
+            "http://h.example/i\nhttp://j.example/k\n");
+}
+
+TEST_F(CliTest, ExtractThreadAndChunkInvariance) {
+  // Many wrapped references and quoted fields, so chunk ends fall inside
+  // them at every offset.
+  std::string text, csv = "n,url\n";
+  for (int i = 0; i < 2000; ++i) {
+    text += "line " + std::to_string(i) + " <http://w.example/" +
+            std::to_string(i) + (i % 3 ? "\n  /tail>" : ">") +
+            " then http://x.example/" + std::to_string(i) + ".\n";
+    csv += std::to_string(i) + ",\"http://c.example/" + std::to_string(i) +
+           "\"" + (i % 4 ? "" : ",\"a\nb\"") + "\n";
+  }
+  Write(Path("t.txt"), text);
+  Write(Path("t.csv"), csv);
+  for (const char* args : {"--from=text", "--from=csv --field=url"}) {
+    const std::string file = Path(std::string(args).find("csv") !=
+                                          std::string::npos
+                                      ? "t.csv" : "t.txt");
+    const Result one =
+        Run(std::string("extract --quiet --with-line --threads=1 ") + args +
+            " " + file);
+    EXPECT_EQ(one.status, 0);
+    EXPECT_EQ(one.err, "");
+    EXPECT_GE(CountLines(one.out), 2000u);
+    for (const char* opts : {"--threads=2 --chunk-size=7",
+                             "--threads=3 --chunk-size=300",
+                             "--threads=4 --chunk-size=4K"}) {
+      const Result many =
+          Run(std::string("extract --quiet --with-line ") + opts + " " +
+              args + " " + file);
+      EXPECT_TRUE(many.out == one.out) << args << " " << opts;
+      EXPECT_EQ(many.err, one.err) << args << " " << opts;
+    }
+  }
+}
+
+TEST_F(CliTest, ExtractUsageAndBadInput) {
+  EXPECT_EQ(Run("extract --from=xml").err,
+            "uriscan: --from takes text, clf, combined, tsv, csv or jsonl, "
+            "not 'xml'\ntry 'uriscan --help'\n");
+  EXPECT_EQ(Run("extract --from=jsonl").status, 2);
+  EXPECT_EQ(Run("extract --from=clf --field=referer").status, 2);
+  EXPECT_EQ(Run("extract --from=text --field=2").status, 2);
+  EXPECT_EQ(Run("extract --from=combined --base=rel/x").status, 2);
+  Result r = Run("extract --from=csv --field=link", "a,b\n1,2\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("<stdin>:1:1: error: log-format: no column named "
+                       "'link'"),
+            std::string::npos);
+  // NUL bytes, a lone CR, invalid UTF-8 and an over-long line: each line is
+  // diagnosed or passed through, and the lines after them keep their number.
+  static const char kNul[] =
+      "1.2.3.4 - - [d] \"GET /a\0b HTTP/1.1\" 200 1 \"-\" \"x\"\n";
+  r = Run("extract --quiet --with-line --from=combined --max-line=300",
+          std::string(kNul, sizeof(kNul) - 1) +
+              "\r\n" + std::string(400, 'x') + "\n" +
+              "1.2.3.4 - - [d] \"GET /\xff\xfe HTTP/1.1\" 200 1 \"-\" \"x\"\n"
+              "1.2.3.4 - - [d] \"GET /last HTTP/1.1\" 200 1 \"-\" \"x\"\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "4\t/\xff\xfe\n5\t/last\n");
+  EXPECT_NE(r.err.find("<stdin>:1:22: error: log-format: the value holds a "
+                       "control character"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("<stdin>:3:301: error: too-long"), std::string::npos)
+      << r.err;
+}
+
+// --- parse --columns ------------------------------------------------------
+
+TEST_F(CliTest, DerivedColumnsPublicSuffixAndSurt) {
+  const Result r = Run(
+      "parse --format=tsv --quiet "
+      "--columns=line,registrable_domain,public_suffix,surt",
+      "http://www.Example.co.uk:8080/a?b=1&utm_source=x#f\n"  // ICANN
+      "https://foo.blogspot.com/\n"                            // private
+      "http://192.168.0.1/x\n"                                 // IPv4
+      "http://[::1]:80/\n"                                     // IPv6
+      "http://co.uk/\n"                           // itself a public suffix
+      "mailto:a@b\n"                              // no host
+      "bad uri\n"
+      "HTTP://WWW.EXAMPLE.COM:80/A/./B?\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "line\tregistrable_domain\tpublic_suffix\tsurt\n"
+            "1\texample.co.uk\tco.uk\tuk,co,example:8080)/a?b=1\n"
+            "2\tfoo.blogspot.com\tblogspot.com\tcom,blogspot,foo)/\n"
+            "3\t\\N\t\\N\t192.168.0.1)/x\n"
+            "4\t\\N\t\\N\t[::1])/\n"
+            "5\t\\N\tco.uk\tuk,co)/\n"
+            "6\t\\N\t\\N\t\\N\n"
+            "7\t\\N\t\\N\t\\N\n"
+            "8\texample.com\tcom\tcom,example)/A/B\n");
+}
+
+TEST_F(CliTest, DerivedColumnsKeyAndNormalizedFollowTheProfile) {
+  const std::string in = "HTTP://A.example:80/x/../y?utm_source=1\nbad uri\n";
+  const Result r = Run("parse --format=tsv --quiet --profile=crawler "
+                       "--columns=normalized,key,valid",
+                       in);
+  const Result keys = Run("dedup --keys --quiet --profile=crawler", in);
+  ASSERT_GE(keys.out.size(), 17u);
+  ASSERT_EQ(keys.out[16], '\t');
+  EXPECT_EQ(r.out, "normalized\tkey\tvalid\nhttp://a.example/y\t" +
+                       keys.out.substr(0, 16) + "\ttrue\n\\N\t\\N\tfalse\n");
+  // The same rows, whatever the threads and chunks.
+  std::string many;
+  for (int i = 0; i < 3000; ++i)
+    many += "http://www" + std::to_string(i % 7) + ".example.org/" +
+            std::to_string(i) + "?q\n";
+  const std::string cols =
+      "parse --format=tsv --quiet --columns=surt,key,registrable_domain,"
+      "normalized,line ";
+  const Result one = Run(cols + "--threads=1", many);
+  EXPECT_EQ(Run(cols + "--threads=3 --chunk-size=100", many).out, one.out);
+}
+
+TEST_F(CliTest, DerivedColumnsUsageAndPslFile) {
+  Result r = Run("parse --format=tsv --columns=host,tld");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--columns takes line, valid, scheme"),
+            std::string::npos);
+  EXPECT_NE(r.err.find("not 'tld'"), std::string::npos);
+  EXPECT_EQ(Run("parse --columns=host").status, 2);  // jsonl has no columns
+  Write(Path("list.dat"), "// ===BEGIN ICANN DOMAINS===\nexample\n"
+                          "// ===END ICANN DOMAINS===\n");
+  r = Run("parse --format=tsv --quiet --columns=registrable_domain "
+          "--psl " + Path("list.dat"),
+          "http://a.b.example/\n");
+  EXPECT_EQ(r.out, "registrable_domain\nb.example\n");
+  EXPECT_EQ(Run("parse --format=tsv --columns=host --psl=/nonexistent").status,
+            2);
+}
+
+// --- --lenient ------------------------------------------------------------
+
+TEST_F(CliTest, LenientRepairsAndFlagsEachLine) {
+  struct Case {
+    const char* in;
+    const char* repaired;  // nullptr: left as it was
+  };
+  const Case cases[] = {
+      // IRIs in several scripts: IDNA A-labels (UTS #46, non-transitional)
+      // for the host, UTF-8 percent-encoded elsewhere (RFC 3987 sec. 3.1).
+      {"http://b\xc3\xbc" "cher.de/stra\xc3\x9f" "e", "http://xn--bcher-kva.de/stra%C3%9Fe"},
+      {"http://\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80.\xd1\x80\xd1\x84/",
+       "http://xn--e1afmkfd.xn--p1ai/"},
+      {"http://\xe4\xbe\x8b\xe3\x81\x88.\xe3\x83\x86\xe3\x82\xb9\xe3\x83\x88/x",
+       "http://xn--r8jz45g.xn--zckzah/x"},
+      {"http://\xd9\x85\xd8\xab\xd8\xa7\xd9\x84.example/?q=\xd8\xb3",
+       "http://xn--mgbh0fb.example/?q=%D8%B3"},
+      {"http://u@Fa\xc3\x9f.de:81/", "http://u@xn--fa-hia.de:81/"},
+      // Not a name IDNA takes: percent-encoded instead.
+      {"http://\xff.com/", "http://%FF.com/"},
+      // A lone '%', spaces and the other bytes no URI may hold.
+      {"/100%", "/100%25"},
+      {"/a%zz%41", "/a%25zz%41"},
+      {"/a b?c d|e{f}", "/a%20b?c%20d%7Ce%7Bf%7D"},
+      {"http://a/\"<x>\"\\^`", "http://a/%22%3Cx%3E%22%5C%5E%60"},
+      {"http://ok.example/", nullptr},
+  };
+  std::string in = "\xef\xbb\xbf";  // a byte-order mark, dropped
+  for (const Case& c : cases) in += std::string(c.in) + "\n";
+  const Result r = Run("parse --lenient --quiet", in);
+  EXPECT_EQ(r.status, 0);
+  std::istringstream out(r.out);
+  std::string line;
+  for (const Case& c : cases) {
+    ASSERT_TRUE(std::getline(out, line));
+    EXPECT_NE(line.find("\"valid\":true"), std::string::npos) << line;
+    if (!c.repaired) {
+      EXPECT_EQ(line.find("repaired"), std::string::npos) << line;
+      continue;
+    }
+    EXPECT_NE(line.find(",\"repaired\":true,\"original\":"),
+              std::string::npos) << line;
+    const Result n = Run("normalize --profile=syntax --lenient --quiet",
+                         std::string(c.in) + "\n");
+    const Result direct = Run("normalize --profile=syntax --quiet",
+                              std::string(c.repaired) + "\n");
+    EXPECT_EQ(direct.status, 0) << c.repaired;
+    EXPECT_EQ(n.out, direct.out) << c.in;
+  }
+  // The original comes back JSON-escaped.
+  EXPECT_NE(r.out.find("\"original\":\"http://a/\\\"<x>\\\"\\\\^`\"}"),
+            std::string::npos);
+  const Result stats = Run("stats --lenient", in);
+  EXPECT_NE(stats.out.find("  repaired         10 "), std::string::npos)
+      << stats.out;
+  EXPECT_NE(stats.out.find("  byte-order marks 1 dropped"), std::string::npos);
+  EXPECT_NE(stats.out.find("  valid            11 "), std::string::npos);
+  // Strict stays the default: the same lines are invalid without it.
+  const Result strict = Run("validate --quiet", in);
+  EXPECT_EQ(strict.status, 1);
+  EXPECT_EQ(Run("stats", in).out.find("repaired"), std::string::npos);
+}
+
+TEST_F(CliTest, LenientKeepsLinesAndDiagnosesWhatItCannotRepair) {
+  const std::string nul = std::string("x\0y\n", 4);
+  const Result r = Run("validate --lenient --quiet",
+                       std::string("http://a/\x01\nhttp://b/ c\r\n") + nul +
+                           "http://ok/\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("<stdin>:1:10: error: disallowed-byte"),
+            std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("<stdin>:3:2: error: disallowed-byte"),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("<stdin>:2:"), std::string::npos);
+  EXPECT_EQ(r.err.find("<stdin>:4:"), std::string::npos);
+}
+
+TEST_F(CliTest, ExtractBadInputsKeepEveryLineAccountedFor) {
+  // A 1 MB line of prose with a URL at its end; an empty input; a gzipped
+  // log cut short, whose whole lines are all extracted before the error.
+  const std::string big = std::string(1 << 20, 'a') + " http://end.example/x.\n";
+  Result r = Run("extract --quiet --with-line", "first\n" + big + "last http://l/\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "2\thttp://end.example/x\n3\thttp://l/\n");
+  EXPECT_EQ(Run("extract --quiet", "").out, "");
+  EXPECT_EQ(Run("extract --quiet --from=csv", "").status, 0);
+  std::string log;
+  for (int i = 0; i < 3000; ++i)
+    log += "1.2.3.4 - - [d] \"GET /p" + std::to_string(i) +
+           " HTTP/1.1\" 200 1 \"-\" \"x\"\n";
+  Write(Path("a.log"), log);
+  ASSERT_EQ(std::system(("gzip -c '" + Path("a.log") + "' | head -c -8 > '" +
+                         Path("a.log.gz") + "'").c_str()), 0);
+  const Result whole = Run("extract --quiet --from=combined " + Path("a.log"));
+  r = Run("extract --quiet --from=combined --threads=2 --chunk-size=1K " +
+          Path("a.log.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_TRUE(r.out == whole.out);
+  EXPECT_NE(r.err.find("a.log.gz: error: gzip: unexpected end of stream"),
+            std::string::npos) << r.err;
+}

@@ -177,7 +177,7 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
       << again.err;
   const Result info = Run("state " + state_);
   EXPECT_EQ(info.status, 0);
-  EXPECT_NE(info.out.find("profile   'scheme' (version 1)"), std::string::npos)
+  EXPECT_NE(info.out.find("profile   'scheme' (version 2)"), std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("bytes per key"), std::string::npos);
   // --compact leaves one run with the same keys, and the same answers.

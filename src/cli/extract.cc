@@ -1,0 +1,615 @@
+// SPDX-License-Identifier: MIT
+// Extract(): finds URI references in text, logs, tables and JSON Lines.
+#include "src/cli/extract.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "src/cli/lenient.h"
+#include "uriscan/resolve.h"
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+constexpr std::string_view kLogFormat = "log-format";
+// A reference wrapped in "<...>" may span at most this many line breaks.
+constexpr int kMaxWrappedLines = 8;
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+         c == '\v';
+}
+bool IsAlpha(char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )  (RFC 3986 sec. 3.1)
+bool IsSchemeChar(char c) {
+  return IsAlpha(c) || IsDigit(c) || c == '+' || c == '-' || c == '.';
+}
+// Punctuation that usually ends a sentence rather than a URI (Appendix C).
+bool IsSentencePunct(char c) { return std::strchr(".,;:!?'\"", c) && c; }
+
+// Where the references of one piece of input go.
+struct Sink {
+  const ExtractOptions& opt;
+  uint64_t first_line;
+  std::string* out;
+  std::vector<ExtractProblem>* problems;
+
+  void Emit(uint64_t line, std::string_view ref) {
+    if (opt.with_line) {
+      out->append(std::to_string(first_line + line));
+      out->push_back('\t');
+    }
+    if (opt.lenient) {
+      RepairReference(ref, out);
+    } else {
+      out->append(ref);
+    }
+    out->push_back('\n');
+  }
+  void Problem(uint64_t line, uint64_t column, std::string_view message) {
+    problems->push_back({line, column, kLogFormat, message});
+  }
+  // A value taken from a field: a line break or other control character in
+  // it would break the one-reference-per-line output.
+  void EmitValue(uint64_t line, uint64_t column, std::string_view v) {
+    if (v.empty()) return;
+    for (char c : v) {
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+        Problem(line, column, "the value holds a control character");
+        return;
+      }
+    }
+    Emit(line, v);
+  }
+};
+
+// --- text (RFC 3986 Appendix C) ---------------------------------------
+
+// Does `ref` look like a reference rather than a word in angle brackets or
+// quotes ("<b>", "\"yes\"")? It must hold a delimiter a URI would.
+bool LooksLikeReference(std::string_view ref) {
+  return !ref.empty() && ref.find_first_of(":/.?#@") != std::string_view::npos;
+}
+
+// "<...>" or "<URL:...>" from text[i] == '<': the reference with whitespace
+// removed, or false when the brackets hold no reference.
+bool TakeBracketed(std::string_view text, size_t i, std::string* ref,
+                   size_t* end) {
+  size_t j = i + 1;
+  if (text.size() - j >= 4 && text.compare(j, 4, "URL:") == 0) j += 4;
+  ref->clear();
+  int breaks = 0;
+  for (; j < text.size(); ++j) {
+    const char c = text[j];
+    if (c == '>') break;
+    if (c == '\n' && ++breaks > kMaxWrappedLines) return false;
+    if (IsSpace(c)) continue;
+    if (c == '<' || c == '"' || static_cast<unsigned char>(c) < 0x20)
+      return false;
+    ref->push_back(c);
+  }
+  if (j == text.size() || !LooksLikeReference(*ref)) return false;
+  *end = j + 1;
+  return true;
+}
+
+// A bare absolute URI starting at text[i] (a scheme's first letter, not
+// inside a word), ending at whitespace, trailing sentence punctuation and an
+// unbalanced ")" left out. `*end` is where scanning resumes.
+bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
+              size_t* end) {
+  size_t j = i;
+  while (j < text.size() && IsSchemeChar(text[j])) ++j;
+  if (j == text.size() || text[j] != ':' || j + 1 == text.size()) return false;
+  const char first = text[j + 1];
+  if (IsSpace(first) || IsSentencePunct(first) || first == ')') return false;
+  size_t k = j + 1;
+  while (k < text.size() && !IsSpace(text[k])) ++k;
+  *end = k;
+  std::string_view r = text.substr(i, k - i);
+  for (;;) {
+    const char last = r.back();
+    if (IsSentencePunct(last)) {
+      r.remove_suffix(1);
+    } else if (last == ')' &&
+               std::count(r.begin(), r.end(), '(') <
+                   std::count(r.begin(), r.end(), ')')) {
+      r.remove_suffix(1);
+    } else {
+      break;
+    }
+  }
+  if (r.size() <= j + 1 - i) return false;  // nothing after the ':' is left
+  *ref = r;
+  return true;
+}
+
+uint64_t ExtractText(std::string_view text, Sink* sink) {
+  uint64_t line = 0;
+  std::string bracketed;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    size_t end = 0;
+    std::string_view ref;
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (c == '<' && TakeBracketed(text, i, &bracketed, &end)) {
+      sink->Emit(line, bracketed);
+      line += std::count(text.begin() + i, text.begin() + end, '\n');
+      i = end;
+    } else if (c == '"') {
+      const size_t close = text.find_first_of("\"\n", i + 1);
+      const std::string_view inner =
+          close == std::string_view::npos ? std::string_view()
+                                          : text.substr(i + 1, close - i - 1);
+      if (close != std::string_view::npos && text[close] == '"' &&
+          LooksLikeReference(inner) &&
+          std::none_of(inner.begin(), inner.end(), IsSpace)) {
+        sink->Emit(line, inner);
+        i = close + 1;
+      } else {
+        ++i;
+      }
+    } else if (IsAlpha(c) && (i == 0 || !IsSchemeChar(text[i - 1])) &&
+               TakeBare(text, i, &ref, &end)) {
+      sink->Emit(line, ref);
+      i = end;
+    } else {
+      ++i;
+    }
+  }
+  return line;
+}
+
+// --- tsv, csv (RFC 4180) ----------------------------------------------
+
+struct Field {
+  size_t begin;  // offset of its first byte in the text
+  std::string value;
+};
+
+// Reads the record at text[pos...] into *fields (when not null). Returns
+// the offset after its line break, or npos when a quoted field is still
+// open at the end of `text`. Sets *malformed (with its offset) at a quote
+// where RFC 4180 allows none.
+size_t ScanRecord(std::string_view text, size_t pos, char delim,
+                  std::vector<Field>* fields, size_t* malformed) {
+  bool field_start = true, in_quotes = false;
+  if (fields) fields->clear();
+  Field* f = nullptr;
+  auto start_field = [&](size_t at) {
+    if (!fields) return;
+    fields->push_back({at, {}});
+    f = &fields->back();
+  };
+  start_field(pos);
+  for (size_t i = pos; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          ++i;
+        } else {
+          in_quotes = false;
+          continue;
+        }
+      }
+      if (f) f->value.push_back(c);
+      continue;
+    }
+    if (c == '\n') {
+      if (f && !f->value.empty() && f->value.back() == '\r')
+        f->value.pop_back();
+      return i + 1;
+    }
+    if (c == '"' && field_start) {
+      in_quotes = true;
+      field_start = false;
+      continue;
+    }
+    if (c == '"' && malformed && *malformed == std::string::npos)
+      *malformed = i;
+    field_start = c == delim;
+    if (field_start) {
+      start_field(i + 1);
+    } else if (f) {
+      f->value.push_back(c);
+    }
+  }
+  if (in_quotes) return std::string_view::npos;
+  if (f && !f->value.empty() && f->value.back() == '\r') f->value.pop_back();
+  return text.size();
+}
+
+char Delimiter(const ExtractOptions& opt) {
+  return opt.from == LogFormat::kCsv ? ',' : '\t';
+}
+
+uint64_t ExtractTable(std::string_view text, Sink* sink) {
+  const char delim = Delimiter(sink->opt);
+  std::vector<Field> fields;
+  uint64_t line = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t malformed = std::string::npos;
+    size_t end = ScanRecord(text, pos, delim, &fields, &malformed);
+    const uint64_t breaks =
+        std::count(text.begin() + pos,
+                   text.begin() + (end == std::string_view::npos
+                                       ? text.size() : end), '\n');
+    auto column_of = [&](size_t at) {
+      const size_t nl = text.rfind('\n', at == 0 ? 0 : at - 1);
+      return at - (nl == std::string_view::npos || nl >= at ? 0 : nl + 1) + 1;
+    };
+    if (end == std::string_view::npos) {
+      sink->Problem(line, 1, "a quoted field is not closed");
+      end = text.size();
+    } else if (malformed != std::string::npos) {
+      sink->Problem(line + std::count(text.begin() + pos,
+                                      text.begin() + malformed, '\n'),
+                    column_of(malformed),
+                    "a quote inside an unquoted field (RFC 4180)");
+    } else if (fields.size() == 1 && fields[0].value.empty()) {
+      // an empty line: no record
+    } else if (sink->opt.column >= fields.size()) {
+      sink->Problem(line, 1, "the record has too few fields");
+    } else {
+      const Field& f = fields[sink->opt.column];
+      sink->EmitValue(line, column_of(f.begin), f.value);
+    }
+    line += breaks;
+    pos = end;
+  }
+  return line;
+}
+
+// --- jsonl ------------------------------------------------------------
+
+// A minimal JSON (RFC 8259) reader over one line: enough to find a key of
+// the top-level object and decode its string value.
+class JsonLine {
+ public:
+  explicit JsonLine(std::string_view s) : s_(s) {}
+  size_t pos() const { return i_; }
+  void SkipSpace() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' ||
+                              s_[i_] == '\r' || s_[i_] == '\n'))
+      ++i_;
+  }
+  bool Eat(char c) {
+    SkipSpace();
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  bool Peek(char c) {
+    SkipSpace();
+    return i_ < s_.size() && s_[i_] == c;
+  }
+  // A string at i_ (after its opening quote is checked), escapes decoded.
+  bool String(std::string* out) {
+    if (!Eat('"')) return false;
+    out->clear();
+    while (i_ < s_.size()) {
+      const char c = s_[i_++];
+      if (c == '"') return true;
+      if (static_cast<unsigned char>(c) < 0x20) return false;
+      if (c != '\\') {
+        out->push_back(c);
+        continue;
+      }
+      if (i_ >= s_.size()) return false;
+      const char e = s_[i_++];
+      const char* simple = std::strchr("\"\\/bfnrt", e);
+      if (simple && e) {
+        out->push_back("\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"]);
+      } else if (e == 'u') {
+        uint32_t cp = 0;
+        if (!Hex4(&cp)) return false;
+        if (cp >= 0xd800 && cp < 0xdc00) {  // a surrogate pair
+          uint32_t low = 0;
+          if (i_ + 1 >= s_.size() || s_[i_] != '\\' || s_[i_ + 1] != 'u')
+            return false;
+          i_ += 2;
+          if (!Hex4(&low) || low < 0xdc00 || low >= 0xe000) return false;
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+        } else if (cp >= 0xdc00 && cp < 0xe000) {
+          return false;
+        }
+        AppendUtf8(cp, out);
+      } else {
+        return false;
+      }
+    }
+    return false;
+  }
+  // Any value, skipped.
+  bool Skip() {
+    SkipSpace();
+    if (i_ >= s_.size()) return false;
+    const char c = s_[i_];
+    if (c == '"') {
+      std::string ignored;
+      return String(&ignored);
+    }
+    if (c == '{' || c == '[') {
+      const char close = c == '{' ? '}' : ']';
+      ++i_;
+      if (Eat(close)) return true;
+      do {
+        if (close == '}') {
+          std::string key;
+          if (!String(&key) || !Eat(':')) return false;
+        }
+        if (!Skip()) return false;
+      } while (Eat(','));
+      return Eat(close);
+    }
+    const size_t start = i_;
+    while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) ||
+                              std::strchr("+-.", s_[i_])))
+      ++i_;
+    return i_ > start;
+  }
+
+ private:
+  bool Hex4(uint32_t* v) {
+    if (s_.size() - i_ < 4) return false;
+    for (int k = 0; k < 4; ++k) {
+      const char h = s_[i_++];
+      const int d = IsDigit(h) ? h - '0'
+                  : ((h | 0x20) >= 'a' && (h | 0x20) <= 'f') ? (h | 0x20) - 'a' + 10
+                                                             : -1;
+      if (d < 0) return false;
+      *v = *v * 16 + static_cast<uint32_t>(d);
+    }
+    return true;
+  }
+  static void AppendUtf8(uint32_t cp, std::string* out) {
+    if (cp < 0x80) {
+      out->push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+      out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    } else {
+      out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+      out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+    }
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+void ExtractJsonLine(std::string_view l, uint64_t line, Sink* sink) {
+  JsonLine j(l);
+  j.SkipSpace();
+  if (j.pos() == l.size()) return;  // a blank line holds no record
+  auto bad = [&] { sink->Problem(line, j.pos() + 1, "not a JSON object"); };
+  if (!j.Eat('{')) return bad();
+  std::string key, value;
+  bool found = false, is_string = false;
+  uint64_t column = 0;
+  if (!j.Eat('}')) {
+    do {
+      if (!j.String(&key) || !j.Eat(':')) return bad();
+      if (key == sink->opt.field_name && !found) {
+        found = true;
+        j.SkipSpace();
+        column = j.pos() + 1;
+        is_string = j.Peek('"');
+        if (is_string ? !j.String(&value) : !j.Skip()) return bad();
+      } else if (!j.Skip()) {
+        return bad();
+      }
+    } while (j.Eat(','));
+    if (!j.Eat('}')) return bad();
+  }
+  j.SkipSpace();
+  if (j.pos() != l.size()) return bad();
+  // The value only once the whole line is known to be a JSON object.
+  if (is_string) {
+    sink->EmitValue(line, column, value);
+  } else if (found && l.compare(column - 1, 4, "null") != 0) {
+    sink->Problem(line, column, "the value is not a string");
+  }
+}
+
+// --- clf, combined ----------------------------------------------------
+
+// A quoted field of a server log from l[*i] == '"': Apache writes '"' and
+// '\' inside it as \" and \\, which are kept as written.
+bool QuotedLogField(std::string_view l, size_t* i, std::string_view* v) {
+  if (*i >= l.size() || l[*i] != '"') return false;
+  size_t j = *i + 1;
+  while (j < l.size() && l[j] != '"') j += l[j] == '\\' ? 2 : 1;
+  if (j >= l.size()) return false;
+  *v = l.substr(*i + 1, j - *i - 1);
+  *i = j + 1;
+  return true;
+}
+
+void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
+  if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+  if (l.empty()) return;
+  const bool combined = sink->opt.from == LogFormat::kCombined;
+  // host ident authuser [date] "request" status bytes ["referer" "agent"]
+  size_t i = 0;
+  for (int k = 0; k < 3; ++k) {
+    const size_t sp = l.find(' ', i);
+    if (sp == std::string_view::npos || sp == i)
+      return sink->Problem(line, i + 1, "expected host, ident and user");
+    i = sp + 1;
+  }
+  if (i >= l.size() || l[i] != '[')
+    return sink->Problem(line, i + 1, "expected [date]");
+  const size_t close = l.find(']', i);
+  if (close == std::string_view::npos || close + 1 >= l.size() ||
+      l[close + 1] != ' ')
+    return sink->Problem(line, i + 1, "expected [date]");
+  i = close + 2;
+  const size_t request_at = i + 2;  // its first byte's column
+  std::string_view request;
+  if (!QuotedLogField(l, &i, &request))
+    return sink->Problem(line, i + 1, "expected a quoted request line");
+  // status and bytes
+  for (int k = 0; k < 2; ++k) {
+    if (i >= l.size() || l[i] != ' ')
+      return sink->Problem(line, i + 1, "expected status and size");
+    const size_t next = std::min(l.find(' ', i + 1), l.size());
+    if (next == i + 1)
+      return sink->Problem(line, i + 1, "expected status and size");
+    i = next;
+  }
+  std::string_view referer;
+  size_t referer_at = 0;
+  if (combined) {
+    referer_at = i + 3;
+    std::string_view agent;
+    if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &referer))
+      return sink->Problem(line, i + 1, "expected a quoted referer");
+    if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &agent))
+      return sink->Problem(line, i + 1, "expected a quoted user agent");
+  }
+  if (sink->opt.referer) {
+    if (referer != "-") sink->EmitValue(line, referer_at, referer);
+    return;
+  }
+  // request-line = method SP request-target SP HTTP-version (RFC 9112 3)
+  const size_t sp1 = request.find(' ');
+  const size_t sp2 = sp1 == std::string_view::npos
+                         ? sp1 : request.find(' ', sp1 + 1);
+  if (sp1 == std::string_view::npos || sp1 == 0 || sp2 == sp1 + 1 ||
+      (sp2 != std::string_view::npos &&
+       request.compare(sp2 + 1, 5, "HTTP/") != 0))
+    return sink->Problem(line, request_at,
+                         "the request line is not METHOD TARGET HTTP/x.y");
+  const std::string_view target =
+      request.substr(sp1 + 1, (sp2 == std::string_view::npos ? request.size()
+                                                               : sp2) - sp1 - 1);
+  if (!sink->opt.base) return sink->EmitValue(line, request_at + sp1 + 1, target);
+  const UriReference ref = ParseUriReference(target);
+  if (!ref.valid()) {
+    sink->problems->push_back({line, request_at + sp1 + 1 + ref.error().offset,
+                               ErrorKindName(ref.error().kind),
+                               ErrorKindMessage(ref.error().kind)});
+    return;
+  }
+  thread_local std::string resolved;
+  resolved.clear();
+  if (Resolve(*sink->opt.base, ref, ResolveOptions{}, &resolved) ==
+      ResolveStatus::kOk)
+    sink->Emit(line, resolved);
+}
+
+template <typename PerLine>
+uint64_t ForEachLine(std::string_view text, PerLine per_line) {
+  uint64_t line = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    per_line(text.substr(pos, nl - pos), line);
+    if (nl < text.size()) ++line;
+    pos = nl + 1;
+  }
+  return line;
+}
+
+}  // namespace
+
+bool ParseLogFormat(std::string_view name, LogFormat* format) {
+  static constexpr std::pair<const char*, LogFormat> kNames[] = {
+      {"text", LogFormat::kText}, {"clf", LogFormat::kClf},
+      {"combined", LogFormat::kCombined}, {"tsv", LogFormat::kTsv},
+      {"csv", LogFormat::kCsv}, {"jsonl", LogFormat::kJsonl}};
+  for (const auto& [n, f] : kNames) {
+    if (name == n) {
+      *format = f;
+      return true;
+    }
+  }
+  return false;
+}
+
+uint64_t Extract(std::string_view text, const ExtractOptions& opt,
+                 uint64_t first_line, std::string* out,
+                 std::vector<ExtractProblem>* problems) {
+  Sink sink{opt, first_line, out, problems};
+  switch (opt.from) {
+    case LogFormat::kText:
+      return ExtractText(text, &sink);
+    case LogFormat::kTsv:
+    case LogFormat::kCsv:
+      return ExtractTable(text, &sink);
+    case LogFormat::kJsonl:
+      return ForEachLine(text, [&](std::string_view l, uint64_t n) {
+        ExtractJsonLine(l, n, &sink);
+      });
+    case LogFormat::kClf:
+    case LogFormat::kCombined:
+      return ForEachLine(text, [&](std::string_view l, uint64_t n) {
+        ExtractLogLine(l, n, &sink);
+      });
+  }
+  return 0;
+}
+
+size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
+                  bool at_end) {
+  if (at_end) return text.size();
+  if (opt.from == LogFormat::kTsv || opt.from == LogFormat::kCsv) {
+    size_t pos = 0;
+    for (;;) {
+      const size_t end = ScanRecord(text, pos, Delimiter(opt), nullptr, nullptr);
+      if (end == std::string_view::npos) return pos;
+      if (end == text.size()) return end;
+      pos = end;
+    }
+  }
+  if (opt.from != LogFormat::kText) return text.size();
+  // Only the last '<' can open a reference that runs past the end: any
+  // earlier one is closed by a '>' before it, or spoiled by it.
+  const size_t open = text.rfind('<');
+  if (open == std::string_view::npos ||
+      text.find('>', open) != std::string_view::npos)
+    return text.size();
+  int breaks = 0;
+  for (size_t j = open + 1; j < text.size(); ++j) {
+    const char c = text[j];
+    if (c == '\n' && ++breaks > kMaxWrappedLines) return text.size();
+    if (c == '"' || (static_cast<unsigned char>(c) < 0x20 && !IsSpace(c)))
+      return text.size();
+  }
+  const size_t line_start = text.rfind('\n', open);
+  return line_start == std::string_view::npos ? 0 : line_start + 1;
+}
+
+bool FindColumn(std::string_view text, const ExtractOptions& opt,
+                size_t* column, size_t* header_end) {
+  std::vector<Field> fields;
+  *header_end = ScanRecord(text, 0, Delimiter(opt), &fields, nullptr);
+  if (*header_end == std::string_view::npos) return false;
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (fields[k].value == opt.field_name) {
+      *column = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace cli
+}  // namespace uriscan

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: MIT
+// `uriscan extract`: the URI references in free text (RFC 3986 Appendix C),
+// web server logs, RFC 4180 tables and JSON Lines (DESIGN.md sec. 8).
+#ifndef URISCAN_SRC_CLI_EXTRACT_H_
+#define URISCAN_SRC_CLI_EXTRACT_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "uriscan/uri.h"
+
+namespace uriscan {
+namespace cli {
+
+enum class LogFormat { kText, kClf, kCombined, kTsv, kCsv, kJsonl };
+bool ParseLogFormat(std::string_view name, LogFormat* format);
+
+struct ExtractOptions {
+  LogFormat from = LogFormat::kText;
+  bool referer = false;     // clf, combined: --field=referer
+  size_t column = 0;        // tsv, csv: 0-based column
+  std::string field_name;   // tsv, csv: a header name; jsonl: the key
+  bool with_line = false;   // LINE<TAB> before each reference
+  bool lenient = false;     // each reference repaired (lenient.h)
+  const UriReference* base = nullptr;  // clf, combined: --base
+};
+
+// A malformed record: its line (0-based, from the start of the text given),
+// its column (1-based byte) and what is wrong.
+struct ExtractProblem {
+  uint64_t line;
+  uint64_t column;
+  std::string_view kind;     // a static string
+  std::string_view message;  // a static string
+};
+
+// Appends the references found in `text` (whole records) to *out, one per
+// line, each after "LINE\t" with --with-line (`first_line` is the number of
+// the text's first line). Returns the number of lines in `text`.
+uint64_t Extract(std::string_view text, const ExtractOptions& opt,
+                 uint64_t first_line, std::string* out,
+                 std::vector<ExtractProblem>* problems);
+
+// How much of `text` (whole lines) ends on a record boundary: a record of
+// tsv or csv may hold line breaks inside quotes, and a reference of text in
+// "<...>" may be wrapped over a few lines. 0 means that more input is
+// needed; at the end of the input every byte is taken.
+size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
+                  bool at_end);
+
+// The 0-based column named opt.field_name in the header row at the start of
+// `text`, and where that row ends; false when there is none.
+bool FindColumn(std::string_view text, const ExtractOptions& opt,
+                size_t* column, size_t* header_end);
+
+}  // namespace cli
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_CLI_EXTRACT_H_
