@@ -45,6 +45,15 @@ def split_lines(data: bytes):
     return [line[:-1] if line.endswith(b"\r") else line for line in lines]
 
 
+def read_lines(path):
+    """A file's lines as the command reads a file: split_lines() after a
+    UTF-8 byte-order mark at its start is dropped."""
+    data = Path(path).read_bytes()
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return split_lines(data)
+
+
 def run(cli, *args, data=None, path=None):
     """The command's stdout, as lines (bytes)."""
     command = [cli, *args, "--quiet"]
@@ -70,7 +79,7 @@ def corpus_files():
 def corpus(request):
     """(path, lines as bytes) of one corpus file."""
     path = request.param
-    return path, split_lines(path.read_bytes())
+    return path, read_lines(path)
 
 
 def text(line: bytes) -> str:
@@ -85,7 +94,7 @@ def rows():
     with members spread over all partitions, invalid rows included."""
     lines = []
     for path in corpus_files():
-        lines += split_lines(path.read_bytes())
+        lines += read_lines(path)
     rng = random.Random(3986)
     again = rng.sample(lines, len(lines) // 2)
     upper = [line.replace(b"http://", b"HTTP://", 1)

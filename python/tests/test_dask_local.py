@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import uriscan
 import uriscan.dask as ud
+from conftest import run, text
 from dask_support import check, expected
 
 dd = pytest.importorskip("dask.dataframe")
@@ -50,6 +51,28 @@ def test_read_lines_gzip(cli, tmp_path, rows):
     raw = b"".join(gzip.open(name).read() for name in sorted(names))
     assert raw == b"".join(w.encode("utf-8", "surrogateescape") + b"\n"
                            for w in want)
+
+
+def test_read_lines_as_the_command_reads_files(cli, tmp_path):
+    """Blocks of a large file, gzip, CRLF, a byte-order mark at the start
+    of a file (dropped) and in the middle of one (kept), bytes that are not
+    UTF-8, a last line without a newline."""
+    plain = b"\xef\xbb\xbfhttp://a/\r\n\xef\xbb\xbfhttp://b/\nhttp://\xff/\n"
+    plain += b"".join(b"http://h%d/%d\n" % (i % 97, i) for i in range(5000))
+    plain += b"HTTP://H1/1"
+    (tmp_path / "a.txt").write_bytes(plain)
+    with gzip.open(tmp_path / "b.txt.gz", "wb") as f:
+        f.write(b"\xef\xbb\xbfhttp://h2/2\nhttp://c/\r\n")
+    paths = [str(tmp_path / "a.txt"), str(tmp_path / "b.txt.gz")]
+    frame = ud.read_lines(paths, blocksize=4096)
+    assert frame.npartitions > 3
+    want_lines = run(cli, "dedup", "--profile=syntax", "--quiet", *paths)
+    got = ud.dedup(frame, profile="syntax").compute(scheduler="sync")
+    assert got["url"].tolist() == [text(w) for w in want_lines]
+    rows = frame.compute(scheduler="sync")["url"].tolist()
+    assert rows[:3] == ["http://a/", "\ufeffhttp://b/",
+                        "http://\udcff/"]
+    assert rows[-3:] == ["HTTP://H1/1", "http://h2/2", "http://c/"]
 
 
 def test_dedup_errors(frame):

@@ -192,33 +192,57 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
                                 meta=frame._meta, align_dataframes=False)
 
 
-def _strip_newline(line: str) -> str:
-    # As the command splits lines: the "\n" goes, and a "\r" just before it.
-    if line.endswith("\n"):
-        line = line[:-1]
-        if line.endswith("\r"):
-            line = line[:-1]
-    return line
+_BOM = b"\xef\xbb\xbf"
+
+
+def _lines_frame(block: bytes, first_of_file: bool,
+                 encoding: str) -> pd.DataFrame:
+    """One block of a file (whole lines) as a one-column DataFrame, split as
+    the command splits input: "\\n" ends a line, a "\\r" just before it is
+    dropped, and so is a UTF-8 byte-order mark at the start of a file."""
+    if first_of_file and block.startswith(_BOM):
+        block = block[len(_BOM):]
+    lines = block.decode(encoding, "surrogateescape").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return pd.DataFrame({"url": pd.Series(lines, dtype=object)})
 
 
 def read_lines(urlpath: Any, blocksize: Optional[int] = None,
                compression: str = "infer",
                encoding: str = "utf-8") -> Any:
     """Text files as a Dask DataFrame with one column, ``url``: one row per
-    line, the ``"\\n"`` (and a ``"\\r"`` just before it) dropped, as the
-    ``uriscan`` command reads lines. ``urlpath`` is a path, a glob
-    (``"logs/*.gz"``) or a list of them; compression is inferred from the
-    file names (``.gz``, ``.bz2``, ``.xz``, ``.zst``), as fsspec does.
-    One partition per file unless ``blocksize`` cuts uncompressed files.
-    Lines that are not UTF-8 are decoded with surrogate escapes, so they
-    stay (invalid) rows instead of failing the read.
+    line, as the ``uriscan`` command reads its input files (the ``"\\n"``
+    and a ``"\\r"`` just before it dropped, and a UTF-8 byte-order mark at
+    the start of a file). ``urlpath`` is a path, a glob (``"logs/*.gz"``) or
+    a list of them; compression is inferred from the file names (``.gz``,
+    ``.bz2``, ``.xz``, ``.zst``), as fsspec does. One partition per file, or
+    per ``blocksize`` bytes of an uncompressed file (compressed ones are
+    read whole). Bytes that are not UTF-8 are decoded with surrogate
+    escapes: they stay (invalid) rows, and write_lines() writes them back.
     """
-    import dask.bag as db
-    bag = db.read_text(urlpath, blocksize=blocksize, compression=compression,
-                       encoding=encoding, errors="surrogateescape",
-                       linedelimiter="\n")
-    return bag.map(_strip_newline).to_dataframe(
-        meta=pd.DataFrame({"url": pd.Series([], dtype=object)}))
+    import dask
+    import dask.dataframe as dd
+    from dask.bytes import read_bytes
+    from fsspec.core import get_fs_token_paths
+    from fsspec.utils import infer_compression
+
+    _, _, paths = get_fs_token_paths(urlpath, mode="rb")
+    if not paths:
+        raise ValueError(f"urlpath: no file matches {urlpath!r}")
+    parts = []
+    for path in paths:
+        compressed = (infer_compression(path) if compression == "infer"
+                      else compression)
+        # A compressed file cannot be cut without reading it: whole.
+        _, files = read_bytes(path, delimiter=b"\n",
+                              blocksize=None if compressed else blocksize,
+                              sample=False, compression=compression)
+        parts += [dask.delayed(_lines_frame)(block, k == 0, encoding)
+                  for blocks in files for k, block in enumerate(blocks)]
+    meta = pd.DataFrame({"url": pd.Series([], dtype=object)})
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
 def write_lines(series: Any, urlpath: Any, compression: str = "infer",
