@@ -3,9 +3,12 @@
 // extras), batch normalization into a mimalloc arena, and the ladder.
 #include "uriscan/normalize.h"
 
+#if URISCAN_MIMALLOC_ARENAS
 #include <mimalloc.h>
+#endif
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -297,6 +300,7 @@ Rung Compare(std::string_view a, std::string_view b, Profile up_to,
 // ---------------------------------------------------------------------------
 // Batches.
 
+#if URISCAN_MIMALLOC_ARENAS
 // The arena behind NormalizedBatch: one mimalloc heap, owned by the thread
 // that made it (mimalloc allows mi_heap_malloc and mi_heap_destroy on that
 // thread only, hence the rule in normalize.h).
@@ -319,6 +323,33 @@ struct NormalizedBatch::Arena {
     return q;
   }
 };
+#else
+// Built without mimalloc (-DURISCAN_MIMALLOC_ARENAS=OFF): the arena's few
+// blocks (the bytes and the offsets of a batch) come from malloc and go
+// together with it.
+struct NormalizedBatch::Arena {
+  std::vector<void*> blocks;
+  Arena() = default;
+  ~Arena() {
+    for (void* p : blocks) std::free(p);
+  }
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
+  void* Allocate(size_t bytes) {
+    blocks.reserve(blocks.size() + 1);
+    void* p = std::malloc(bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    blocks.push_back(p);
+    return p;
+  }
+  void* Reallocate(void* p, size_t bytes) {
+    void* q = std::realloc(p, bytes);
+    if (q == nullptr) throw std::bad_alloc();
+    std::replace(blocks.begin(), blocks.end(), p, q);
+    return q;
+  }
+};
+#endif
 
 NormalizedBatch::NormalizedBatch() = default;
 

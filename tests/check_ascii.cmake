@@ -3,7 +3,8 @@
 file(GLOB_RECURSE sources ${ROOT}/include/*.h ${ROOT}/src/*.cc ${ROOT}/src/*.h
      ${ROOT}/kernels/*.cc ${ROOT}/kernels/*.h ${ROOT}/tests/*.cc
      ${ROOT}/tests/*.h ${ROOT}/tests/*.c ${ROOT}/tests/*.tsv
-     ${ROOT}/bench/*.cc ${ROOT}/corpus/*.cc)
+     ${ROOT}/bench/*.cc ${ROOT}/corpus/*.cc ${ROOT}/python/src/*.cc
+     ${ROOT}/python/src/*.h)
 set(bad "")
 foreach(f ${sources})
   file(STRINGS ${f} lines REGEX "[^\t -~]")

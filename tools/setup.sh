@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a job needs, only when some are missing.
-# usage: tools/setup.sh build|test|bench|fuzz|package
+# usage: tools/setup.sh build|test|bench|fuzz|package|python
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
        libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev)
 # The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
 package=("${build[@]}" gcc binutils)
-test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev python3
-      gzip zstd)
+# The Python package (python/): built offline in a venv from Debian's
+# Python, pybind11, NumPy, pandas, Dask and pytest.
+python=(python3 python3-dev python3-venv python3-pip python3-setuptools
+        python3-wheel python3-pybind11 pybind11-dev python3-numpy
+        python3-pandas python3-dask python3-distributed python3-pytest)
+test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
+      gzip zstd "${python[@]}")
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 case "${1:-}" in
@@ -16,7 +21,8 @@ case "${1:-}" in
   bench) want=("${bench[@]}" libgtest-dev nlohmann-json3-dev) ;;
   fuzz) want=("${build[@]}" clang libclang-rt-14-dev) ;;
   package) want=("${package[@]}") ;;
-  *) echo "usage: $0 build|test|bench|fuzz|package" >&2; exit 2 ;;
+  python) want=("${build[@]}" "${python[@]}") ;;
+  *) echo "usage: $0 build|test|bench|fuzz|package|python" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do

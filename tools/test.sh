@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: the Release-mode suite, then the packaging test
 # (tools/package-test.sh: install, find_package, pkg-config, the C API from
-# C, a shared build), then the same suite under
+# C, a shared build), then the Python package's pytest suite in a fresh venv
+# (tools/python-test.sh), then the same suite under
 # AddressSanitizer + UndefinedBehaviorSanitizer (a separate Debug build),
 # then the shared CLI contract checker, then a 2-minute differential fuzzing
 # run (clang, libFuzzer). Installs what it needs on Debian 12.
@@ -17,6 +18,9 @@ ctest --test-dir build/test -j2 --output-on-failure
 
 echo "== packaging: install, find_package, pkg-config, C, shared build"
 bash tools/package-test.sh build/test
+
+echo "== Python: offline install into a venv, pytest (Dask cluster included)"
+bash tools/python-test.sh build/test
 
 echo "== build/asan (Debug, -fsanitize=address,undefined)"
 cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DURISCAN_SANITIZE=ON \

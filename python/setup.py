@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: MIT
+"""Builds uriscan's extension module with CMake, from setuptools.
+
+The C++ library lives one directory up; python/CMakeLists.txt compiles it as
+position-independent code and links it into uriscan._uriscan. Everything
+comes from the system (CMake, a C++17 compiler, Highway, mimalloc, xxHash,
+pybind11), so the build works offline:
+
+    python3 -m venv --system-site-packages V
+    V/bin/pip install --no-build-isolation --no-index ./python
+
+CMAKE_BUILD_PARALLEL_LEVEL (or MAX_JOBS) sets the number of compile jobs;
+the default is the number of CPUs. URISCAN_CMAKE_ARGS adds CMake arguments.
+"""
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def project_version():
+    text = (ROOT / "CMakeLists.txt").read_text(encoding="utf-8")
+    match = re.search(r"project\(uriscan\s+VERSION\s+([0-9.]+)", text)
+    if not match:
+        raise RuntimeError("no project(uriscan VERSION ...) in "
+                           + str(ROOT / "CMakeLists.txt"))
+    return match.group(1)
+
+
+class CMakeExtension(Extension):
+    def __init__(self, name):
+        super().__init__(name, sources=[])
+
+
+class CMakeBuild(build_ext):
+    def build_extension(self, ext):
+        try:
+            import pybind11
+            pybind11_dir = pybind11.get_cmake_dir()
+        except ImportError:  # Debian's pybind11-dev alone is enough too
+            pybind11_dir = None
+        out_dir = Path(self.get_ext_fullpath(ext.name)).resolve().parent
+        build_dir = Path(self.build_temp).resolve() / "cmake"
+        build_dir.mkdir(parents=True, exist_ok=True)
+        config = "Debug" if self.debug else "Release"
+        args = [
+            "-S", str(HERE), "-B", str(build_dir),
+            "-DCMAKE_BUILD_TYPE=" + config,
+            "-DPython_EXECUTABLE=" + sys.executable,
+            "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=" + str(out_dir),
+        ]
+        if pybind11_dir:
+            args.append("-Dpybind11_DIR=" + pybind11_dir)
+        args += shlex.split(os.environ.get("URISCAN_CMAKE_ARGS", ""))
+        jobs = (os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL")
+                or os.environ.get("MAX_JOBS") or str(os.cpu_count() or 1))
+        subprocess.run(["cmake"] + args, check=True)
+        subprocess.run(["cmake", "--build", str(build_dir), "--target",
+                        "_uriscan", "--parallel", jobs], check=True)
+
+
+setup(
+    version=project_version(),
+    ext_modules=[CMakeExtension("uriscan._uriscan")],
+    cmdclass={"build_ext": CMakeBuild},
+    zip_safe=False,
+)

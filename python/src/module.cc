@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+// uriscan._uriscan: the batch calls of the Python package (the pure-Python
+// uriscan package wraps them and adds pandas and Dask).
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/rows.h"
+#include "src/spans.h"
+#include "uriscan/uriscan.h"
+
+namespace uriscan {
+namespace python {
+namespace {
+
+Profile ProfileFrom(const py::handle& profile) {
+  if (!py::isinstance<py::str>(profile)) {
+    throw py::type_error("profile: expected str, got " + TypeName(profile));
+  }
+  const std::string name = profile.cast<std::string>();
+  Profile out;
+  if (!ParseProfile(name, &out)) {
+    throw py::value_error("profile: '" + name +
+                          "' is not a profile; expected 'syntax', 'scheme' "
+                          "or 'crawler'");
+  }
+  return out;
+}
+
+NormalizeOptions OptionsFrom(const py::handle& tracking_params) {
+  NormalizeOptions options;
+  if (tracking_params.is_none()) return options;
+  if (py::isinstance<py::str>(tracking_params) ||
+      !py::isinstance<py::sequence>(tracking_params)) {
+    throw py::type_error(
+        "tracking_params: expected a list of str (parameter names, a "
+        "trailing '*' for a prefix) or None, got " +
+        TypeName(tracking_params));
+  }
+  options.tracking_params.clear();
+  size_t i = 0;
+  for (const py::handle item : tracking_params) {
+    if (!py::isinstance<py::str>(item)) {
+      throw py::type_error(RowName("tracking_params", i) +
+                           ": expected str, got " + TypeName(item));
+    }
+    options.tracking_params.push_back(item.cast<std::string>());
+    ++i;
+  }
+  return options;
+}
+
+// 64-bit keys of every row, 0 for invalid ones: the keys of
+// `uriscan dedup --keys`. Runs without the GIL.
+std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f,
+                           ComponentSpans& spans) {
+  std::vector<uint64_t> keys;
+  if (rows.chunks.size() == 1) {
+    Scan(rows.chunks[0].batch, &spans);
+    f.Batch64(rows.chunks[0].batch, spans, &keys);
+    return keys;
+  }
+  keys.resize(rows.rows);
+  std::vector<uint64_t> part;
+  for (const Chunk& chunk : rows.chunks) {
+    Scan(chunk.batch, &spans);
+    f.Batch64(chunk.batch, spans, &part);
+    std::copy(part.begin(), part.end(), keys.begin() + chunk.first_row);
+  }
+  return keys;
+}
+
+py::array Fingerprint(const py::handle& urls, const py::handle& profile,
+                      const py::handle& tracking_params) {
+  const TrimScratchOnExit trim;
+  const Fingerprinter f(ProfileFrom(profile), OptionsFrom(tracking_params));
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
+  std::vector<uint64_t> keys;
+  {
+    py::gil_scoped_release release;
+    keys = Keys(*rows, f, *spans);
+  }
+  return ArrayFromVector(std::move(keys));
+}
+
+py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
+                          const py::handle& tracking_params) {
+  const TrimScratchOnExit trim;
+  const Fingerprinter f(ProfileFrom(profile), OptionsFrom(tracking_params));
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  py::array_t<bool> out(static_cast<py::ssize_t>(rows->rows));
+  bool* first = out.mutable_data();
+  std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
+  {
+    py::gil_scoped_release release;
+    const std::vector<uint64_t> keys = Keys(*rows, f, *spans);
+    // The exact seen-set of `uriscan dedup` (while it fits in memory):
+    // invalid rows (key 0) are always kept, as --on-error=keep does.
+    SeenSet seen;
+    for (size_t i = 0; i < keys.size(); ++i)
+      first[i] = keys[i] == 0 || seen.Insert(keys[i]);
+  }
+  return std::move(out);
+}
+
+py::array Risks(const py::handle& urls) {
+  const TrimScratchOnExit trim;
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::vector<uint32_t> all(rows->rows);
+  std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
+  {
+    py::gil_scoped_release release;
+    ComponentSpans& spans = *leased;
+    std::vector<uint32_t> part;
+    for (const Chunk& chunk : rows->chunks) {
+      Scan(chunk.batch, &spans);
+      RiskFlags(chunk.batch, spans, &part);
+      for (size_t i = 0; i < part.size(); ++i) {
+        all[chunk.first_row + i] =
+            spans.error_kind[i] == 0 ? part[i] : risks::kInvalid;
+      }
+    }
+  }
+  return ArrayFromVector(std::move(all));
+}
+
+PyObject* StrOrNone(bool ok, std::string_view text) {
+  if (!ok) {
+    Py_INCREF(Py_None);
+    return Py_None;
+  }
+  PyObject* s = PyUnicode_FromStringAndSize(
+      text.data(), static_cast<Py_ssize_t>(text.size()));
+  if (!s) throw py::error_already_set();
+  return s;
+}
+
+py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
+                   const py::handle& tracking_params) {
+  const TrimScratchOnExit trim;
+  const Profile p = ProfileFrom(profile);
+  const NormalizeOptions options = OptionsFrom(tracking_params);
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  py::list out(static_cast<py::ssize_t>(rows->rows));
+  std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
+  ComponentSpans& spans = *leased;
+  // This thread's own: a NormalizedBatch is filled and destroyed on the
+  // thread that made it.
+  std::shared_ptr<NormalizedBatch> leased_batch = Lease<NormalizedBatch>();
+  NormalizedBatch& normalized = *leased_batch;
+  for (const Chunk& chunk : rows->chunks) {
+    {
+      py::gil_scoped_release release;
+      Scan(chunk.batch, &spans);
+      NormalizeBatch(chunk.batch, spans, p, &normalized, options);
+    }
+    for (size_t i = 0; i < chunk.batch.count; ++i) {
+      PyList_SET_ITEM(
+          out.ptr(), static_cast<Py_ssize_t>(chunk.first_row + i),
+          StrOrNone(spans.error_kind[i] == 0, normalized.Get(i)));
+    }
+  }
+  if (rows->rows > (size_t{1} << 20)) {
+    leased_batch.reset();
+    Kept<NormalizedBatch>() = std::make_shared<NormalizedBatch>();
+  }
+  return out;
+}
+
+py::list ResolveAll(const py::handle& urls, const py::handle& base,
+                    bool nonstrict) {
+  const TrimScratchOnExit trim;
+  std::string base_text;
+  if (py::isinstance<py::str>(base)) {
+    base_text = base.cast<std::string>();
+  } else if (py::isinstance<py::bytes>(base)) {
+    base_text = std::string(base.cast<py::bytes>());
+  } else {
+    throw py::type_error("base: expected str or bytes, got " +
+                         TypeName(base));
+  }
+  const UriReference base_uri = ParseUriReference(base_text);
+  if (!base_uri.valid()) {
+    throw py::value_error(
+        std::string("base: not a valid URI: ") +
+        ErrorKindName(base_uri.error().kind) + " at byte " +
+        std::to_string(base_uri.error().offset + 1));
+  }
+  if (!base_uri.scheme()) {
+    throw py::value_error("base: '" + base_text +
+                          "' is a relative reference; a base URI needs a "
+                          "scheme (RFC 3986 sec. 5.1)");
+  }
+  ResolveOptions options;
+  options.nonstrict = nonstrict;
+  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  py::list out(static_cast<py::ssize_t>(rows->rows));
+  std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
+  ComponentSpans& spans = *leased;
+  std::shared_ptr<ResolvedBatch> leased_batch = Lease<ResolvedBatch>();
+  ResolvedBatch& resolved = *leased_batch;
+  for (const Chunk& chunk : rows->chunks) {
+    {
+      py::gil_scoped_release release;
+      Scan(chunk.batch, &spans);
+      ResolveBatch(base_uri, chunk.batch, spans, options, false, &resolved);
+    }
+    for (size_t i = 0; i < chunk.batch.count; ++i) {
+      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(chunk.first_row + i),
+                      StrOrNone(resolved.status[i] == ResolveStatus::kOk,
+                                resolved.Get(i)));
+    }
+  }
+  if (rows->rows > (size_t{1} << 20)) {
+    leased_batch.reset();
+    Kept<ResolvedBatch>() = std::make_shared<ResolvedBatch>();
+  }
+  return out;
+}
+
+}  // namespace
+}  // namespace python
+}  // namespace uriscan
+
+PYBIND11_MODULE(_uriscan, m) {
+  namespace py = pybind11;
+  using namespace uriscan;          // NOLINT: the module's one scope
+  using namespace uriscan::python;  // NOLINT
+  m.doc() = "The C++ core of the uriscan package (use the uriscan module).";
+  m.attr("__version__") = URISCAN_VERSION_STRING;
+
+  py::class_<ArrowBatch>(m, "Batch", R"doc(
+Batch(data, offsets): URI references in the Arrow string-array layout,
+read in place (no copy). data is bytes-like (bytes, bytearray, memoryview,
+a NumPy uint8 array); offsets is a 1-D int32, uint32 or int64 array of
+count + 1 non-decreasing values, reference i being
+data[offsets[i]:offsets[i + 1]]. Both buffers are held (a bytearray cannot
+be resized) while the Batch or a Spans scanned from it lives. int64
+offsets are converted to 32-bit once, here. Raises TypeError or ValueError
+naming the argument at fault.
+)doc")
+      .def(py::init<const py::object&, const py::object&>(), py::arg("data"),
+           py::arg("offsets"))
+      .def("__len__", &ArrowBatch::size)
+      .def_property_readonly("data", &ArrowBatch::data_object)
+      .def_property_readonly("offsets", &ArrowBatch::offsets_object)
+      .def("__repr__", [](const ArrowBatch& b) {
+        return "<uriscan.Batch: " + std::to_string(b.size()) + " rows, " +
+               std::to_string(b.data_size()) + " bytes>";
+      });
+
+  BindSpans(m);
+
+  m.def("scan", &ScanToSpans, py::arg("urls"),
+        "Scans every row (see uriscan.scan).");
+  m.def("fingerprint", &Fingerprint, py::arg("urls"),
+        py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        "64-bit keys (see uriscan.fingerprint).");
+  m.def("first_occurrence", &FirstOccurrence, py::arg("urls"),
+        py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        "First rows of each class (see uriscan.first_occurrence).");
+  m.def("normalize", &NormalizeAll, py::arg("urls"),
+        py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        "Normal forms (see uriscan.normalize).");
+  m.def("resolve", &ResolveAll, py::arg("urls"), py::arg("base"),
+        py::arg("nonstrict") = false,
+        "Resolution against one base (see uriscan.resolve).");
+  m.def("risks", &Risks, py::arg("urls"),
+        "Risk flags (see uriscan.risks).");
+  m.def("risk_names", [](uint32_t flags) { return RiskFlagNames(flags); },
+        py::arg("flags"));
+  m.def(
+      "error_name",
+      [](int kind) {
+        if (kind < 0 || kind >= kErrorKindCount)
+          throw py::value_error("kind: " + std::to_string(kind) +
+                                " is not an error kind");
+        return std::string(ErrorKindName(static_cast<ErrorKind>(kind)));
+      },
+      py::arg("kind"));
+  m.def("dispatched_target",
+        [] { return std::string(DispatchedTargetName()); });
+  m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));
+  m.def("_chunk_limit", &ChunkLimit);
+}

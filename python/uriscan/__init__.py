@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: MIT
+"""Exact RFC 3986 URI scanning for batches, with NumPy columns.
+
+Every call takes a whole batch of URI references and runs the C++ library
+on it with the GIL released, so Python threads scale:
+
+- ``scan(urls) -> Spans``: the components of every row as NumPy columns.
+- ``normalize(urls, profile)`` and ``resolve(urls, base)``: lists of str,
+  None for invalid rows.
+- ``fingerprint(urls, profile)``: uint64 keys, equal to the keys of
+  ``uriscan dedup --keys`` (0 for an invalid row).
+- ``first_occurrence(urls, profile)``: True where a row is the first of its
+  class, as ``uriscan dedup`` keeps it (invalid rows: True).
+- ``risks(urls)``: the risk flags of RFC 3986 section 7, as ``uriscan audit``.
+
+``urls`` is a list (or tuple) of str or bytes, a 1-D NumPy array of dtype
+``str_``, ``bytes_`` or ``object``, a pandas Series (or Index), or a
+``Batch(data, offsets)`` over an Arrow-layout buffer, which is read in place.
+str is encoded as UTF-8; offsets in the results are byte offsets.
+
+``uriscan.dask`` runs the same over Dask DataFrames and Series.
+"""
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from . import _uriscan
+from ._uriscan import Batch, Spans, dispatched_target, error_name
+
+__all__ = [
+    "Batch", "Spans", "scan", "normalize", "resolve", "fingerprint",
+    "first_occurrence", "risks", "risk_names", "error_name",
+    "dispatched_target", "PROFILES", "COMPONENTS", "__version__",
+]
+
+__version__: str = _uriscan.__version__
+
+#: The normalization profiles, in increasing order of merging.
+PROFILES = ("syntax", "scheme", "crawler")
+#: The names Spans.component() accepts.
+COMPONENTS = ("scheme", "authority", "userinfo", "host", "port", "path",
+              "query", "fragment")
+
+
+def _rows(urls: Any) -> Any:
+    """The object the extension reads: pandas data becomes a NumPy array
+    (object dtype for pandas' own string types), everything else passes
+    as is (the extension checks it)."""
+    module = type(urls).__module__ or ""
+    if module.startswith("pandas") and hasattr(urls, "to_numpy"):
+        dtype = getattr(urls, "dtype", None)
+        if isinstance(dtype, np.dtype) and dtype.kind in "USO":
+            return urls.to_numpy()
+        return urls.to_numpy(dtype=object)
+    if module.startswith("dask"):
+        raise TypeError("urls: a Dask collection; use uriscan.dask instead")
+    return urls
+
+
+def scan(urls: Any) -> Spans:
+    """Scans every URI reference of ``urls`` (RFC 3986 ``URI-reference``,
+    strict) into a Spans: one row per input, every column a read-only NumPy
+    array of byte offsets, ``valid``, and ``component(name)``.
+
+    A scan never stops at an invalid row: its error_kind and error_offset
+    say what broke where. Inputs of 4 GiB or more raise ValueError (the
+    columns are 32-bit offsets): scan slices of them.
+    """
+    return _uriscan.scan(_rows(urls))
+
+
+def normalize(urls: Any, profile: str = "scheme",
+              tracking_params: Optional[Sequence[str]] = None
+              ) -> List[Optional[str]]:
+    """The normal form of every row under ``profile``: ``"syntax"`` (RFC
+    3986 section 6.2.2), ``"scheme"`` (adds 6.2.3) or ``"crawler"`` (adds:
+    no fragment, sorted query without tracking parameters, no trailing dot
+    on the host). None for an invalid row. The same text as
+    ``uriscan normalize --profile=P`` (its first field for crawler).
+    ``tracking_params`` replaces the crawler profile's list of parameters
+    to drop (a trailing ``*`` makes a prefix).
+    """
+    return _uriscan.normalize(_rows(urls), profile, tracking_params)
+
+
+def resolve(urls: Any, base: str, nonstrict: bool = False
+            ) -> List[Optional[str]]:
+    """Every row resolved against ``base`` (RFC 3986 section 5.2), as
+    ``uriscan resolve --base=BASE``; None for an invalid row. ``base`` must
+    be a valid URI with a scheme (ValueError otherwise). ``nonstrict``:
+    a reference with the base's scheme is relative ("http:g").
+    """
+    return _uriscan.resolve(_rows(urls), base, nonstrict)
+
+
+def fingerprint(urls: Any, profile: str = "scheme",
+                tracking_params: Optional[Sequence[str]] = None
+                ) -> np.ndarray:
+    """uint64 array: the 64-bit XXH3 key of every row's normal form under
+    ``profile``, the keys ``uriscan dedup --keys --profile=P`` prints; 0 for
+    an invalid row. Equal keys mean equal normal forms (up to 64-bit
+    collisions); keys of different profiles never relate.
+    """
+    return _uriscan.fingerprint(_rows(urls), profile, tracking_params)
+
+
+def first_occurrence(urls: Any, profile: str = "scheme",
+                     tracking_params: Optional[Sequence[str]] = None
+                     ) -> np.ndarray:
+    """bool array: True where a row is the first of its class under
+    ``profile`` (the rows ``uriscan dedup`` writes), and for every invalid
+    row (as ``--on-error=keep``). ``frame[first_occurrence(frame.url)]``
+    deduplicates a pandas DataFrame in input order.
+    """
+    return _uriscan.first_occurrence(_rows(urls), profile, tracking_params)
+
+
+def risks(urls: Any) -> np.ndarray:
+    """uint32 array of risk flags (RFC 3986 section 7), bit k being the k-th
+    name of ``uriscan audit``; ``1 << 31`` alone for an invalid row. See
+    risk_names().
+    """
+    return _uriscan.risks(_rows(urls))
+
+
+def risk_names(flags: int) -> List[str]:
+    """The names of the risk flags set in ``flags``, in bit order
+    (``["invalid"]`` for an invalid row's value)."""
+    text = _uriscan.risk_names(int(flags))
+    return text.split(",") if text else []

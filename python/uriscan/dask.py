@@ -1,0 +1,262 @@
+# SPDX-License-Identifier: MIT
+"""uriscan over Dask DataFrames and Series (and pandas ones, without Dask).
+
+- ``normalize(series, profile)``: the normal form of every row (None for an
+  invalid one), a Series of object dtype.
+- ``fingerprint(series, profile)``: the uint64 keys of
+  ``uriscan dedup --keys``, 0 for an invalid row.
+- ``dedup(frame, column="url", profile="scheme")``: the rows of ``frame``
+  whose ``column`` is the first of its class across all partitions, in
+  input order, invalid rows kept: the rows ``uriscan dedup`` writes for the
+  concatenated input.
+- ``read_lines(urlpath)``: text files (gzip and other compressed files
+  too, by their name) as a Dask DataFrame with one ``url`` column, one row
+  per line, split as the ``uriscan`` command splits them; ``write_lines``
+  writes a Series back, one file per partition.
+
+Each partition is one batch call into the C++ library, which releases the
+GIL, so the threaded scheduler and multi-threaded workers scale too.
+"""
+from typing import Any, Optional, Sequence
+
+import numpy as np
+import pandas as pd
+
+import uriscan
+
+__all__ = ["normalize", "fingerprint", "dedup", "read_lines", "write_lines"]
+
+# The hidden columns dedup works with.
+_KEY = "__uriscan_key"
+_ORDER = "__uriscan_order"
+_INDEX = "__uriscan_index"
+# A row's place in the input: (partition number << _SHIFT) + position in
+# the partition, so rows of 2^40 per partition and 2^23 partitions fit an
+# int64 and sort in input order.
+_SHIFT = 40
+
+
+def _is_dask(obj: Any) -> bool:
+    return type(obj).__module__.startswith("dask")
+
+
+def _check_profile(profile: Any) -> None:
+    if not isinstance(profile, str):
+        raise TypeError(f"profile: expected str, got {type(profile).__name__}")
+    if profile not in uriscan.PROFILES:
+        raise ValueError(f"profile: {profile!r} is not a profile; expected "
+                         "'syntax', 'scheme' or 'crawler'")
+
+
+def _check_series(series: Any) -> None:
+    import dask.dataframe as dd
+    if not isinstance(series, (pd.Series, dd.Series)):
+        raise TypeError("series: expected a Dask or pandas Series, got "
+                        f"{type(series).__name__}")
+
+
+def _normalize_part(part: pd.Series, profile: str,
+                    tracking_params: Optional[Sequence[str]]) -> pd.Series:
+    return pd.Series(uriscan.normalize(part, profile, tracking_params),
+                     index=part.index, name=part.name, dtype=object)
+
+
+def _fingerprint_part(part: pd.Series, profile: str,
+                      tracking_params: Optional[Sequence[str]]) -> pd.Series:
+    return pd.Series(uriscan.fingerprint(part, profile, tracking_params),
+                     index=part.index, name=part.name)
+
+
+def normalize(series: Any, profile: str = "scheme",
+              tracking_params: Optional[Sequence[str]] = None) -> Any:
+    """The normal form of every row of ``series`` under ``profile`` (see
+    uriscan.normalize), None for an invalid row: a Series with the same
+    index and partitions, of object dtype. Lazy for a Dask Series."""
+    _check_series(series)
+    _check_profile(profile)
+    if not _is_dask(series):
+        return _normalize_part(series, profile, tracking_params)
+    return series.map_partitions(_normalize_part, profile, tracking_params,
+                                 meta=pd.Series([], dtype=object,
+                                                name=series.name))
+
+
+def fingerprint(series: Any, profile: str = "scheme",
+                tracking_params: Optional[Sequence[str]] = None) -> Any:
+    """The uint64 key of every row of ``series`` under ``profile`` (the keys
+    of ``uriscan dedup --keys``; 0 for an invalid row): a Series with the
+    same index and partitions. Lazy for a Dask Series."""
+    _check_series(series)
+    _check_profile(profile)
+    if not _is_dask(series):
+        return _fingerprint_part(series, profile, tracking_params)
+    return series.map_partitions(_fingerprint_part, profile, tracking_params,
+                                 meta=pd.Series([], dtype=np.uint64,
+                                                name=series.name))
+
+
+def _keyed(part: pd.DataFrame, column: str, profile: str,
+           tracking_params: Optional[Sequence[str]],
+           partition_info: Optional[dict] = None) -> pd.DataFrame:
+    """A partition with its rows' keys, their places in the input (as the
+    index) and the original index (as a column)."""
+    number = partition_info["number"] if partition_info else 0
+    out = part.copy(deep=False)
+    out[_KEY] = uriscan.fingerprint(part[column], profile, tracking_params)
+    out[_INDEX] = part.index
+    order = (np.int64(number) << _SHIFT) + np.arange(len(part),
+                                                    dtype=np.int64)
+    out.index = pd.Index(order, name=_ORDER)
+    return out
+
+
+def _keep_first(part: pd.DataFrame, firsts: pd.DataFrame,
+                index_name: Any) -> pd.DataFrame:
+    """The rows of one partition that are invalid (key 0) or the first of
+    their class (their place is in ``firsts``), with the original index."""
+    keep = (part[_KEY].to_numpy() == 0) | part.index.isin(firsts.index)
+    out = part[keep]
+    index = pd.Index(out[_INDEX].to_numpy(), name=index_name)
+    out = out.drop(columns=[_KEY, _INDEX])
+    out.index = index
+    return out
+
+
+def _dedup_pandas(frame: pd.DataFrame, column: str, profile: str,
+                  tracking_params: Optional[Sequence[str]]) -> pd.DataFrame:
+    return frame[uriscan.first_occurrence(frame[column], profile,
+                                          tracking_params)]
+
+
+def dedup(frame: Any, column: str = "url", profile: str = "scheme",
+          tracking_params: Optional[Sequence[str]] = None,
+          split_out: Optional[int] = None) -> Any:
+    """The rows of ``frame`` whose ``column`` holds the first URI of its
+    class under ``profile`` across all partitions, in input order, with
+    every invalid row kept: the rows ``uriscan dedup --profile=P`` writes
+    for the partitions' rows concatenated in order. The result keeps the
+    frame's columns, index and number of partitions (partition i holds
+    the rows kept from input partition i).
+
+    For a Dask DataFrame this is lazy and runs on Dask's own machinery: a
+    groupby on the 64-bit key finds each class's first row (its
+    aggregation is spread over ``split_out`` partitions by hash, default
+    the frame's partition count), then a shuffle by range sends those rows'
+    places back to their partitions. No partition ever holds the whole
+    seen-set. A pandas DataFrame is deduplicated at once with
+    uriscan.first_occurrence().
+    """
+    import dask.dataframe as dd
+    if not isinstance(frame, (pd.DataFrame, dd.DataFrame)):
+        raise TypeError("frame: expected a Dask or pandas DataFrame, got "
+                        f"{type(frame).__name__}")
+    if not isinstance(column, str):
+        raise TypeError(f"column: expected str, got {type(column).__name__}")
+    if column not in frame.columns:
+        raise ValueError(f"column: {column!r} is not a column of frame "
+                         f"(it has {list(frame.columns)!r})")
+    _check_profile(profile)
+    for name in (_KEY, _ORDER, _INDEX):
+        if name in frame.columns:
+            raise ValueError(f"frame: the column name {name!r} is reserved")
+    if not _is_dask(frame):
+        return _dedup_pandas(frame, column, profile, tracking_params)
+
+    n = frame.npartitions
+    if n >= 1 << (63 - _SHIFT):
+        raise ValueError(f"frame: {n} partitions; at most "
+                         f"{(1 << (63 - _SHIFT)) - 1} are supported")
+    if split_out is None:
+        split_out = n
+    elif not isinstance(split_out, int) or split_out < 1:
+        raise ValueError("split_out: expected a positive int, got "
+                         f"{split_out!r}")
+    meta = frame._meta.copy()
+    meta[_KEY] = np.array([], dtype=np.uint64)
+    meta[_INDEX] = pd.Series([], dtype=frame._meta.index.dtype)
+    meta.index = pd.Index([], dtype=np.int64, name=_ORDER)
+    keyed = frame.map_partitions(_keyed, column, profile, tracking_params,
+                                 meta=meta, enforce_metadata=False)
+    # Partition i holds the places [i << _SHIFT, (i + 1) << _SHIFT): these
+    # divisions are true by construction, so declaring them costs nothing.
+    divisions = tuple(i << _SHIFT for i in range(n)) + ((n << _SHIFT) - 1,)
+    keyed.divisions = divisions
+
+    valid = keyed[keyed[_KEY] != 0][[_KEY]].reset_index()
+    # The first place of each class: Dask's groupby on the 64-bit key, its
+    # result hash-partitioned over split_out partitions.
+    firsts = valid.groupby(_KEY, sort=False)[_ORDER].min(split_out=split_out)
+    # Back to the partitions the places came from: Dask's shuffle by range.
+    firsts = firsts.to_frame().set_index(_ORDER, divisions=divisions)
+    return keyed.map_partitions(_keep_first, firsts, frame._meta.index.name,
+                                meta=frame._meta, align_dataframes=False)
+
+
+_BOM = b"\xef\xbb\xbf"
+
+
+def _lines_frame(block: bytes, first_of_file: bool,
+                 encoding: str) -> pd.DataFrame:
+    """One block of a file (whole lines) as a one-column DataFrame, split as
+    the command splits input: "\\n" ends a line, a "\\r" just before it is
+    dropped, and so is a UTF-8 byte-order mark at the start of a file."""
+    if first_of_file and block.startswith(_BOM):
+        block = block[len(_BOM):]
+    lines = block.decode(encoding, "surrogateescape").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    return pd.DataFrame({"url": pd.Series(lines, dtype=object)})
+
+
+def read_lines(urlpath: Any, blocksize: Optional[int] = None,
+               compression: str = "infer",
+               encoding: str = "utf-8") -> Any:
+    """Text files as a Dask DataFrame with one column, ``url``: one row per
+    line, as the ``uriscan`` command reads its input files (the ``"\\n"``
+    and a ``"\\r"`` just before it dropped, and a UTF-8 byte-order mark at
+    the start of a file). ``urlpath`` is a path, a glob (``"logs/*.gz"``) or
+    a list of them; compression is inferred from the file names (``.gz``,
+    ``.bz2``, ``.xz``, ``.zst``), as fsspec does. One partition per file, or
+    per ``blocksize`` bytes of an uncompressed file (compressed ones are
+    read whole). Bytes that are not UTF-8 are decoded with surrogate
+    escapes: they stay (invalid) rows, and write_lines() writes them back.
+    """
+    import dask
+    import dask.dataframe as dd
+    from dask.bytes import read_bytes
+    from fsspec.core import get_fs_token_paths
+    from fsspec.utils import infer_compression
+
+    _, _, paths = get_fs_token_paths(urlpath, mode="rb")
+    if not paths:
+        raise ValueError(f"urlpath: no file matches {urlpath!r}")
+    parts = []
+    for path in paths:
+        compressed = (infer_compression(path) if compression == "infer"
+                      else compression)
+        # A compressed file cannot be cut without reading it: whole.
+        _, files = read_bytes(path, delimiter=b"\n",
+                              blocksize=None if compressed else blocksize,
+                              sample=False, compression=compression)
+        parts += [dask.delayed(_lines_frame)(block, k == 0, encoding)
+                  for blocks in files for k, block in enumerate(blocks)]
+    meta = pd.DataFrame({"url": pd.Series([], dtype=object)})
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
+
+
+def write_lines(series: Any, urlpath: Any, compression: str = "infer",
+                encoding: str = "utf-8") -> Any:
+    """Writes a Dask Series of str as text, one row per line ending in
+    ``"\\n"``, one file per partition: ``urlpath`` is a glob such as
+    ``"out/part-*.txt.gz"`` (``*`` becomes the partition number, and the
+    name's suffix picks the compression) or a list of names. Rows read by
+    read_lines() from bytes that were not UTF-8 are written back as those
+    bytes. Returns the names written."""
+    import dask.dataframe as dd
+    if not isinstance(series, dd.Series):
+        raise TypeError("series: expected a Dask Series, got "
+                        f"{type(series).__name__}")
+    return series.to_bag().to_textfiles(
+        urlpath, compression=compression, encoding=encoding,
+        errors="surrogateescape", last_endline=True)
