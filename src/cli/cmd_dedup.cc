@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: MIT
 // dedup (the first line of each class, exact or by a Bloom filter, with a
 // seen-set kept across runs, DESIGN.md sec. 11) and state (a report on such
-// a seen-set); their options, help and checks.
+// a seen-set); their options, help, checks and the run of dedup.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <string_view>
 
+#include "src/cli/command_run.h"
+#include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"
+#include "src/cli/report.h"
+#include "src/cli/state_command.h"
 
 namespace uriscan {
 namespace cli {
@@ -99,12 +106,90 @@ int CheckState(Options* opt) {
   return -1;
 }
 
+// dedup: each row's key (its fingerprint under --profile) on the worker
+// threads; the seen-set, which must see the keys in input order, on the
+// main thread.
+class DedupRun : public CommandRun {
+ public:
+  explicit DedupRun(const Options& opt)
+      : CommandRun(opt), fingerprinter_(opt.profile, opt.normalize) {}
+
+  int Begin(size_t window, std::string* /*out*/) override {
+    if (!opt_.state_dir.empty()) {
+      state_ = OpenDedupState(opt_.state_dir, fingerprinter_, opt_.normalize);
+      if (!state_) return 2;
+    }
+    // --memory bounds the process: the chunks in flight (their text, batch,
+    // spans and keys, about 6 bytes per input byte) come off the top.
+    DedupSink::Config config = opt_.dedup;
+    const size_t in_flight = window * 6 * opt_.chunk_bytes;
+    config.memory = std::max(
+        config.memory / 4,
+        config.memory > in_flight ? config.memory - in_flight : 0);
+    config.state = state_.get();
+    sink_ = std::make_unique<DedupSink>(config);
+    return -1;
+  }
+  bool PrepareChunk(const Batch& rows, Chunk* c) override {
+    fingerprinter_.Batch64(rows, c->spans, &c->keys);
+    return true;
+  }
+  bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
+           Chunk* c) override {
+    if (uri.valid()) return true;
+    c->Diagnose(i, uri.error());
+    c->keys[i] = 0;  // echoed, or skipped, by Emit()
+    return opt_.on_error != OnError::kFail;
+  }
+  void Emit(const Chunk& c, std::string* out, Totals* totals) override {
+    for (size_t i = 0; i < c.rows; ++i) {
+      if (c.keys[i] == 0 && opt_.on_error == OnError::kSkip) continue;
+      // An over-long line is not held in memory: an empty line stands in.
+      std::string_view line = c.spans.Row(i, c.input.text.data()).text();
+      if (c.too_long_line || line.size() > opt_.max_line) line = {};
+      sink_->Row(c.keys[i], line, out);
+    }
+    totals->distinct = sink_->distinct();
+  }
+  bool Finish(Writer* out, Totals* totals) override {
+    std::string error;
+    const bool finished = sink_->Finish(out, &error);
+    if (!finished) {
+      out->Flush();
+      std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
+    }
+    totals->distinct = sink_->distinct();
+    return finished;
+  }
+  // --state: the run's new classes into the state.
+  bool Commit() override {
+    if (!state_) return true;
+    std::string error;
+    if (state_->Commit(&error)) return true;
+    std::fprintf(stderr, "uriscan: dedup --state: %s; %s\n", error.c_str(),
+                 state_->published()
+                     ? "the state includes this run, but may not be durable"
+                     : "the state is as before this run");
+    return false;
+  }
+  int Report(const Totals& t, bool stopped, double /*wall*/) override {
+    if (!opt_.quiet) PrintSummary(opt_, t, stopped, sink_.get());
+    return 0;
+  }
+
+ private:
+  const Fingerprinter fingerprinter_;
+  std::unique_ptr<SeenState> state_;  // --state
+  std::unique_ptr<DedupSink> sink_;
+};
+
 }  // namespace
 
 const CommandSpec kDedupCommand = {"dedup", Command::kDedup, kDedupHelp,
-                                   AddDedupOptions, CheckDedup};
+                                   AddDedupOptions, CheckDedup,
+                                   MakeRun<DedupRun>};
 const CommandSpec kStateCommand = {"state", Command::kState, kStateHelp,
-                                   AddStateOptions, CheckState};
+                                   AddStateOptions, CheckState, nullptr};
 
 }  // namespace cli
 }  // namespace uriscan

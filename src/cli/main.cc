@@ -2,8 +2,8 @@
 // The uriscan command: parse, validate, stats, audit (risk flags, RFC 3986
 // sec. 7), normalize, resolve and dedup over files or stdin; extract reads
 // logs and free text; dedup --state=DIR keeps a seen-set across runs, and
-// state DIR reports on one. Each command's options and help are in its
-// cmd_*.cc, the run they share in run.cc.
+// state DIR reports on one. Each command's options, help and run (its
+// CommandRun) are in its cmd_*.cc, the pipeline they share in run.cc.
 #include "src/cli/options.h"
 #include "src/cli/run.h"
 #include "src/cli/state_command.h"

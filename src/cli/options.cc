@@ -216,6 +216,13 @@ std::string Describe(const CLI::ParseError& e) {
 
 }  // namespace
 
+const CommandSpec& FindCommand(Command command) {
+  const CommandSpec* found = kCommands[0];
+  for (const CommandSpec* c : kCommands)
+    if (c->command == command) found = c;
+  return *found;
+}
+
 void AddValueOption(CLI::App* app, const char* name, const char* type,
                     std::function<void(const std::string&)> set) {
   // Under --help nothing is checked: the help wins wherever it is.

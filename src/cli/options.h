@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -22,6 +23,8 @@ class App;
 
 namespace uriscan {
 namespace cli {
+
+class CommandRun;  // command_run.h
 
 enum class Command {
   kExtract, kParse, kValidate, kStats, kAudit, kNormalize, kResolve, kDedup,
@@ -96,6 +99,9 @@ struct CommandSpec {
   // The checks across options: -1 when fine, else the exit status after a
   // message. May be null.
   int (*check)(Options* opt);
+  // Its part of a run over the input files (command_run.h); null for
+  // state, which reads no input files.
+  std::unique_ptr<CommandRun> (*make_run)(const Options& opt);
 };
 
 // Adders of the options some commands share: --profile and
@@ -121,6 +127,9 @@ extern const CommandSpec kNormalizeCommand;
 extern const CommandSpec kResolveCommand;
 extern const CommandSpec kDedupCommand;
 extern const CommandSpec kStateCommand;
+
+// The entry of `command` in the table of commands.
+const CommandSpec& FindCommand(Command command);
 
 // Reads the command line into `opt`: -1 when the command should run, else
 // the exit status (after the help, the version or a usage error).

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+// What one command does with the chunks of a run: the hooks each cmd_*.cc
+// fills in, around the pipeline that run.cc shares between them.
+#ifndef URISCAN_SRC_CLI_COMMAND_RUN_H_
+#define URISCAN_SRC_CLI_COMMAND_RUN_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/cli/input.h"
+#include "src/cli/options.h"
+#include "src/cli/output.h"
+#include "src/cli/report.h"
+#include "uriscan/uriscan.h"
+
+namespace uriscan {
+namespace cli {
+
+// A diagnostic of row `row` of a chunk. Line numbers are known only when
+// the chunks before it are scanned, so the text is made as it is written.
+struct Diagnostic {
+  size_t row;
+  uint64_t column;
+  std::string_view kind, message;  // static strings
+};
+
+// One chunk of input lines and everything the command makes of it. Chunks
+// are processed on worker threads and written out in input order.
+struct Chunk {
+  Lines input;  // raw, as read (or mapped); rows are scanned where they lie
+  bool too_long_line = false;
+  bool starts_file = false;  // line numbers start again from 1 here
+  // The number of the chunk's first line, for the records that carry one
+  // (CommandRun::NumberedRecords()); 0 for the others, where only
+  // diagnostics have line numbers, made when the chunk is written.
+  uint64_t first_line = 0;
+  uint64_t input_lines = 0;  // lines of input the chunk stands for
+  const std::string* name = nullptr;
+  std::vector<Diagnostic> diagnostics;
+  ComponentSpans spans;
+  std::vector<uint64_t> keys;  // dedup: row i's key, 0 when invalid
+  std::vector<uint32_t> risk_column;  // CommandRun::WantsRiskFlags()
+  size_t rows = 0;  // rows processed (fewer after a failure)
+  std::string out;
+  Totals totals;
+  bool failed = false;  // --on-error=fail met an invalid line: out stops there
+  // extract: bytes of a header row to step over, and the column it named.
+  size_t skip = 0;
+  size_t column = 0;
+  // --lenient: the repaired lines (input.text then points here), and for
+  // row i the original line when it was repaired (empty otherwise).
+  std::string lenient_text;
+  std::vector<std::string_view> originals;
+
+  // The diagnostic of row `row`'s scan error (DESIGN.md sec. 5).
+  void Diagnose(size_t row, ScanError e) {
+    diagnostics.push_back({row, e.offset + uint64_t{1}, ErrorKindName(e.kind),
+                           ErrorKindMessage(e.kind)});
+  }
+};
+
+// A command's part of a run, made by its CommandSpec::make_run. The hooks
+// are called in this order: Begin() once; per chunk TakeRecords() on the
+// main thread, ProcessChunk() (PrepareChunk(), then Row() per row) on a
+// worker thread, Emit() on the main thread in input order; then Finish(),
+// Commit() and Report() once. One object serves every worker thread, so
+// the hooks that run there keep per-thread scratch in thread_locals.
+class CommandRun {
+ public:
+  explicit CommandRun(const Options& opt) : opt_(opt) {}
+  virtual ~CommandRun() = default;
+  CommandRun(const CommandRun&) = delete;
+  CommandRun& operator=(const CommandRun&) = delete;
+
+  // Before the first chunk: what the run needs, and the first output (a
+  // header) into `out`. At most `window` chunks are in flight at once.
+  // -1, or the exit status after a message.
+  virtual int Begin(size_t /*window*/, std::string* /*out*/) { return -1; }
+  // True when records carry their input line number (Chunk::first_line):
+  // counting lines is a pass over every byte on the main thread.
+  virtual bool NumberedRecords() const { return false; }
+  // Right after a chunk is read: its text cut back to whole records (extract),
+  // reading more from `reader` if need be. False, with *error (the line to
+  // print), when the rest of the file cannot be read.
+  virtual bool TakeRecords(LineReader* /*reader*/, Chunk* /*c*/,
+                           std::string* /*error*/) {
+    return true;
+  }
+
+  // The whole of a chunk, on a worker thread. By default (run.cc) its lines
+  // are scanned and counted, then PrepareChunk() and Row() make the output.
+  virtual void ProcessChunk(Chunk* c);
+  // True when Row() needs the risk flags of RFC 3986 sec. 7.
+  virtual bool WantsRiskFlags() const { return false; }
+  // What the command computes once for every scanned row of `rows`: false
+  // when that is the whole chunk, so no Row() follows.
+  virtual bool PrepareChunk(const Batch& /*rows*/, Chunk* /*c*/) {
+    return true;
+  }
+  // Row i, `uri` (an over-long line comes as an error of kind kTooLong),
+  // counted already: its record, its diagnostic. False to stop the chunk
+  // there (--on-error=fail).
+  virtual bool Row(size_t /*i*/, const UriReference& /*uri*/,
+                   uint32_t /*risk_flags*/, Chunk* /*c*/) {
+    return true;
+  }
+
+  // On the main thread, in input order, before the chunk's own output:
+  // what must see the rows in order (dedup's seen-set).
+  virtual void Emit(const Chunk& /*c*/, std::string* /*out*/,
+                    Totals* /*totals*/) {}
+  // After the last chunk: the output held back. False after a message.
+  virtual bool Finish(Writer* /*out*/, Totals* /*totals*/) { return true; }
+  // After a whole run with no error, its output written: what it keeps
+  // across runs (dedup --state). False after a message.
+  virtual bool Commit() { return true; }
+  // The summary (on stderr unless --quiet; stats writes its report); the
+  // exit status the command asks for: 0, 1 for invalid input (validate), 2
+  // when the report cannot be written.
+  virtual int Report(const Totals& t, bool stopped, double wall_seconds);
+
+ protected:
+  const Options& opt_;
+};
+
+// CommandSpec::make_run of a command whose part is the class `Run`.
+template <typename Run>
+std::unique_ptr<CommandRun> MakeRun(const Options& opt) {
+  return std::make_unique<Run>(opt);
+}
+
+}  // namespace cli
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_CLI_COMMAND_RUN_H_
