@@ -18,10 +18,39 @@ void AppendNumber(uint64_t v, std::string* out) {
 
 // A JSON string. Valid references hold only printable ASCII without '"' or
 // '\\', but the escaping stays complete for any bytes.
+// The length of the well-formed UTF-8 sequence (RFC 3629) at s[i], or 0.
+size_t Utf8SequenceAt(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  size_t n;
+  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) low = 0xA0;   // no overlong forms
+    if (c == 0xED) high = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) low = 0x90;
+    if (c == 0xF4) high = 0x8F;  // nothing past U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > s.size() || byte(i + 1) < low || byte(i + 1) > high) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
+// A JSON string (RFC 8259) of s. JSON text is UTF-8: a byte that is not
+// part of a well-formed UTF-8 sequence (a Latin-1 log line given to
+// --lenient, say) becomes U+FFFD.
 void AppendJsonString(std::string_view s, std::string* out) {
   static const char kHex[] = "0123456789abcdef";
   out->push_back('"');
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     if (c == '"' || c == '\\') {
       out->push_back('\\');
       out->push_back(static_cast<char>(c));
@@ -29,8 +58,13 @@ void AppendJsonString(std::string_view s, std::string* out) {
       out->append("\\u00");
       out->push_back(kHex[c >> 4]);
       out->push_back(kHex[c & 15]);
-    } else {
+    } else if (c < 0x80) {
       out->push_back(static_cast<char>(c));
+    } else if (const size_t n = Utf8SequenceAt(s, i)) {
+      out->append(s.substr(i, n));
+      i += n - 1;
+    } else {
+      out->append("\\ufffd");
     }
   }
   out->push_back('"');

@@ -955,6 +955,13 @@ TEST_F(CliTest, LenientRepairsAndFlagsEachLine) {
   // The original comes back JSON-escaped.
   EXPECT_NE(r.out.find("\"original\":\"http://a/\\\"<x>\\\"\\\\^`\"}"),
             std::string::npos);
+  // JSON text is UTF-8: well-formed UTF-8 in an original is kept as it is,
+  // and a byte outside any well-formed sequence becomes U+FFFD.
+  EXPECT_NE(r.out.find("\"original\":\"http://b\xc3\xbc" "cher.de/stra\xc3\x9f" "e\"}"),
+            std::string::npos);
+  EXPECT_NE(r.out.find("\"original\":\"http://\\ufffd.com/\"}"),
+            std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find('\xff'), std::string::npos);
   const Result stats = Run("stats --lenient", in);
   EXPECT_NE(stats.out.find("  repaired         10 "), std::string::npos)
       << stats.out;
