@@ -36,7 +36,10 @@ struct RowSet {
 
 // Where the words of a group's windows come from. When the group's rows lie
 // within 2N blocks (N lanes), each class's words are two vector loads and
-// lane permutes; otherwise they are gathered.
+// lane permutes; otherwise they are gathered. AVX2 has no 64-bit lane
+// permute by vector: there each of the 4 lanes loads its words in 16-byte
+// pairs where they lie, and two unpacks transpose them, whatever the rows'
+// spread.
 template <size_t NW>
 struct WordSource {
   using VI = hn::Vec<hn::RebindToSigned<D64>>;
@@ -47,8 +50,38 @@ struct WordSource {
   V64 at[NW + 1];      // permutes: block + w - first_block, below 2N
   Index index[NW + 1]; // ... modulo N
   M64 low[NW + 1];     // ... and whether that is below N
-  uint32_t lane_block[HWY_MAX_BYTES / 8];  // each lane's first block (AVX2)
+  uint32_t lane_block[HWY_MAX_BYTES / 8];  // AVX2: each lane's first block
 
+  // words[w], w = 0..kLast: word w of every lane's window of `column`
+  // (words has room for kLast + 2). Reads at most NW + 1 words past a
+  // lane's first block: within the kPadBlocks zero blocks.
+  template <size_t kLast>
+  HWY_INLINE void Words(const uint64_t* HWY_RESTRICT column, V64* words) const {
+#if HWY_TARGET == HWY_AVX2
+    auto pair = [&](size_t lane, size_t w) {
+      return _mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(column + lane_block[lane] + w));
+    };
+    for (size_t w = 0; w <= kLast; w += 2) {
+      const __m256i lanes02 = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(pair(0, w)), pair(2, w), 1);
+      const __m256i lanes13 = _mm256_inserti128_si256(
+          _mm256_castsi128_si256(pair(1, w)), pair(3, w), 1);
+      words[w] = V64{_mm256_unpacklo_epi64(lanes02, lanes13)};
+      words[w + 1] = V64{_mm256_unpackhi_epi64(lanes02, lanes13)};
+    }
+#else
+    const D64 d;
+    V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
+    if (near) {
+      t0 = hn::LoadU(d, column + first_block);
+      t1 = hn::LoadU(d, column + first_block + hn::Lanes(d));
+    }
+    for (size_t w = 0; w <= kLast; ++w) words[w] = Word(column, w, t0, t1, d);
+#endif
+  }
+
+ private:
   template <class D>
   HWY_INLINE V64 Word(const uint64_t* HWY_RESTRICT column, size_t w, V64 t0,
                       V64 t1, D d) const {
@@ -65,69 +98,30 @@ struct WordSource {
   }
 };
 
+// A funnel shift: bits `shift`.. of word, then next's, so that the row's
+// first byte becomes bit 0 (back = 63 - shift). One vpshrdvq with AVX-512
+// VBMI2.
+HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
+#if HWY_TARGET == HWY_AVX3_DL
+  (void)back;
+  return V64{_mm512_shrdv_epi64(word.raw, next.raw, shift.raw)};
+#else
+  return hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
+#endif
+}
+
 // Class k's bits from each row's first byte on; past the row's end
 // cleared when kClip.
-#if HWY_TARGET == HWY_AVX2
-// AVX2 has no 64-bit lane permute by vector: each of the 4 lanes loads its
-// words in 16-byte pairs where they lie, and two unpacks transpose them
-// (words[w] is word w of every lane's window), whatever the rows' spread.
-// Reads at most NW + 1 words past a lane's first block: within the
-// kPadBlocks zero blocks.
-template <size_t NW>
-HWY_INLINE void LaneWords(const uint64_t* HWY_RESTRICT column,
-                          const uint32_t* lane_block, V64* words) {
-  auto pair = [&](size_t lane, size_t w) {
-    return _mm_loadu_si128(
-        reinterpret_cast<const __m128i*>(column + lane_block[lane] + w));
-  };
-  for (size_t w = 0; w <= NW; w += 2) {
-    const __m256i lanes02 =
-        _mm256_inserti128_si256(_mm256_castsi128_si256(pair(0, w)), pair(2, w), 1);
-    const __m256i lanes13 =
-        _mm256_inserti128_si256(_mm256_castsi128_si256(pair(1, w)), pair(3, w), 1);
-    words[w] = V64{_mm256_unpacklo_epi64(lanes02, lanes13)};
-    words[w + 1] = V64{_mm256_unpackhi_epi64(lanes02, lanes13)};
-  }
-}
-#endif
-
 template <size_t NW, bool kClip = true>
 HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
                            const WordSource<NW>& src, V64 shift, V64 back,
                            const Bits<NW>& inside) {
-  const D64 d;
-  const uint64_t* column = masks + k * kMaskStride;
-#if HWY_TARGET == HWY_AVX2
   V64 words[NW + 2];
-  LaneWords<NW>(column, src.lane_block, words);
-  Bits<NW> lane_bits;
-  for (size_t j = 0; j < NW; ++j) {
-    lane_bits.w[j] = hn::Or(hn::Shr(words[j], shift),
-                            hn::ShiftLeft<1>(hn::Shl(words[j + 1], back)));
-    if (kClip) lane_bits.w[j] = hn::And(lane_bits.w[j], inside.w[j]);
-  }
-  (void)d;
-  return lane_bits;
-#endif
-  V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
-  if (src.near) {
-    t0 = hn::LoadU(d, column + src.first_block);
-    t1 = hn::LoadU(d, column + src.first_block + hn::Lanes(d));
-  }
-  V64 word = src.Word(column, 0, t0, t1, d);
+  src.template Words<NW>(masks + k * kMaskStride, words);
   Bits<NW> r;
   for (size_t j = 0; j < NW; ++j) {
-    const V64 next = src.Word(column, j + 1, t0, t1, d);
-    // A funnel shift: the row's first byte becomes bit 0 (one vpshrdvq
-    // with AVX-512 VBMI2).
-#if HWY_TARGET == HWY_AVX3_DL
-    (void)back;
-    r.w[j] = V64{_mm512_shrdv_epi64(word.raw, next.raw, shift.raw)};
-#else
-    r.w[j] = hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
-#endif
+    r.w[j] = Funnel(words[j], words[j + 1], shift, back);
     if (kClip) r.w[j] = hn::And(r.w[j], inside.w[j]);
-    word = next;
   }
   return r;
 }
@@ -136,17 +130,9 @@ HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
 template <size_t NW>
 HWY_INLINE V64 FirstWord(const uint64_t* HWY_RESTRICT masks, int k,
                          const WordSource<NW>& src) {
-  const D64 d;
-  const uint64_t* column = masks + k * kMaskStride;
-#if HWY_TARGET == HWY_AVX2
   V64 words[2];
-  LaneWords<0>(column, src.lane_block, words);
-  (void)d;
+  src.template Words<0>(masks + k * kMaskStride, words);
   return words[0];
-#endif
-  if (!src.near) return src.Word(column, 0, hn::Zero(d), hn::Zero(d), d);
-  return src.Word(column, 0, hn::LoadU(d, column + src.first_block),
-                  hn::LoadU(d, column + src.first_block + hn::Lanes(d)), d);
 }
 
 // Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
@@ -176,7 +162,9 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   src.first_block = (b[0] - base) >> 6;
   src.near = ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
   src.block = block;
-  for (size_t i = 0; i < N && i < kMax; ++i) src.lane_block[i] = (b[i] - base) >> 6;
+#if HWY_TARGET == HWY_AVX2
+  for (size_t i = 0; i < N; ++i) src.lane_block[i] = (b[i] - base) >> 6;
+#endif
   const V64 from = hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block));
   for (size_t w = 0; w <= NW; ++w) {
     const V64 at = hn::Add(from, K(w));

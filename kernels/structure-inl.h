@@ -116,10 +116,9 @@ HWY_INLINE V64 TrailingZeros(V64 x) {
 template <size_t NW>
 HWY_INLINE V64 First(const Bits<NW>& a) {
 #if URISCAN_CHEAP_TRAILING_ZEROS
-  auto trailing_zeros = [](V64 x) { return TrailingZeros(x); };
-  V64 r = hn::Add(trailing_zeros(a.w[NW - 1]), K(64 * (NW - 1)));
+  V64 r = hn::Add(TrailingZeros(a.w[NW - 1]), K(64 * (NW - 1)));
   for (size_t j = NW - 1; j-- > 0;) {
-    const V64 t = trailing_zeros(a.w[j]);
+    const V64 t = TrailingZeros(a.w[j]);
     r = hn::IfThenElse(Less(t, K(64)), hn::Add(t, K(64 * j)), r);
   }
 #else
