@@ -322,6 +322,13 @@ void StartRows(const Batch& refs, size_t reserve, ResolvedBatch* out) {
   out->status.resize(refs.count);
 }
 
+// The bytes of the rows of `spans`, read where the spans point (so a
+// batch's offsets may be null, as Scanner::ScanLines leaves them).
+size_t RowBytes(const ComponentSpans& spans) {
+  const size_t n = spans.size();
+  return n == 0 ? 0 : spans.uri_end[n - 1] - spans.uri_begin[0];
+}
+
 }  // namespace
 
 // Against one base most references of a crawl are a path (and query) with
@@ -334,7 +341,7 @@ void ResolveBatch(const UriReference& base, const Batch& refs,
                   const ComponentSpans& ref_spans,
                   const ResolveOptions& options, bool keep_errors,
                   ResolvedBatch* out) {
-  const size_t bytes = refs.offsets[refs.count] - refs.offsets[0];
+  const size_t bytes = RowBytes(ref_spans);
   if (!base.valid() || !base.scheme() || options.draft_1997) {
     StartRows(refs, bytes, out);
     for (size_t i = 0; i < refs.count; ++i)
@@ -381,7 +388,7 @@ void ResolveBatch(const Batch& bases, const ComponentSpans& base_spans,
                   const Batch& refs, const ComponentSpans& ref_spans,
                   const ResolveOptions& options, bool keep_errors,
                   ResolvedBatch* out) {
-  StartRows(refs, 2 * (refs.offsets[refs.count] - refs.offsets[0]), out);
+  StartRows(refs, 2 * RowBytes(ref_spans), out);
   for (size_t i = 0; i < refs.count; ++i)
     AppendRow(base_spans.Row(i, bases.data), ref_spans.Row(i, refs.data), i,
               options, keep_errors, out);

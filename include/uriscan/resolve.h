@@ -89,7 +89,8 @@ struct ResolvedBatch {
 };
 
 // Every reference of `refs` (scanned into `ref_spans`) against one base.
-// With keep_errors an unresolved row holds the reference unchanged, so line
+// Rows are read where the spans say, so refs.offsets may be null (spans
+// from Scanner::ScanLines() over refs.data). With keep_errors an unresolved row holds the reference unchanged, so line
 // alignment is kept for callers that echo it. `*out` is replaced, its
 // capacity reused.
 URISCAN_EXPORT void ResolveBatch(const UriReference& base, const Batch& refs,

@@ -173,7 +173,9 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   // not they fit in a chunk, so the output never depends on the chunking.
   std::string_view text = c->input.text.substr(c->skip);
   thread_local std::string trimmed;
-  for (size_t pos = 0, line = 0; pos < text.size(); ++line) {
+  // (No line is longer than --max-line unless the whole text is.)
+  for (size_t pos = 0, line = 0;
+       text.size() > opt_.max_line && pos < text.size(); ++line) {
     const size_t nl = std::min(text.find('\n', pos), text.size());
     if (nl - pos > opt_.max_line) {
       if (text.data() != trimmed.data()) {
@@ -193,12 +195,12 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   }
   thread_local std::vector<ExtractProblem> problems;
   problems.clear();
-  Extract(text, x, c->first_line + header_lines, &c->out, &problems);
+  c->totals.extracted =
+      Extract(text, x, c->first_line + header_lines, &c->out, &problems);
   for (const ExtractProblem& p : problems)
     c->diagnostics.push_back({header_lines + p.line, p.column, p.kind,
                               p.message});
   c->totals.malformed += problems.size();
-  c->totals.extracted = std::count(c->out.begin(), c->out.end(), '\n');
 }
 
 }  // namespace

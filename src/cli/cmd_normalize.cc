@@ -130,13 +130,8 @@ class ResolveRun : public CommandRun {
 
   // Every row at once, most of them by ResolveBatch's fast path (a path
   // with no dot segment is the base's prefix plus its own bytes).
-  bool PrepareChunk(const Batch& /*rows*/, Chunk* c) override {
-    thread_local std::vector<uint32_t> offsets;  // row i from uri_begin[i]
-    offsets.assign(c->spans.uri_begin.begin(), c->spans.uri_begin.end());
-    offsets.push_back(c->spans.size() ? c->spans.uri_end[c->spans.size() - 1]
-                                      : 0);
-    const Batch refs{c->input.text.data(), offsets.data(), c->spans.size()};
-    ResolveBatch(opt_.base, refs, c->spans, opt_.resolve, false,
+  bool PrepareChunk(const Batch& rows, Chunk* c) override {
+    ResolveBatch(opt_.base, rows, c->spans, opt_.resolve, false,
                  &resolved_rows);
     return true;
   }

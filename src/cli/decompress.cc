@@ -46,11 +46,6 @@ Compression Sniff(std::string_view head) {
   return Compression::kNone;
 }
 
-const char* CompressionName(Compression c) {
-  return c == Compression::kGzip ? "gzip" : c == Compression::kZstd ? "zstd"
-                                                                   : "none";
-}
-
 Decoder::Decoder(Compression compression, CompressedSource source)
     : compression_(compression), source_(std::move(source)) {
   thread_ = std::thread([this] { Run(); });

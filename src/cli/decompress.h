@@ -24,7 +24,6 @@ enum class Compression { kNone, kGzip, kZstd };
 // (1f 8b, RFC 1952 sec. 2.3.1), zstd's frame magic (28 b5 2f fd, RFC 8878
 // sec. 3.1.1). Fewer than 4 bytes may be passed: a prefix never matches.
 Compression Sniff(std::string_view head);
-const char* CompressionName(Compression c);  // "gzip", "zstd"
 
 // The compressed bytes: `head` (bytes already read while sniffing), then
 // either the rest of `mapped` (a whole mapped file, kept alive by `keep`) or

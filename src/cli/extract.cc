@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstring>
 
+#include "src/char_class.h"
 #include "src/cli/lenient.h"
 #include "uriscan/resolve.h"
 
@@ -21,11 +22,9 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
          c == '\v';
 }
-bool IsAlpha(char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )  (RFC 3986 sec. 3.1)
-bool IsSchemeChar(char c) {
-  return IsAlpha(c) || IsDigit(c) || c == '+' || c == '-' || c == '.';
+// The parser's character classes (RFC 3986 Appendix A).
+bool Is(char c, uint16_t cls) {
+  return chars::Is(static_cast<unsigned char>(c), cls);
 }
 // Punctuation that usually ends a sentence rather than a URI (Appendix C).
 bool IsSentencePunct(char c) { return std::strchr(".,;:!?'\"", c) && c; }
@@ -36,8 +35,10 @@ struct Sink {
   uint64_t first_line;
   std::string* out;
   std::vector<ExtractProblem>* problems;
+  uint64_t emitted = 0;  // references written
 
   void Emit(uint64_t line, std::string_view ref) {
+    ++emitted;
     if (opt.with_line) {
       out->append(std::to_string(first_line + line));
       out->push_back('\t');
@@ -102,7 +103,7 @@ bool TakeBracketed(std::string_view text, size_t i, std::string* ref,
 bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
               size_t* end) {
   size_t j = i;
-  while (j < text.size() && IsSchemeChar(text[j])) ++j;
+  while (j < text.size() && Is(text[j], chars::kSchemeChar)) ++j;
   if (j == text.size() || text[j] != ':' || j + 1 == text.size()) return false;
   const char first = text[j + 1];
   if (IsSpace(first) || IsSentencePunct(first) || first == ')') return false;
@@ -127,7 +128,7 @@ bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
   return true;
 }
 
-uint64_t ExtractText(std::string_view text, Sink* sink) {
+void ExtractText(std::string_view text, Sink* sink) {
   uint64_t line = 0;
   std::string bracketed;
   size_t i = 0;
@@ -155,7 +156,7 @@ uint64_t ExtractText(std::string_view text, Sink* sink) {
       } else {
         ++i;
       }
-    } else if (IsAlpha(c) && (i == 0 || !IsSchemeChar(text[i - 1])) &&
+    } else if (Is(c, chars::kAlpha) && (i == 0 || !Is(text[i - 1], chars::kSchemeChar)) &&
                TakeBare(text, i, &ref, &end)) {
       sink->Emit(line, ref);
       i = end;
@@ -163,7 +164,6 @@ uint64_t ExtractText(std::string_view text, Sink* sink) {
       ++i;
     }
   }
-  return line;
 }
 
 // --- tsv, csv (RFC 4180) ----------------------------------------------
@@ -230,7 +230,7 @@ char Delimiter(const ExtractOptions& opt) {
   return opt.from == LogFormat::kCsv ? ',' : '\t';
 }
 
-uint64_t ExtractTable(std::string_view text, Sink* sink) {
+void ExtractTable(std::string_view text, Sink* sink) {
   const char delim = Delimiter(sink->opt);
   std::vector<Field> fields;
   uint64_t line = 0;
@@ -265,7 +265,6 @@ uint64_t ExtractTable(std::string_view text, Sink* sink) {
     line += breaks;
     pos = end;
   }
-  return line;
 }
 
 // --- jsonl ------------------------------------------------------------
@@ -364,7 +363,7 @@ class JsonLine {
     if (s_.size() - i_ < 4) return false;
     for (int k = 0; k < 4; ++k) {
       const char h = s_[i_++];
-      const int d = IsDigit(h) ? h - '0'
+      const int d = Is(h, chars::kDigit) ? h - '0'
                   : ((h | 0x20) >= 'a' && (h | 0x20) <= 'f') ? (h | 0x20) - 'a' + 10
                                                              : -1;
       if (d < 0) return false;
@@ -516,7 +515,7 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
 }
 
 template <typename PerLine>
-uint64_t ForEachLine(std::string_view text, PerLine per_line) {
+void ForEachLine(std::string_view text, PerLine per_line) {
   uint64_t line = 0;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -525,7 +524,6 @@ uint64_t ForEachLine(std::string_view text, PerLine per_line) {
     if (nl < text.size()) ++line;
     pos = nl + 1;
   }
-  return line;
 }
 
 }  // namespace
@@ -550,21 +548,25 @@ uint64_t Extract(std::string_view text, const ExtractOptions& opt,
   Sink sink{opt, first_line, out, problems};
   switch (opt.from) {
     case LogFormat::kText:
-      return ExtractText(text, &sink);
+      ExtractText(text, &sink);
+      break;
     case LogFormat::kTsv:
     case LogFormat::kCsv:
-      return ExtractTable(text, &sink);
+      ExtractTable(text, &sink);
+      break;
     case LogFormat::kJsonl:
-      return ForEachLine(text, [&](std::string_view l, uint64_t n) {
+      ForEachLine(text, [&](std::string_view l, uint64_t n) {
         ExtractJsonLine(l, n, &sink);
       });
+      break;
     case LogFormat::kClf:
     case LogFormat::kCombined:
-      return ForEachLine(text, [&](std::string_view l, uint64_t n) {
+      ForEachLine(text, [&](std::string_view l, uint64_t n) {
         ExtractLogLine(l, n, &sink);
       });
+      break;
   }
-  return 0;
+  return sink.emitted;
 }
 
 size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,

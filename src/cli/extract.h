@@ -39,7 +39,7 @@ struct ExtractProblem {
 
 // Appends the references found in `text` (whole records) to *out, one per
 // line, each after "LINE\t" with --with-line (`first_line` is the number of
-// the text's first line). Returns the number of lines in `text`.
+// the text's first line). Returns the number of references written.
 uint64_t Extract(std::string_view text, const ExtractOptions& opt,
                  uint64_t first_line, std::string* out,
                  std::vector<ExtractProblem>* problems);

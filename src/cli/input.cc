@@ -33,8 +33,7 @@ bool LineReader::Open(const std::string& path, std::string* error) {
   Close();
   eof_ = skipping_ = damaged_ = dropped_bom_ = false;
   at_start_ = true;
-  compression_ = Compression::kNone;
-  begin_ = end_ = bytes_read_ = 0;
+  begin_ = end_ = 0;
   error_.clear();
   if (path == "-") {
     fd_ = 0;
@@ -52,12 +51,13 @@ bool LineReader::Open(const std::string& path, std::string* error) {
     return true;
   }
   const char* data = static_cast<const char*>(mapping_.get());
-  compression_ = Sniff(std::string_view(data, std::min<size_t>(mapped_size_, 4)));
-  if (compression_ != Compression::kNone) {
+  const Compression compression =
+      Sniff(std::string_view(data, std::min<size_t>(mapped_size_, 4)));
+  if (compression != Compression::kNone) {
     CompressedSource source;
     source.mapped = std::string_view(data, mapped_size_);
     source.keep = std::move(mapping_);
-    decoder_ = std::make_unique<Decoder>(compression_, std::move(source));
+    decoder_ = std::make_unique<Decoder>(compression, std::move(source));
     mapped_size_ = 0;
   }
   return true;
@@ -67,14 +67,14 @@ void LineReader::SniffStream() {
   // Up to 4 bytes (the longest magic number), however a pipe splits them.
   while (end_ < 4 && Fill()) {
   }
-  compression_ = Sniff(std::string_view(buf_.data(), end_));
-  if (compression_ == Compression::kNone) return;
+  const Compression compression = Sniff(std::string_view(buf_.data(), end_));
+  if (compression == Compression::kNone) return;
   CompressedSource source;
   source.head.assign(buf_.data(), end_);
   source.fd = eof_ ? -1 : fd_;
-  begin_ = end_ = bytes_read_ = 0;
+  begin_ = end_ = 0;
   eof_ = false;
-  decoder_ = std::make_unique<Decoder>(compression_, std::move(source));
+  decoder_ = std::make_unique<Decoder>(compression, std::move(source));
 }
 
 // A UTF-8 byte-order mark (EF BB BF) at the start of a stream is no part of
@@ -124,7 +124,6 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
     const size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
     out->text = std::string_view(p, n);
     begin_ += n;
-    bytes_read_ += n;
     return Status::kLines;
   }
   const void* nl = std::memchr(p + take, '\n', left - take);
@@ -132,16 +131,12 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
                          : left;
   const size_t n = nl ? line + 1 : left;
   begin_ += n;
-  bytes_read_ += n;
   if (line > max_line_) return Status::kTooLongLine;
   out->text = std::string_view(p, n);
   return Status::kLines;
 }
 
-void LineReader::Unread(size_t n) {
-  begin_ -= n;
-  if (mapping_) bytes_read_ -= n;
-}
+void LineReader::Unread(size_t n) { begin_ -= n; }
 
 bool LineReader::Fill() {
   if (eof_) return false;
@@ -155,7 +150,6 @@ bool LineReader::Fill() {
   if (decoder_) {
     const size_t got = decoder_->Read(buf_.data() + end_, buf_.size() - end_);
     end_ += got;
-    bytes_read_ += got;
     if (got > 0) return true;
     eof_ = true;
     error_ = decoder_->error();
@@ -166,7 +160,6 @@ bool LineReader::Fill() {
     const ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (got > 0) {
       end_ += static_cast<size_t>(got);
-      bytes_read_ += static_cast<size_t>(got);
       return true;
     }
     if (got == 0) {

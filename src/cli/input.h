@@ -54,8 +54,6 @@ class LineReader {
   // True when error() is damage in a compressed stream ("gzip: ... at
   // compressed byte N"), not a failed read.
   bool damaged() const { return damaged_; }
-  // The compression of the stream being read (kNone for plain text).
-  Compression compression() const { return compression_; }
   // Gives back the last `n` bytes that Next() handed out: the next call
   // starts with them. Only right after a Next() that returned kLines.
   void Unread(size_t n);
@@ -68,8 +66,6 @@ class LineReader {
   }
   // True when this stream began with a UTF-8 byte-order mark (dropped).
   bool dropped_bom() const { return dropped_bom_; }
-  // Bytes consumed so far from this stream.
-  size_t bytes_read() const { return bytes_read_; }
 
  private:
   bool Fill();  // reads more; false on EOF or error
@@ -90,12 +86,10 @@ class LineReader {
   size_t min_bytes_ = 0;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
-  size_t bytes_read_ = 0;
   std::string error_;
   std::shared_ptr<const void> mapping_;  // the whole file, when mapped
   size_t mapped_size_ = 0;
   std::unique_ptr<Decoder> decoder_;  // a compressed stream
-  Compression compression_ = Compression::kNone;
   bool damaged_ = false;
   bool at_start_ = true;  // the byte-order mark is not checked yet
   bool dropped_bom_ = false;

@@ -9,12 +9,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/char_class.h"
+
 namespace uriscan {
 namespace cli {
 namespace {
 
 bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+  return chars::Is(static_cast<unsigned char>(c), chars::kHexDig);
 }
 
 // The bytes RFC 3987 sec. 3.1 maps to pct-encoded octets: non-ASCII, and

@@ -173,7 +173,6 @@ void Add(const Totals& from, Totals* to) {
   to->flagged += from.flagged;
   to->extracted += from.extracted;
   to->repaired += from.repaired;
-  to->boms += from.boms;
   to->malformed += from.malformed;
   for (size_t k = 0; k < from.by_risk.size(); ++k)
     to->by_risk[k] += from.by_risk[k];
