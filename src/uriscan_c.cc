@@ -3,10 +3,8 @@
 // exceptions and turns them into status codes.
 #include "uriscan/uriscan_c.h"
 
-#include <array>
 #include <cstring>
 #include <limits>
-#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -20,18 +18,34 @@
 #include "uriscan/uri.h"
 #include "uriscan/version.h"
 
-// The C enums and flags repeat the C++ values; they must never drift apart.
+// The C enums and flags repeat the C++ values; they must never drift apart:
+// every value is checked.
 static_assert(URISCAN_ERROR_KIND_COUNT == uriscan::kErrorKindCount);
-static_assert(URISCAN_ERROR_TOO_LONG ==
-              static_cast<int>(uriscan::ErrorKind::kTooLong));
-static_assert(URISCAN_ERROR_BAD_PERCENT_ENCODING ==
-              static_cast<int>(uriscan::ErrorKind::kBadPercentEncoding));
-static_assert(URISCAN_ERROR_BAD_FRAGMENT ==
-              static_cast<int>(uriscan::ErrorKind::kBadFragment));
-static_assert(URISCAN_PROFILE_CRAWLER ==
-              static_cast<int>(uriscan::Profile::kCrawler));
-static_assert(URISCAN_PROFILE_SCHEME ==
-              static_cast<int>(uriscan::Profile::kScheme));
+#define URISCAN_C_VALUES(X)                                                  \
+  X(URISCAN_ERROR_NONE, ErrorKind::kNone)                                    \
+  X(URISCAN_ERROR_DISALLOWED_BYTE, ErrorKind::kDisallowedByte)               \
+  X(URISCAN_ERROR_BAD_PERCENT_ENCODING, ErrorKind::kBadPercentEncoding)      \
+  X(URISCAN_ERROR_BAD_SCHEME, ErrorKind::kBadScheme)                         \
+  X(URISCAN_ERROR_BAD_USERINFO, ErrorKind::kBadUserinfo)                     \
+  X(URISCAN_ERROR_BAD_HOST, ErrorKind::kBadHost)                             \
+  X(URISCAN_ERROR_BAD_IP_LITERAL, ErrorKind::kBadIpLiteral)                  \
+  X(URISCAN_ERROR_BAD_PORT, ErrorKind::kBadPort)                             \
+  X(URISCAN_ERROR_BAD_PATH, ErrorKind::kBadPath)                             \
+  X(URISCAN_ERROR_BAD_QUERY, ErrorKind::kBadQuery)                           \
+  X(URISCAN_ERROR_BAD_FRAGMENT, ErrorKind::kBadFragment)                     \
+  X(URISCAN_ERROR_TOO_LONG, ErrorKind::kTooLong)                             \
+  X(URISCAN_PROFILE_SYNTAX, Profile::kSyntax)                                \
+  X(URISCAN_PROFILE_SCHEME, Profile::kScheme)                                \
+  X(URISCAN_PROFILE_CRAWLER, Profile::kCrawler)                              \
+  X(URISCAN_HOST_REG_NAME, HostKind::kRegName)                               \
+  X(URISCAN_HOST_IPV4, HostKind::kIPv4)                                      \
+  X(URISCAN_HOST_IPV6, HostKind::kIPv6)                                      \
+  X(URISCAN_HOST_IPVFUTURE, HostKind::kIPvFuture)
+#define URISCAN_CHECK_C_VALUE(c, cpp) \
+  static_assert(c == static_cast<int>(uriscan::cpp));
+URISCAN_C_VALUES(URISCAN_CHECK_C_VALUE)
+#undef URISCAN_CHECK_C_VALUE
+#undef URISCAN_C_VALUES
 static_assert(URISCAN_FLAG_HAS_SCHEME == uriscan::flags::kHasScheme);
 static_assert(URISCAN_FLAG_HAS_AUTHORITY == uriscan::flags::kHasAuthority);
 static_assert(URISCAN_FLAG_HAS_USERINFO == uriscan::flags::kHasUserinfo);
@@ -40,8 +54,6 @@ static_assert(URISCAN_FLAG_HAS_QUERY == uriscan::flags::kHasQuery);
 static_assert(URISCAN_FLAG_HAS_FRAGMENT == uriscan::flags::kHasFragment);
 static_assert(URISCAN_FLAG_HOST_KIND_SHIFT == uriscan::flags::kHostKindShift);
 static_assert(URISCAN_FLAG_HOST_KIND_MASK == uriscan::flags::kHostKindMask);
-static_assert(URISCAN_HOST_IPVFUTURE ==
-              static_cast<int>(uriscan::HostKind::kIPvFuture));
 static_assert(URISCAN_FLAG_HAS_PCT_ENCODED == uriscan::flags::kHasPctEncoded);
 static_assert(URISCAN_FLAG_HAS_UPPER_CASE == uriscan::flags::kHasUpperCase);
 static_assert(URISCAN_FLAG_HAS_DOT_SEGMENT == uriscan::flags::kHasDotSegment);
@@ -56,8 +68,6 @@ struct uriscan_scanner {
   uriscan::Scanner scanner;
   uriscan::ComponentSpans spans;
   std::vector<uint64_t> keys;
-  std::array<std::unique_ptr<uriscan::Fingerprinter>, uriscan::kProfileCount>
-      fingerprinters;
 };
 
 namespace uriscan {
@@ -94,20 +104,13 @@ const NormalizeOptions& DefaultOptions() {
   return options;
 }
 
-// One Fingerprinter per profile for the calls without a handle (its const
-// members are thread-safe).
+// One Fingerprinter per profile for every call (its const members are
+// thread-safe: their scratch is per thread).
 const Fingerprinter& SharedFingerprinter(uriscan_profile profile) {
   static const Fingerprinter fingerprinters[kProfileCount] = {
       Fingerprinter(Profile::kSyntax), Fingerprinter(Profile::kScheme),
       Fingerprinter(Profile::kCrawler)};
   return fingerprinters[profile];
-}
-
-const Fingerprinter& HandleFingerprinter(uriscan_scanner* s,
-                                         uriscan_profile profile) {
-  auto& slot = s->fingerprinters[profile];
-  if (!slot) slot = std::make_unique<Fingerprinter>(static_cast<Profile>(profile));
-  return *slot;
 }
 
 // Checks the (data, offsets, count) layout and builds the Batch; data may
@@ -330,7 +333,7 @@ uriscan_status uriscan_fingerprint_batch(uriscan_scanner* scanner,
     const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
     if (st != URISCAN_OK) return st;
     scanner->scanner.Scan(batch, &scanner->spans);
-    uriscan::HandleFingerprinter(scanner, profile)
+    uriscan::SharedFingerprinter(profile)
         .Batch64(batch, scanner->spans, &scanner->keys);
     if (count > 0) {
       std::memcpy(keys, scanner->keys.data(), count * sizeof(uint64_t));
@@ -353,7 +356,7 @@ uriscan_status uriscan_fingerprint_lines(uriscan_scanner* scanner,
     if (st != URISCAN_OK) return st;
     // Rows are read where the spans point, so no offsets are needed.
     const uriscan::Batch batch{text ? text : "", nullptr, *rows};
-    uriscan::HandleFingerprinter(scanner, profile)
+    uriscan::SharedFingerprinter(profile)
         .Batch64(batch, scanner->spans, &scanner->keys);
     if (*rows > 0) {
       std::memcpy(keys, scanner->keys.data(), *rows * sizeof(uint64_t));

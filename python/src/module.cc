@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // uriscan._uriscan: the batch calls of the Python package (the pure-Python
 // uriscan package wraps them and adds pandas and Dask).
+#include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
@@ -119,10 +120,8 @@ py::array Risks(const py::handle& urls) {
     for (const Chunk& chunk : rows->chunks) {
       Scan(chunk.batch, &spans);
       RiskFlags(chunk.batch, spans, &part);
-      for (size_t i = 0; i < part.size(); ++i) {
-        all[chunk.first_row + i] =
-            spans.error_kind[i] == 0 ? part[i] : risks::kInvalid;
-      }
+      // (RiskFlags already gives an invalid row risks::kInvalid.)
+      std::copy(part.begin(), part.end(), all.begin() + chunk.first_row);
     }
   }
   return ArrayFromVector(std::move(all));
