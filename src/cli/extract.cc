@@ -573,7 +573,13 @@ size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
                   bool at_end) {
   if (at_end) return text.size();
   if (opt.from == LogFormat::kTsv || opt.from == LogFormat::kCsv) {
-    size_t pos = 0;
+    // Only a quoted field holds a line break: the lines before the first
+    // '"' are whole records (the text is whole lines), so the walk starts
+    // at the line of that quote, and a chunk without one is taken at once.
+    const size_t quote = text.find('"');
+    if (quote == std::string_view::npos) return text.size();
+    const size_t line = text.rfind('\n', quote);
+    size_t pos = line == std::string_view::npos ? 0 : line + 1;
     for (;;) {
       const size_t end = ScanRecord(text, pos, Delimiter(opt), nullptr, nullptr);
       if (end == std::string_view::npos) return pos;
