@@ -12,6 +12,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/kernels.h"
+#include "kernels/planes-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace uriscan {
@@ -199,6 +200,19 @@ template <bool kLines>
 HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
                                uint64_t* HWY_RESTRICT masks) {
   const size_t whole = size / 64, blocks = (size + 63) / 64;
+  auto pad = [&] {
+    for (int k = 0; k < kNumClasses; ++k) {
+      std::memset(masks + k * kMaskStride + blocks, 0,
+                  kPadBlocks * sizeof(uint64_t));
+    }
+  };
+#if HWY_TARGET == HWY_AVX3_DL
+  if (CpuHasGfni()) {
+    ClassifyWindowGfni<kLines>(data, size, masks);
+    pad();
+    return;
+  }
+#endif
   const ClassVectors t = LoadClassVectors();
   uint64_t prev_hex = 0;
   // Settles block j - 1's '%' bits once block j's HEXDIG bits are known.
@@ -226,10 +240,7 @@ HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
     settle(whole, hex & keep);
   }
   settle(blocks, 0);
-  for (int k = 0; k < kNumClasses; ++k) {
-    std::memset(masks + k * kMaskStride + blocks, 0,
-                kPadBlocks * sizeof(uint64_t));
-  }
+  pad();
 }
 
 }  // namespace HWY_NAMESPACE

@@ -348,6 +348,45 @@ TEST_P(ScanTargetTest, ClassifyMatchesTheClassDefinitions) {
   }
 }
 
+// Every mask bit of Classify() against the definitions, for random bytes
+// (often '%' and HEXDIG, so the '%' rule crosses block and 512-byte group
+// boundaries) in buffers of lengths around the block, group and window
+// sizes; the blocks past the data are zero. Classify keeps the masks of its
+// last window, and writes no kNewline.
+TEST_P(ScanTargetTest, ClassifyMasksMatchTheDefinitionsBitByBit) {
+  std::mt19937 rng(3986);
+  const char kBiased[] = "%%%%aF09:/?#@.[]-+Zz\n ";
+  const size_t w = kernels::kWindowBytes;
+  std::vector<uint64_t> masks(kernels::kScratchMaskWords);
+  for (size_t len : {size_t{1}, size_t{2}, size_t{63}, size_t{64}, size_t{65},
+                     size_t{447}, size_t{448}, size_t{510}, size_t{511},
+                     size_t{512}, size_t{513}, size_t{575}, size_t{576},
+                     size_t{1000}, size_t{1024}, size_t{4133}, w - 513,
+                     w - 512, w - 1, w, w + 1, w + 511, 2 * w + 70}) {
+    for (int round = 0; round < 4; ++round) {
+      std::unique_ptr<uint8_t[]> exact(new uint8_t[len]);  // exact size
+      for (size_t k = 0; k < len; ++k) {
+        exact[k] = static_cast<uint8_t>(
+            rng() % 3 ? kBiased[rng() % (sizeof(kBiased) - 1)] : rng() % 256);
+      }
+      std::fill(masks.begin(), masks.end(), ~uint64_t{0});
+      kernels::Classify(exact.get(), len, masks.data());
+      const size_t last = (len - 1) / w * w;  // the last window's start
+      const size_t n = len - last;
+      const size_t blocks = (n + 63) / 64 + kernels::kPadBlocks;
+      for (int k = 0; k < kernels::kNewline; ++k) {
+        for (size_t i = 0; i < blocks * 64; ++i) {
+          const bool bit =
+              (masks[k * kernels::kMaskStride + i / 64] >> (i % 64)) & 1;
+          const bool want = i < n && InClass(k, exact.get() + last, n, i);
+          ASSERT_EQ(bit, want) << "class " << k << " len " << len << " byte "
+                               << i << " of the last window";
+        }
+      }
+    }
+  }
+}
+
 // Every byte value at every position of buffers of lengths 0..200, with
 // newlines scattered among them: one bit per "\n", none past the end.
 TEST_P(ScanTargetTest, NewlineMasksMarkExactlyTheNewlines) {
