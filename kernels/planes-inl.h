@@ -33,7 +33,7 @@ using namespace kernels;  // NOLINT: the Class names
 #define URISCAN_GFNI_INLINE URISCAN_GFNI inline __attribute__((always_inline))
 
 inline bool CpuHasGfni() {
-  static const bool has = __builtin_cpu_supports("gfni");
+  static const bool has = (__builtin_cpu_init(), __builtin_cpu_supports("gfni"));
   return has;
 }
 
