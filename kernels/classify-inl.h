@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Stage 1, per target: 64 bytes in, one uint64_t bitmask per byte class out
-// (bit i = byte i), by nibble-table lookups. Included once per target.
+// (bit i = byte i), by nibble-table lookups (on AVX3_DL CPUs with GFNI,
+// by kernels/planes-inl.h instead). Included once per target.
 #if defined(URISCAN_KERNELS_CLASSIFY_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef URISCAN_KERNELS_CLASSIFY_INL_H_
 #undef URISCAN_KERNELS_CLASSIFY_INL_H_
