@@ -92,9 +92,10 @@ struct PlaneShuffles {
 URISCAN_GFNI_INLINE PlaneShuffles LoadPlaneShuffles() {
   alignas(64) uint8_t reverse[64], pair_low[64], pair_high[64];
   alignas(64) uint64_t quad_low[8], quad_high[8];
-  for (int i = 0; i < 64; ++i) reverse[i] = static_cast<uint8_t>((i & ~7) | (7 - (i & 7)));
-  // After the transpose, byte 8q + r of a block is plane r's byte q. Pair
-  // form: qword 2r + s is plane r of block s (s = 0: first operand).
+  for (int i = 0; i < 64; ++i)
+    reverse[i] = static_cast<uint8_t>((i & ~7) | (7 - (i & 7)));
+  // Pair form, from two transposed blocks (see ClassBytes): qword 2r + s
+  // is plane r of block s (s = 0: the first operand).
   for (int r = 0; r < 4; ++r) {
     for (int s = 0; s < 2; ++s) {
       for (int q = 0; q < 8; ++q) {
@@ -125,17 +126,21 @@ URISCAN_GFNI_INLINE PlaneShuffles LoadPlaneShuffles() {
   return s;
 }
 
-// Block k's 8 planes of class byte (t0, t1) in the transposed form above.
+// The 64 bytes at p as class bytes A and B, each transposed: byte 8q + r
+// of the result is plane r's byte q (bits 8q..8q+7 of class r's mask).
+// vgf2p8affineqb with the bytes as its matrix and unit vectors (1 << j in
+// byte j) as its operand yields the transpose of each 8x8 bit matrix, with
+// the rows reversed: hence the byte reversal first.
 URISCAN_GFNI_INLINE void ClassBytes(const uint8_t* HWY_RESTRICT p,
                                     const PlaneShuffles& s, __m512i* a,
                                     __m512i* b) {
   const __m512i v = _mm512_permutexvar_epi8(s.reverse, _mm512_loadu_si512(p));
   const __mmask64 ascii = ~_mm512_movepi8_mask(v);
-  const __m512i identity = _mm512_set1_epi64(0x8040201008040201ull);
+  const __m512i units = _mm512_set1_epi64(0x8040201008040201ull);
   *a = _mm512_gf2p8affine_epi64_epi8(
-      identity, _mm512_maskz_permutex2var_epi8(ascii, s.table_a0, v, s.table_a1), 0);
+      units, _mm512_maskz_permutex2var_epi8(ascii, s.table_a0, v, s.table_a1), 0);
   *b = _mm512_gf2p8affine_epi64_epi8(
-      identity, _mm512_maskz_permutex2var_epi8(ascii, s.table_b0, v, s.table_b1), 0);
+      units, _mm512_maskz_permutex2var_epi8(ascii, s.table_b0, v, s.table_b1), 0);
 }
 
 // The 8 planes of 8 transposed blocks x[0..8): planes[r] holds plane r's
