@@ -201,17 +201,15 @@ URISCAN_GFNI HWY_NOINLINE void ClassifyWindowGfni(
       const size_t rest = size - g * 512;
       std::memcpy(tail, data + g * 512, rest);
       ClassifyGroup(tail, s, a, b);
-      // Block k keeps rest - 64k bits (0 to 64).
+      // A zero byte is in no class, so the copy's padding sets no bit but
+      // in the complemented classes, which are stored through `keep`:
+      // block k keeps rest - 64k bits (0 to 64).
       const __m512i have = _mm512_sub_epi64(
           _mm512_set1_epi64(static_cast<int64_t>(rest)),
           _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448));
       const __m512i bits = _mm512_min_epi64(
           _mm512_max_epi64(have, _mm512_setzero_si512()), _mm512_set1_epi64(64));
       keep = _mm512_andnot_si512(_mm512_sllv_epi64(ones, bits), ones);
-      for (int r = 0; r < 8; ++r) {
-        a[r] = _mm512_and_si512(a[r], keep);
-        b[r] = _mm512_and_si512(b[r], keep);
-      }
     } else {  // past the end: no HEXDIG
       b[5] = _mm512_setzero_si512();
     }
