@@ -102,30 +102,56 @@ HWY_INLINE auto NoBit(V a, V bits) {
 }
 #endif
 
-// ORs the bits of mask m (lanes of d) into *word at bit lane0.
+// The bits of mask m (lanes of d) into *word from bit lane0 on, stored
+// straight from the mask (a multiple of 8 lanes, x86 and Arm are
+// little-endian here): no shifting and merging in general-purpose
+// registers, which cost more than the mask moves themselves.
 template <class D, class M>
-HWY_INLINE void AddBits(D d, M m, size_t lane0, uint64_t* word) {
-  constexpr size_t kBytes = (hn::MaxLanes(D()) + 7) / 8;
-  uint8_t bytes[8];
-  hn::StoreMaskBits(d, m, bytes);
-  // Exactly the bytes stored, so the load is forwarded from the store.
-  uint64_t bits = 0;
-  std::memcpy(&bits, bytes, kBytes);  // x86 and Arm are little-endian here
-  *word |= bits << lane0;
+HWY_INLINE void PutBits(D d, M m, size_t lane0, uint64_t* word,
+                        bool via_register = false) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Zen 4 moves a mask register to memory, or to a general-purpose
+  // register, every other cycle, but does both kinds at once: the caller
+  // sends half the classes each way.
+  (void)d;
+  (void)lane0;
+  if (via_register) {
+    uint64_t bits = _cvtmask64_u64(m.raw);
+    asm("" : "+r"(bits));  // else GCC stores the mask register directly
+    *word = bits;
+  } else {
+    _store_mask64(reinterpret_cast<__mmask64*>(word), m.raw);
+  }
+  return;
+#else
+  (void)via_register;
+#endif
+  if constexpr (hn::MaxLanes(D()) >= 8) {
+    hn::StoreMaskBits(d, m, reinterpret_cast<uint8_t*>(word) + lane0 / 8);
+  } else {  // HWY_SCALAR: one lane, ORed in
+    uint8_t bits[8] = {0};
+    hn::StoreMaskBits(d, m, bits);
+    *word |= uint64_t{bits[0]} << lane0;
+  }
 }
 
 // The classes of the 64 bytes at p (all readable) into block j's words
-// (masks[k * kMaskStride]), kStop without its '%' part, and the HEXDIG
-// mask that part needs (see PercentWithoutHex).
+// (masks[k * kMaskStride]), kStop without its '%' part. Returns the
+// block's HEXDIG bits when it or the block before holds a '%' (`wanted`;
+// see PercentWithoutHex), else 0: '%' is rare, and two mask moves per
+// vector are saved almost every time.
 template <bool kLines>
-HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
-                              const ClassVectors& t,
-                              uint64_t* HWY_RESTRICT masks, uint64_t* hex) {
-  BlockMasks out;
-  for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
-  *hex = 0;
+HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
+                                  const ClassVectors& t,
+                                  uint64_t* HWY_RESTRICT masks, bool wanted,
+                                  uint64_t* pct) {
+  *pct = 0;
 #if HWY_TARGET == HWY_SCALAR
   (void)t;
+  (void)wanted;
+  BlockMasks out;
+  for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
+  uint64_t hex = 0;
   // One lane: a 16-byte table lookup is not available, so bytes go one by
   // one through the same rectangles.
   for (size_t i = 0; i < 64; ++i) {
@@ -146,11 +172,22 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     if (!(a & kAScheme)) out[kNotScheme] |= bit;
     if (!(a & kAAlpha)) out[kNotAlpha] |= bit;
     if (kLines && c == '\n') out[kNewline] |= bit;
-    if (a & kAHex) *hex |= bit;
+    if (a & kAHex) hex |= bit;
   }
+  // kNewline is the last class, and written in line mode only.
+  constexpr int kWritten = kLines ? kNumClasses : kNewline;
+  for (int k = 0; k < kWritten; ++k) masks[k * kMaskStride] = out[k];
+  *pct = out[kPercent];
+  return hex;
 #else
   const hn::ScalableTag<uint8_t> d;
   const size_t n = hn::Lanes(d);
+  auto table_a = [&](decltype(hn::LoadU(d, p)) v) {
+    const auto lo = hn::And(v, t.nibble);
+    const auto hi = hn::And(hn::ShiftRight<4>(v), t.nibble);
+    return hn::And(hn::TableLookupBytes(t.a_low, lo),
+                   hn::TableLookupBytes(t.a_high, hi));
+  };
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
     const auto lo = hn::And(v, t.nibble);
@@ -160,25 +197,38 @@ HWY_INLINE void ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     const auto b = hn::And(hn::TableLookupBytes(t.b_low, lo),
                            hn::TableLookupBytes(t.b_high, hi));
     const auto hash = hn::Eq(v, t.hash);
-    AddBits(d, hn::Eq(b, hn::Zero(d)), i, &out[kStop]);
-    AddBits(d, hn::Eq(v, t.colon), i, &out[kColon]);
-    AddBits(d, hn::Eq(v, t.slash), i, &out[kSlash]);
-    AddBits(d, hn::Or(hn::Eq(v, t.question), hash), i, &out[kQuery]);
-    AddBits(d, hash, i, &out[kHash]);
-    AddBits(d, hn::Eq(v, t.at), i, &out[kAt]);
-    AddBits(d, hn::Eq(v, t.percent), i, &out[kPercent]);
-    AddBits(d, AnyBit(a, t.digit), i, &out[kDigit]);
-    AddBits(d, hn::Eq(v, t.dot), i, &out[kDot]);
-    AddBits(d, AnyBit(a, t.upper), i, &out[kUpper]);
-    AddBits(d, NoBit(a, t.scheme), i, &out[kNotScheme]);
-    AddBits(d, NoBit(a, t.alpha), i, &out[kNotAlpha]);
-    if (kLines) AddBits(d, hn::Eq(v, t.newline), i, &out[kNewline]);
-    AddBits(d, AnyBit(a, t.hexdig), i, hex);
+    auto put = [&](int k, auto m) {
+      PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1);
+    };
+    put(kStop, hn::Eq(b, hn::Zero(d)));
+    put(kColon, hn::Eq(v, t.colon));
+    put(kSlash, hn::Eq(v, t.slash));
+    put(kQuery, hn::Or(hn::Eq(v, t.question), hash));
+    put(kHash, hash);
+    put(kAt, hn::Eq(v, t.at));
+    {  // kept in a register too: read back at once below
+      uint8_t bytes[8];
+      hn::StoreMaskBits(d, hn::Eq(v, t.percent), bytes);
+      uint64_t bits = 0;
+      std::memcpy(&bits, bytes, (hn::MaxLanes(d) + 7) / 8);
+      *pct |= bits << i;
+    }
+    put(kDigit, AnyBit(a, t.digit));
+    put(kDot, hn::Eq(v, t.dot));
+    put(kUpper, AnyBit(a, t.upper));
+    put(kNotScheme, NoBit(a, t.scheme));
+    put(kNotAlpha, NoBit(a, t.alpha));
+    if (kLines) put(kNewline, hn::Eq(v, t.newline));
   }
+  masks[kPercent * kMaskStride] = *pct;
+  uint64_t hex = 0;
+  if (HWY_UNLIKELY(wanted || *pct != 0)) {
+    for (size_t i = 0; i < 64; i += n) {
+      PutBits(d, AnyBit(table_a(hn::LoadU(d, p + i)), t.hexdig), i, &hex);
+    }
+  }
+  return hex;
 #endif
-  // kNewline is the last class, and written in line mode only.
-  constexpr int kWritten = kLines ? kNumClasses : kNewline;
-  for (int k = 0; k < kWritten; ++k) masks[k * kMaskStride] = out[k];
 }
 
 // pct-encoded = "%" HEXDIG HEXDIG (RFC 3986 section 2.1): the '%' bits of a
@@ -215,32 +265,35 @@ HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
   }
 #endif
   const ClassVectors t = LoadClassVectors();
-  uint64_t prev_hex = 0;
+  uint64_t prev_hex = 0, prev_pct = 0;
   // Settles block j - 1's '%' bits once block j's HEXDIG bits are known.
-  auto settle = [&](size_t j, uint64_t hex) {
-    if (j > 0) {
-      masks[kStop * kMaskStride + j - 1] |= PercentWithoutHex(
-          masks[kPercent * kMaskStride + j - 1], prev_hex, hex);
+  auto settle = [&](size_t j, uint64_t hex, uint64_t pct) {
+    if (prev_pct != 0) {
+      masks[kStop * kMaskStride + j - 1] |=
+          PercentWithoutHex(prev_pct, prev_hex, hex);
     }
     prev_hex = hex;
+    prev_pct = pct;
   };
   for (size_t j = 0; j < whole; ++j) {
-    uint64_t hex;
-    ClassifyBlock<kLines>(data + j * 64, t, masks + j, &hex);
-    settle(j, hex);
+    uint64_t pct;
+    const uint64_t hex =
+        ClassifyBlock<kLines>(data + j * 64, t, masks + j, prev_pct != 0, &pct);
+    settle(j, hex, pct);
   }
   if (whole < blocks) {
     HWY_ALIGN uint8_t tail[64] = {0};
     const size_t rest = size - whole * 64;
     std::memcpy(tail, data + whole * 64, rest);
-    uint64_t hex;
-    ClassifyBlock<kLines>(tail, t, masks + whole, &hex);
+    uint64_t pct;
+    const uint64_t hex =
+        ClassifyBlock<kLines>(tail, t, masks + whole, prev_pct != 0, &pct);
     const uint64_t keep = (uint64_t{1} << rest) - 1;
     for (int k = 0; k < (kLines ? kNumClasses : kNewline); ++k)
       masks[k * kMaskStride + whole] &= keep;
-    settle(whole, hex & keep);
+    settle(whole, hex & keep, pct);  // no '%' in the zeroed part
   }
-  settle(blocks, 0);
+  settle(blocks, 0, 0);
   pad();
 }
 

@@ -22,7 +22,7 @@ HWY_INLINE uint64_t NewlineBits(const uint8_t* HWY_RESTRICT p) {
   const auto nl = hn::Set(d, uint8_t{'\n'});
   uint64_t word = 0;
   for (size_t i = 0; i < 64; i += n)
-    AddBits(d, hn::Eq(hn::LoadU(d, p + i), nl), i, &word);
+    PutBits(d, hn::Eq(hn::LoadU(d, p + i), nl), i, &word);
   return word;
 }
 
