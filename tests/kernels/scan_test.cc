@@ -387,6 +387,36 @@ TEST_P(ScanTargetTest, ClassifyMasksMatchTheDefinitionsBitByBit) {
   }
 }
 
+// A lone '%' at a block's end, its two HEXDIG candidates in the next block,
+// which holds no '%' of its own (stage 1 looks HEXDIG up only for blocks
+// next to a '%'), or past the end of the bytes.
+TEST_P(ScanTargetTest, PercentAtABlockEndReadsTheNextBlock) {
+  std::vector<uint64_t> masks(kernels::kScratchMaskWords);
+  const char kAfter[] = "0aFgZ%";
+  for (size_t len : {size_t{64}, size_t{65}, size_t{66}, size_t{200}}) {
+    for (size_t at : {size_t{0}, size_t{61}, size_t{62}, size_t{63}}) {
+      for (char c1 : std::string(kAfter)) {
+        for (char c2 : std::string(kAfter)) {
+          std::vector<uint8_t> bytes(len, 'b');
+          bytes[at] = '%';
+          if (at + 1 < len) bytes[at + 1] = static_cast<uint8_t>(c1);
+          if (at + 2 < len) bytes[at + 2] = static_cast<uint8_t>(c2);
+          kernels::Classify(bytes.data(), len, masks.data());
+          for (int k = 0; k < kernels::kNewline; ++k) {
+            for (size_t i = 0; i < len; ++i) {
+              const bool bit =
+                  (masks[k * kernels::kMaskStride + i / 64] >> (i % 64)) & 1;
+              ASSERT_EQ(bit, InClass(k, bytes.data(), len, i))
+                  << "class " << k << " len " << len << " '%' at " << at
+                  << " then " << c1 << c2 << ", byte " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // Every byte value at every position of buffers of lengths 0..200, with
 // newlines scattered among them: one bit per "\n", none past the end.
 TEST_P(ScanTargetTest, NewlineMasksMarkExactlyTheNewlines) {
