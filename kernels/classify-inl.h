@@ -106,6 +106,17 @@ HWY_INLINE auto NoBit(V a, V bits) {
 // straight from the mask (a multiple of 8 lanes, x86 and Arm are
 // little-endian here): no shifting and merging in general-purpose
 // registers, which cost more than the mask moves themselves.
+// The bits of mask m (lanes of d) as an integer, bit i = lane i.
+template <class D, class M>
+HWY_INLINE uint64_t MaskBits(D d, M m) {
+  uint8_t bytes[8];
+  hn::StoreMaskBits(d, m, bytes);
+  // Exactly the bytes stored, so the load is forwarded from the store.
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes, (hn::MaxLanes(D()) + 7) / 8);
+  return bits;  // x86 and Arm are little-endian here
+}
+
 template <class D, class M>
 HWY_INLINE void PutBits(D d, M m, size_t lane0, uint64_t* word,
                         bool via_register = false) {
@@ -129,9 +140,7 @@ HWY_INLINE void PutBits(D d, M m, size_t lane0, uint64_t* word,
   if constexpr (hn::MaxLanes(D()) >= 8) {
     hn::StoreMaskBits(d, m, reinterpret_cast<uint8_t*>(word) + lane0 / 8);
   } else {  // HWY_SCALAR: one lane, ORed in
-    uint8_t bits[8] = {0};
-    hn::StoreMaskBits(d, m, bits);
-    *word |= uint64_t{bits[0]} << lane0;
+    *word |= MaskBits(d, m) << lane0;
   }
 }
 
@@ -184,20 +193,18 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
 #else
   const hn::ScalableTag<uint8_t> d;
   const size_t n = hn::Lanes(d);
-  auto table_a = [&](decltype(hn::LoadU(d, p)) v) {
-    const auto lo = hn::And(v, t.nibble);
-    const auto hi = hn::And(hn::ShiftRight<4>(v), t.nibble);
-    return hn::And(hn::TableLookupBytes(t.a_low, lo),
-                   hn::TableLookupBytes(t.a_high, hi));
+  // A table pair's class byte for each byte of v: the entries of its low
+  // and of its high nibble ANDed.
+  using V = decltype(hn::LoadU(d, p));
+  auto lookup = [&](V low_table, V high_table, V v) {
+    return hn::And(hn::TableLookupBytes(low_table, hn::And(v, t.nibble)),
+                   hn::TableLookupBytes(high_table,
+                                        hn::And(hn::ShiftRight<4>(v), t.nibble)));
   };
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
-    const auto lo = hn::And(v, t.nibble);
-    const auto hi = hn::And(hn::ShiftRight<4>(v), t.nibble);
-    const auto a = hn::And(hn::TableLookupBytes(t.a_low, lo),
-                           hn::TableLookupBytes(t.a_high, hi));
-    const auto b = hn::And(hn::TableLookupBytes(t.b_low, lo),
-                           hn::TableLookupBytes(t.b_high, hi));
+    const auto a = lookup(t.a_low, t.a_high, v);
+    const auto b = lookup(t.b_low, t.b_high, v);
     const auto hash = hn::Eq(v, t.hash);
     auto put = [&](int k, auto m) {
       PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1);
@@ -208,13 +215,7 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     put(kQuery, hn::Or(hn::Eq(v, t.question), hash));
     put(kHash, hash);
     put(kAt, hn::Eq(v, t.at));
-    {  // kept in a register too: read back at once below
-      uint8_t bytes[8];
-      hn::StoreMaskBits(d, hn::Eq(v, t.percent), bytes);
-      uint64_t bits = 0;
-      std::memcpy(&bits, bytes, (hn::MaxLanes(d) + 7) / 8);
-      *pct |= bits << i;
-    }
+    *pct |= MaskBits(d, hn::Eq(v, t.percent)) << i;  // stored after the loop
     put(kDigit, AnyBit(a, t.digit));
     put(kDot, hn::Eq(v, t.dot));
     put(kUpper, AnyBit(a, t.upper));
@@ -226,7 +227,8 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
   uint64_t hex = 0;
   if (HWY_UNLIKELY(wanted || *pct != 0)) {
     for (size_t i = 0; i < 64; i += n) {
-      PutBits(d, AnyBit(table_a(hn::LoadU(d, p + i)), t.hexdig), i, &hex);
+      const auto a = lookup(t.a_low, t.a_high, hn::LoadU(d, p + i));
+      PutBits(d, AnyBit(a, t.hexdig), i, &hex);
     }
   }
   return hex;
