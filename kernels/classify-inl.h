@@ -28,22 +28,22 @@ using BlockMasks = uint64_t[kNumClasses];
 // both the low-nibble and the high-nibble entry hold it, so each bit is a
 // rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
 // Table A: bit 0 DIGIT (3,0-9); bits 1-2 upper case (4,1-F) (5,0-A); bits
-// 3-4 lower case (6,1-F) (7,0-A); bit 5 "+" "-" "." (2,B D E); bit 6 the
-// hex letters (4 6,1-6).
+// 3-4 lower case (6,1-F) (7,0-A); bit 5 '%' (2,5); bit 6 the hex letters
+// (4 6,1-6); bit 7 '.' (2,E).
 // Table B: the bytes the fast path accepts (unreserved, reserved but '['
 // and ']', and '%'), as seven rectangles; a byte with no B bit is kStop.
 alignas(16) inline constexpr uint8_t kTableALow[16] = {
-    0x15, 0x5F, 0x5F, 0x5F, 0x5F, 0x5F, 0x5F, 0x1F,
-    0x1F, 0x1F, 0x1E, 0x2A, 0x0A, 0x2A, 0x2A, 0x0A};
+    0x15, 0x5F, 0x5F, 0x5F, 0x5F, 0x7F, 0x5F, 0x1F,
+    0x1F, 0x1F, 0x1E, 0x0A, 0x0A, 0x0A, 0x8A, 0x0A};
 alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
-    0, 0, 0x20, 0x01, 0x42, 0x04, 0x48, 0x10, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0xA0, 0x01, 0x42, 0x04, 0x48, 0x10, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableBLow[16] = {
     0x02, 0x01, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01,
     0x01, 0x01, 0x01, 0x0C, 0x04, 0x0C, 0x24, 0x4C};
 alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
     0, 0, 0x05, 0x0B, 0x07, 0x43, 0x15, 0x23, 0, 0, 0, 0, 0, 0, 0, 0};
-inline constexpr uint8_t kADigit = 0x01, kAUpper = 0x06, kAAlpha = 0x1E,
-                         kAScheme = 0x3F, kAHex = 0x41;
+inline constexpr uint8_t kADigit = 0x01, kAUpper = 0x06, kAAlnum = 0x1F,
+                         kAPercent = 0x20, kAHex = 0x41, kADot = 0x80;
 
 // The four tables and the single-byte classes' bytes, set up once per
 // window and kept in registers across its blocks.
@@ -51,8 +51,8 @@ struct ClassVectors {
 #if HWY_TARGET != HWY_SCALAR
   using V = hn::Vec<hn::ScalableTag<uint8_t>>;
   V a_low, a_high, b_low, b_high, nibble;
-  V colon, slash, question, hash, at, percent, dot, newline;
-  V digit, upper, scheme, alpha, hexdig;
+  V colon, slash, question, hash, at, newline;
+  V digit_or_percent, upper_or_dot, alnum, hexdig;
 #endif
 };
 HWY_INLINE ClassVectors LoadClassVectors() {
@@ -69,13 +69,10 @@ HWY_INLINE ClassVectors LoadClassVectors() {
   t.question = hn::Set(d, '?');
   t.hash = hn::Set(d, '#');
   t.at = hn::Set(d, '@');
-  t.percent = hn::Set(d, '%');
-  t.dot = hn::Set(d, '.');
   t.newline = hn::Set(d, '\n');
-  t.digit = hn::Set(d, kADigit);
-  t.upper = hn::Set(d, kAUpper);
-  t.scheme = hn::Set(d, kAScheme);
-  t.alpha = hn::Set(d, kAAlpha);
+  t.digit_or_percent = hn::Set(d, kADigit | kAPercent);
+  t.upper_or_dot = hn::Set(d, kAUpper | kADot);
+  t.alnum = hn::Set(d, kAAlnum);
   t.hexdig = hn::Set(d, kAHex);
 #endif
   return t;
@@ -84,6 +81,9 @@ HWY_INLINE ClassVectors LoadClassVectors() {
 #if HWY_TARGET != HWY_SCALAR
 // The lanes of a that hold any bit of `bits`, and those that hold none: one
 // vptestmb / vptestnmb on AVX-512 (Highway's TestBit wants every bit).
+// Elsewhere AnyBit costs one more operation (a vector NOT) than NoBit:
+// ClassifyBlock takes NoBit there and complements the bits in a
+// general-purpose register.
 template <class V>
 HWY_INLINE auto AnyBit(V a, V bits) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -102,10 +102,6 @@ HWY_INLINE auto NoBit(V a, V bits) {
 }
 #endif
 
-// The bits of mask m (lanes of d) into *word from bit lane0 on, stored
-// straight from the mask (a multiple of 8 lanes, x86 and Arm are
-// little-endian here): no shifting and merging in general-purpose
-// registers, which cost more than the mask moves themselves.
 // The bits of mask m (lanes of d) as an integer, bit i = lane i.
 template <class D, class M>
 HWY_INLINE uint64_t MaskBits(D d, M m) {
@@ -117,38 +113,50 @@ HWY_INLINE uint64_t MaskBits(D d, M m) {
   return bits;  // x86 and Arm are little-endian here
 }
 
+// The bits of mask m (lanes of d) into *word from bit lane0 on, complemented
+// when `negate`; returns them. Stored straight from the mask (a multiple of
+// 8 lanes, x86 and Arm are little-endian here): no shifting and merging in
+// general-purpose registers, which cost more than the mask moves
+// themselves. On AVX-512 the bits go to memory without a general-purpose
+// register unless `via_register`, and then 0 is returned; `negate` is not
+// supported there (AnyBit is one operation).
 template <class D, class M>
-HWY_INLINE void PutBits(D d, M m, size_t lane0, uint64_t* word,
-                        bool via_register = false) {
+HWY_INLINE uint64_t PutBits(D d, M m, size_t lane0, uint64_t* word,
+                            bool via_register = false, bool negate = false) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   // Zen 4 moves a mask register to memory, or to a general-purpose
   // register, every other cycle, but does both kinds at once: the caller
   // sends half the classes each way.
   (void)d;
   (void)lane0;
+  (void)negate;
   if (via_register) {
     uint64_t bits = _cvtmask64_u64(m.raw);
     asm("" : "+r"(bits));  // else GCC stores the mask register directly
     *word = bits;
-  } else {
-    _store_mask64(reinterpret_cast<__mmask64*>(word), m.raw);
+    return bits;
   }
-  return;
+  _store_mask64(reinterpret_cast<__mmask64*>(word), m.raw);
+  return 0;
 #else
   (void)via_register;
-#endif
-  if constexpr (hn::MaxLanes(D()) >= 8) {
-    hn::StoreMaskBits(d, m, reinterpret_cast<uint8_t*>(word) + lane0 / 8);
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  uint64_t bits = MaskBits(d, m);
+  if (negate) bits = ~bits & (kLanes >= 64 ? ~uint64_t{0} : (uint64_t{1} << kLanes) - 1);
+  if constexpr (kLanes >= 8) {
+    std::memcpy(reinterpret_cast<uint8_t*>(word) + lane0 / 8, &bits, kLanes / 8);
   } else {  // HWY_SCALAR: one lane, ORed in
-    *word |= MaskBits(d, m) << lane0;
+    *word |= bits << lane0;
   }
+  return bits;
+#endif
 }
 
 // The classes of the 64 bytes at p (all readable) into block j's words
-// (masks[k * kMaskStride]), kStop without its '%' part; its '%' bits also
-// in *pct. Returns the block's HEXDIG bits when it or the block before
-// holds a '%' (`wanted`; see PercentWithoutHex), else 0: '%' is rare, and
-// a compare and a mask move or two per vector are saved almost always
+// (masks[k * kMaskStride]), kStop without its '%' part; its '%' bits in
+// *pct. Returns the block's HEXDIG bits when it or the block before holds
+// a '%' (`wanted`; see PercentWithoutHex), else 0: '%' is rare, and a
+// table lookup and a mask move or two per vector are saved almost always
 // (on AVX-512 too, where testing HEXDIG in every block measured slower,
 // also on the '%'-heavy generated corpus).
 template <bool kLines>
@@ -174,21 +182,17 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     if (c == ':') out[kColon] |= bit;
     if (c == '/') out[kSlash] |= bit;
     if (c == '?' || c == '#') out[kQuery] |= bit;
-    if (c == '#') out[kHash] |= bit;
-    if (c == '@') out[kAt] |= bit;
-    if (c == '%') out[kPercent] |= bit;
-    if (a & kADigit) out[kDigit] |= bit;
-    if (c == '.') out[kDot] |= bit;
-    if (a & kAUpper) out[kUpper] |= bit;
-    if (!(a & kAScheme)) out[kNotScheme] |= bit;
-    if (!(a & kAAlpha)) out[kNotAlpha] |= bit;
+    if (c == '@' || c == '#') out[kAtOrHash] |= bit;
+    if (a & (kADigit | kAPercent)) out[kDigitOrPercent] |= bit;
+    if (a & (kAUpper | kADot)) out[kUpperOrDot] |= bit;
+    if (!(a & kAAlnum)) out[kNotAlnum] |= bit;
     if (kLines && c == '\n') out[kNewline] |= bit;
     if (a & kAHex) hex |= bit;
   }
   // kNewline is the last class, and written in line mode only.
   constexpr int kWritten = kLines ? kNumClasses : kNewline;
   for (int k = 0; k < kWritten; ++k) masks[k * kMaskStride] = out[k];
-  *pct = out[kPercent];
+  *pct = out[kDigitOrPercent] & out[kNotAlnum];
   return hex;
 #else
   const hn::ScalableTag<uint8_t> d;
@@ -201,29 +205,37 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
                    hn::TableLookupBytes(high_table,
                                         hn::And(hn::ShiftRight<4>(v), t.nibble)));
   };
+  // On AVX-512 the odd classes leave through a general-purpose register
+  // (see PutBits), kDigitOrPercent and kNotAlnum among them: their '%'
+  // part is taken from those registers.
+  static_assert(kDigitOrPercent % 2 == 1 && kNotAlnum % 2 == 1, "");
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
     const auto a = lookup(t.a_low, t.a_high, v);
     const auto b = lookup(t.b_low, t.b_high, v);
     const auto hash = hn::Eq(v, t.hash);
-    auto put = [&](int k, auto m) {
-      PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1);
+    auto put = [&](int k, auto m, bool negate = false) {
+      return PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1, negate);
+    };
+    // A class of the table A bits `bits`: AnyBit, or NoBit complemented.
+    auto put_any = [&](int k, V bits) {
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      return put(k, AnyBit(a, bits));
+#else
+      return put(k, NoBit(a, bits), true);
+#endif
     };
     put(kStop, hn::Eq(b, hn::Zero(d)));
     put(kColon, hn::Eq(v, t.colon));
     put(kSlash, hn::Eq(v, t.slash));
     put(kQuery, hn::Or(hn::Eq(v, t.question), hash));
-    put(kHash, hash);
-    put(kAt, hn::Eq(v, t.at));
-    *pct |= MaskBits(d, hn::Eq(v, t.percent)) << i;  // stored after the loop
-    put(kDigit, AnyBit(a, t.digit));
-    put(kDot, hn::Eq(v, t.dot));
-    put(kUpper, AnyBit(a, t.upper));
-    put(kNotScheme, NoBit(a, t.scheme));
-    put(kNotAlpha, NoBit(a, t.alpha));
+    put(kAtOrHash, hn::Or(hn::Eq(v, t.at), hash));
+    const uint64_t digit_or_percent = put_any(kDigitOrPercent, t.digit_or_percent);
+    put_any(kUpperOrDot, t.upper_or_dot);
+    const uint64_t not_alnum = put(kNotAlnum, NoBit(a, t.alnum));
+    *pct |= (digit_or_percent & not_alnum) << i;
     if (kLines) put(kNewline, hn::Eq(v, t.newline));
   }
-  masks[kPercent * kMaskStride] = *pct;
   uint64_t hex = 0;
   if (HWY_UNLIKELY(wanted || *pct != 0)) {
     for (size_t i = 0; i < 64; i += n) {

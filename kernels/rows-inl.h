@@ -126,15 +126,6 @@ HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
   return r;
 }
 
-// Class k's word of each row's first block (bit `shift` is its first byte).
-template <size_t NW>
-HWY_INLINE V64 FirstWord(const uint64_t* HWY_RESTRICT masks, int k,
-                         const WordSource<NW>& src) {
-  V64 words[2];
-  src.template Words<0>(masks + k * kMaskStride, words);
-  return words[0];
-}
-
 // Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
 // NW-word windows: rows j.. of `rows`, `whole` unless padded.
 template <size_t NW>
@@ -174,17 +165,16 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   }
   // Class k's window, made where Structurize first needs it. Classes that
   // are only read inside ranges ending within the row (authority, host,
-  // port, path, scheme) skip the clip: the next row's bits past the end
-  // do no harm there.
+  // port, path, scheme), or through a clipped class ('#' through kQuery,
+  // '%' through kDigitOrPercent), skip the clip: the next row's bits past
+  // the end do no harm there.
   auto win = [&](int k) {
     const bool clip = k == kStop || k == kColon || k == kSlash ||
-                      k == kQuery || k == kHash || k == kPercent;
+                      k == kQuery || k == kDigitOrPercent;
     return clip ? Window<NW>(masks, k, src, shift, back, inside)
                 : Window<NW, false>(masks, k, src, shift, back, inside);
   };
-  const V64 not_alpha = hn::Shr(FirstWord(masks, kNotAlpha, src), shift);
-  const Structure s = Structurize<NW>(
-      win, len, hn::Ne(hn::And(not_alpha, K(1)), hn::Zero(d)));
+  const Structure s = Structurize<NW>(win, len);
   const M64 longer = Less(K(64 * NW), len);
   const V64 error = hn::IfThenElse(
       longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));

@@ -226,18 +226,20 @@ HWY_INLINE bool SomeLane(const Bits<NW>& a) {
 }
 
 // The rules of RFC 3986 Appendix A on the windows, for URIs of `len` bytes
-// (at most 64 * NW). `first_not_alpha` says the first byte is no ALPHA.
-// win(k) makes class k's window; each is made where the rules first need
-// it, so that few are live at once (fewer spills, above all with AVX2's 16
-// registers).
+// (at most 64 * NW). win(k) makes class k's window; each is made where the
+// rules first need it, so that few are live at once (fewer spills, above
+// all with AVX2's 16 registers). The classes that hold two byte sets are
+// split as kernels::Class says.
 template <size_t NW, class MakeWindow>
-HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
-                                 M64 first_not_alpha) {
+HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   Structure s;
   // Bytes allowed nowhere, brackets, a '%' without two HEXDIG: every
   // triplet must also end inside the URI.
   M64 slow = Any(win(kStop));
-  const Bits<NW> pct = win(kPercent);
+  const Bits<NW> not_alnum = win(kNotAlnum);
+  const Bits<NW> digit_or_percent = win(kDigitOrPercent);
+  const Bits<NW> pct = And(digit_or_percent, not_alnum);
+  const Bits<NW> digit = AndNot(not_alnum, digit_or_percent);
   M64 has_pct = NoLane();
   if (HWY_UNLIKELY(SomeLane(pct))) {
     has_pct = Any(pct);
@@ -251,9 +253,13 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
   const V64 first = First(Or(Or(colon, slash), query));
   const M64 has_scheme = Any(And(colon, BitAt<NW>(first)));
   const Bits<NW> scheme = Below<NW>(first);
+  // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ): the first byte
+  // is no DIGIT, and none is outside ALPHA / DIGIT (a "+", "-" or "."
+  // sends the row to the scalar parser, which settles it).
+  const M64 first_is_digit = hn::Ne(hn::And(digit.w[0], K(1)), hn::Zero(D64()));
   slow = hn::Or(slow, hn::And(has_scheme,
-                              hn::Or(hn::Or(hn::Eq(first, K(0)), first_not_alpha),
-                                     Any(And(win(kNotScheme), scheme)))));
+                              hn::Or(hn::Or(hn::Eq(first, K(0)), first_is_digit),
+                                     Any(And(not_alnum, scheme)))));
   s.scheme_end = hn::IfThenElseZero(has_scheme, first);
   const V64 pos = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
   // "//" authority, up to the first of "/?#" (section 3.2).
@@ -266,9 +272,9 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
   // reg-name allows.
   M64 has_userinfo = NoLane();
   V64 h = a;
-  const Bits<NW> at_signs = win(kAt);
-  if (HWY_UNLIKELY(SomeLane(at_signs))) {
-    const Bits<NW> at = And(at_signs, authority);
+  const Bits<NW> at_or_hash = win(kAtOrHash);
+  const Bits<NW> at = And(AndNot(query, at_or_hash), authority);
+  if (HWY_UNLIKELY(SomeLane(at))) {
     has_userinfo = hn::And(has_authority, Any(at));
     h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
     slow = hn::Or(slow, hn::And(has_authority, Several(at)));
@@ -276,7 +282,6 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
   const Bits<NW> host_port = AndNot(Below<NW>(h), authority);
   // ":" port, and the port is *DIGIT (section 3.2.3).
   const Bits<NW> port_colon = And(colon, host_port);
-  const Bits<NW> digit = win(kDigit);
   M64 has_port = NoLane();
   V64 c = a_end;
   if (HWY_UNLIKELY(SomeLane(port_colon))) {
@@ -310,7 +315,8 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
   // or the path's end follows it.
   M64 has_dot_segment = NoLane();
   const Bits<NW> starts = Or(Up1(slash), BitAt<NW>(path_begin));
-  const Bits<NW> dot_bytes = win(kDot);
+  const Bits<NW> upper_or_dot = win(kUpperOrDot);
+  const Bits<NW> dot_bytes = And(upper_or_dot, not_alnum);
   if (HWY_UNLIKELY(SomeLane(And(dot_bytes, starts)))) {
     const Bits<NW> dots =
         And(dot_bytes, AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
@@ -326,7 +332,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
   M64 has_query = Less(path_end, len);
   M64 has_fragment = NoLane();
   s.fragment_begin = len;
-  const Bits<NW> hash = win(kHash);
+  const Bits<NW> hash = And(at_or_hash, query);
   if (HWY_UNLIKELY(SomeLane(hash))) {
     has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
     has_fragment = Any(hash);  // all after the path, as above
@@ -344,7 +350,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len,
       hn::Or(hn::Or(FlagIf(has_query, flags::kHasQuery),
                     FlagIf(has_fragment, flags::kHasFragment)),
              hn::Or(hn::Or(FlagIf(has_pct, flags::kHasPctEncoded),
-                           FlagIf(Any(And(win(kUpper), cased)),
+                           FlagIf(Any(And(AndNot(not_alnum, upper_or_dot), cased)),
                                   flags::kHasUpperCase)),
                     FlagIf(has_dot_segment, flags::kHasDotSegment))));
   return s;
