@@ -86,11 +86,11 @@ void BM_Classify(benchmark::State& state, const Corpus* c) {
   const auto* bytes = reinterpret_cast<const uint8_t*>(c->batch.data.data());
   const size_t size = c->batch.data.size();
   uint64_t want = 0;
-  for (char ch : c->batch.data) want += ch == '/';
+  for (char ch : c->batch.data) want += ch == ':' || ch == '/';
   uint64_t counts[uriscan::kernels::kNumClasses] = {0};
   uriscan::kernels::CountClasses(bytes, size, counts);
-  if (counts[uriscan::kernels::kSlash] != want) {
-    state.SkipWithError("classification miscounts '/'");
+  if (counts[uriscan::kernels::kColonSlash] != want) {
+    state.SkipWithError("classification miscounts ':' and '/'");
     return;
   }
   std::vector<uint64_t> masks(uriscan::kernels::kScratchMaskWords);

@@ -24,35 +24,50 @@ using namespace kernels;  // NOLINT: the Class names
 
 using BlockMasks = uint64_t[kNumClasses];
 
-// Two table pairs classify a byte by its nibbles: a class bit is set when
+// Table pairs classify a byte by its nibbles: a class bit is set when
 // both the low-nibble and the high-nibble entry hold it, so each bit is a
 // rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
-// Table A: bit 0 DIGIT (3,0-9); bits 1-2 upper case (4,1-F) (5,0-A); bits
-// 3-4 lower case (6,1-F) (7,0-A); bit 5 '%' (2,5); bit 6 the hex letters
-// (4 6,1-6); bit 7 '.' (2,E).
+// Table A: bit 0 DIGIT (3,0-9); bit 1 ':' (3,A); bit 2 '#' '%' (2,3 5);
+// bit 3 '@' and upper case (4,0-F); bit 4 upper case (5,0-A); bit 5 '.'
+// (2,E); bits 6-7 ALPHA (4 6,1-F) (5 7,0-A).
 // Table B: the bytes the fast path accepts (unreserved, reserved but '['
 // and ']', and '%'), as seven rectangles; a byte with no B bit is kStop.
+// Table C: bit 0 ':' (3,A); bit 1 '/' (2,F); bit 2 '?' (3,F); bit 3 '#'
+// (2,3); bit 4 '@' (4,0); bit 5 '%' (2,5); bit 6 '\n' (0,A).
+// Table H, looked up next to a '%' only: bit 0 DIGIT, bit 1 the hex
+// letters (4 6,1-6).
 alignas(16) inline constexpr uint8_t kTableALow[16] = {
-    0x15, 0x5F, 0x5F, 0x5F, 0x5F, 0x7F, 0x5F, 0x1F,
-    0x1F, 0x1F, 0x1E, 0x0A, 0x0A, 0x0A, 0x8A, 0x0A};
+    0x99, 0xD9, 0xD9, 0xDD, 0xD9, 0xDD, 0xD9, 0xD9,
+    0xD9, 0xD9, 0xDA, 0x48, 0x48, 0x48, 0x68, 0x48};
 alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
-    0, 0, 0xA0, 0x01, 0x42, 0x04, 0x48, 0x10, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0x24, 0x03, 0x48, 0x90, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableBLow[16] = {
     0x02, 0x01, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01,
     0x01, 0x01, 0x01, 0x0C, 0x04, 0x0C, 0x24, 0x4C};
 alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
     0, 0, 0x05, 0x0B, 0x07, 0x43, 0x15, 0x23, 0, 0, 0, 0, 0, 0, 0, 0};
-inline constexpr uint8_t kADigit = 0x01, kAUpper = 0x06, kAAlnum = 0x1F,
-                         kAPercent = 0x20, kAHex = 0x41, kADot = 0x80;
+alignas(16) inline constexpr uint8_t kTableCLow[16] = {
+    0x10, 0, 0, 0x08, 0, 0x20, 0, 0, 0, 0, 0x41, 0, 0, 0, 0, 0x06};
+alignas(16) inline constexpr uint8_t kTableCHigh[16] = {
+    0x40, 0, 0x2A, 0x05, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+alignas(16) inline constexpr uint8_t kTableHLow[16] = {
+    1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+alignas(16) inline constexpr uint8_t kTableHHigh[16] = {
+    0, 0, 0, 1, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+// Table A's and table C's bits of each class (see kernels::Class).
+inline constexpr uint8_t kADigitPercentColonHash = 0x07, kAUpperDotAt = 0x38,
+                         kAAlnum = 0xC1, kCColonSlash = 0x03,
+                         kCQuestionHashAt = 0x1C, kCPercent = 0x20,
+                         kCNewline = 0x40;
 
-// The four tables and the single-byte classes' bytes, set up once per
-// window and kept in registers across its blocks.
+// The tables and the single-byte classes' bytes, set up once per window
+// and kept in registers across its blocks.
 struct ClassVectors {
 #if HWY_TARGET != HWY_SCALAR
   using V = hn::Vec<hn::ScalableTag<uint8_t>>;
-  V a_low, a_high, b_low, b_high, nibble;
-  V colon, slash, question, hash, at, newline;
-  V digit_or_percent, upper_or_dot, alnum, hexdig;
+  V a_low, a_high, b_low, b_high, c_low, c_high, nibble;
+  V digit_percent_colon_hash, upper_dot_at, alnum;
+  V colon_slash, question_hash_at, percent, newline;
 #endif
 };
 HWY_INLINE ClassVectors LoadClassVectors() {
@@ -63,17 +78,16 @@ HWY_INLINE ClassVectors LoadClassVectors() {
   t.a_high = hn::LoadDup128(d, kTableAHigh);
   t.b_low = hn::LoadDup128(d, kTableBLow);
   t.b_high = hn::LoadDup128(d, kTableBHigh);
+  t.c_low = hn::LoadDup128(d, kTableCLow);
+  t.c_high = hn::LoadDup128(d, kTableCHigh);
   t.nibble = hn::Set(d, 15);
-  t.colon = hn::Set(d, ':');
-  t.slash = hn::Set(d, '/');
-  t.question = hn::Set(d, '?');
-  t.hash = hn::Set(d, '#');
-  t.at = hn::Set(d, '@');
-  t.newline = hn::Set(d, '\n');
-  t.digit_or_percent = hn::Set(d, kADigit | kAPercent);
-  t.upper_or_dot = hn::Set(d, kAUpper | kADot);
+  t.digit_percent_colon_hash = hn::Set(d, kADigitPercentColonHash);
+  t.upper_dot_at = hn::Set(d, kAUpperDotAt);
   t.alnum = hn::Set(d, kAAlnum);
-  t.hexdig = hn::Set(d, kAHex);
+  t.colon_slash = hn::Set(d, kCColonSlash);
+  t.question_hash_at = hn::Set(d, kCQuestionHashAt);
+  t.percent = hn::Set(d, kCPercent);
+  t.newline = hn::Set(d, kCNewline);
 #endif
   return t;
 }
@@ -152,6 +166,13 @@ HWY_INLINE uint64_t PutBits(D d, M m, size_t lane0, uint64_t* word,
 #endif
 }
 
+// The '%' bits among class bits (see kernels::Class).
+HWY_INLINE uint64_t PercentBits(uint64_t colon_slash, uint64_t question_hash_at,
+                                uint64_t digit_percent_colon_hash,
+                                uint64_t not_alnum) {
+  return digit_percent_colon_hash & not_alnum & ~(colon_slash | question_hash_at);
+}
+
 // The classes of the 64 bytes at p (all readable) into block j's words
 // (masks[k * kMaskStride]), kStop without its '%' part; its '%' bits in
 // *pct. Returns the block's HEXDIG bits when it or the block before holds
@@ -179,20 +200,19 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     const uint8_t b = kTableBLow[lo] & kTableBHigh[hi];
     const uint64_t bit = uint64_t{1} << i;
     if (b == 0) out[kStop] |= bit;
-    if (c == ':') out[kColon] |= bit;
-    if (c == '/') out[kSlash] |= bit;
-    if (c == '?' || c == '#') out[kQuery] |= bit;
-    if (c == '@' || c == '#') out[kAtOrHash] |= bit;
-    if (a & (kADigit | kAPercent)) out[kDigitOrPercent] |= bit;
-    if (a & (kAUpper | kADot)) out[kUpperOrDot] |= bit;
+    if (c == ':' || c == '/') out[kColonSlash] |= bit;
+    if (c == '?' || c == '#' || c == '@') out[kQuestionHashAt] |= bit;
+    if (a & kADigitPercentColonHash) out[kDigitPercentColonHash] |= bit;
+    if (a & kAUpperDotAt) out[kUpperDotAt] |= bit;
     if (!(a & kAAlnum)) out[kNotAlnum] |= bit;
     if (kLines && c == '\n') out[kNewline] |= bit;
-    if (a & kAHex) hex |= bit;
+    if (kTableHLow[lo] & kTableHHigh[hi]) hex |= bit;
   }
   // kNewline is the last class, and written in line mode only.
   constexpr int kWritten = kLines ? kNumClasses : kNewline;
   for (int k = 0; k < kWritten; ++k) masks[k * kMaskStride] = out[k];
-  *pct = out[kDigitOrPercent] & out[kNotAlnum];
+  *pct = PercentBits(out[kColonSlash], out[kQuestionHashAt],
+                     out[kDigitPercentColonHash], out[kNotAlnum]);
   return hex;
 #else
   const hn::ScalableTag<uint8_t> d;
@@ -205,42 +225,55 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
                    hn::TableLookupBytes(high_table,
                                         hn::And(hn::ShiftRight<4>(v), t.nibble)));
   };
-  // On AVX-512 the odd classes leave through a general-purpose register
-  // (see PutBits), kDigitOrPercent and kNotAlnum among them: their '%'
-  // part is taken from those registers.
-  static_assert(kDigitOrPercent % 2 == 1 && kNotAlnum % 2 == 1, "");
+  // On AVX-512 the odd classes leave through a general-purpose register,
+  // the others straight from the mask register (see PutBits).
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
     const auto a = lookup(t.a_low, t.a_high, v);
     const auto b = lookup(t.b_low, t.b_high, v);
-    const auto hash = hn::Eq(v, t.hash);
+    const auto c = lookup(t.c_low, t.c_high, v);
     auto put = [&](int k, auto m, bool negate = false) {
       return PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1, negate);
     };
-    // A class of the table A bits `bits`: AnyBit, or NoBit complemented.
-    auto put_any = [&](int k, V bits) {
+    // A class of the bits `bits` of class byte x: AnyBit, or NoBit
+    // complemented.
+    auto put_any = [&](int k, V x, V bits) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      return put(k, AnyBit(a, bits));
+      return put(k, AnyBit(x, bits));
 #else
-      return put(k, NoBit(a, bits), true);
+      return put(k, NoBit(x, bits), true);
 #endif
     };
     put(kStop, hn::Eq(b, hn::Zero(d)));
-    put(kColon, hn::Eq(v, t.colon));
-    put(kSlash, hn::Eq(v, t.slash));
-    put(kQuery, hn::Or(hn::Eq(v, t.question), hash));
-    put(kAtOrHash, hn::Or(hn::Eq(v, t.at), hash));
-    const uint64_t digit_or_percent = put_any(kDigitOrPercent, t.digit_or_percent);
-    put_any(kUpperOrDot, t.upper_or_dot);
+    const uint64_t colon_slash = put_any(kColonSlash, c, t.colon_slash);
+    const uint64_t question_hash_at =
+        put_any(kQuestionHashAt, c, t.question_hash_at);
+    const uint64_t digit_percent_colon_hash =
+        put_any(kDigitPercentColonHash, a, t.digit_percent_colon_hash);
+    put_any(kUpperDotAt, a, t.upper_dot_at);
     const uint64_t not_alnum = put(kNotAlnum, NoBit(a, t.alnum));
-    *pct |= (digit_or_percent & not_alnum) << i;
-    if (kLines) put(kNewline, hn::Eq(v, t.newline));
+    if (kLines) put_any(kNewline, c, t.newline);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // Not all of these four reach a general-purpose register here: '%' is
+    // a test of its own, and a mask move only when there is one.
+    (void)colon_slash;
+    (void)question_hash_at;
+    (void)digit_percent_colon_hash;
+    (void)not_alnum;
+    const auto percent = AnyBit(c, t.percent);
+    if (HWY_UNLIKELY(!hn::AllFalse(d, percent))) *pct |= MaskBits(d, percent) << i;
+#else
+    *pct |= PercentBits(colon_slash, question_hash_at, digit_percent_colon_hash,
+                        not_alnum) << i;
+#endif
   }
   uint64_t hex = 0;
   if (HWY_UNLIKELY(wanted || *pct != 0)) {
+    const V h_low = hn::LoadDup128(d, kTableHLow);
+    const V h_high = hn::LoadDup128(d, kTableHHigh);
     for (size_t i = 0; i < 64; i += n) {
-      const auto a = lookup(t.a_low, t.a_high, hn::LoadU(d, p + i));
-      PutBits(d, AnyBit(a, t.hexdig), i, &hex);
+      const auto h = lookup(h_low, h_high, hn::LoadU(d, p + i));
+      PutBits(d, hn::Ne(h, hn::Zero(d)), i, &hex);
     }
   }
   return hex;

@@ -28,30 +28,37 @@ struct SpanColumns {
 };
 
 // The byte classes of stage 1, one bitmask each (bit i = byte i of a 64-byte
-// block). Four of them hold two byte sets each, told apart by a third
-// class, so that stage 1 moves eight masks per block instead of twelve:
-//   '#' = kAtOrHash & kQuery            '@' = kAtOrHash & ~kQuery
-//   '%' = kDigitOrPercent & kNotAlnum   DIGIT = kDigitOrPercent & ~kNotAlnum
-//   '.' = kUpperOrDot & kNotAlnum       'A'-'Z' = kUpperOrDot & ~kNotAlnum
+// block). Stage 1 without GFNI is bound by moving masks out of vector
+// registers, so most classes hold several byte sets, told apart by the
+// others (a few operations per 64 bytes in stage 2):
+//   ':'     = kColonSlash & kDigitPercentColonHash
+//   '/'     = kColonSlash & ~kDigitPercentColonHash
+//   '?' '#' = kQuestionHashAt & ~kUpperDotAt (what ends a path)
+//   '#'     = kQuestionHashAt & kDigitPercentColonHash
+//   '@'     = kQuestionHashAt & kUpperDotAt
+//   '%'     = kDigitPercentColonHash & kNotAlnum
+//               & ~(kColonSlash | kQuestionHashAt)
+//   DIGIT   = kDigitPercentColonHash & ~kNotAlnum
+//   '.'     = kUpperDotAt & kNotAlnum & ~kQuestionHashAt
+//   'A'-'Z' = kUpperDotAt & ~kNotAlnum
 enum Class : int {
-  kStop,            // the fast path stops here: a byte allowed nowhere (CTL,
-                    // SP, " < > \ ^ ` { | }, DEL, >= 0x80), '[' or ']' (IP
-                    // literals go to the scalar parser), or a '%' without
-                    // two HEXDIG
-  kColon,           // ':'
-  kSlash,           // '/'
-  kQuery,           // '?' or '#': what ends a path
-  kAtOrHash,        // '@' or '#'
-  kDigitOrPercent,  // DIGIT or '%'
-  kUpperOrDot,      // 'A'-'Z' or '.'
-  kNotAlnum,        // not ALPHA / DIGIT: in a scheme, its "+" "-" "." too
-                    // send the row to the scalar parser (they are rare)
-  kNewline,         // '\n'
+  kStop,                  // the fast path stops here: a byte allowed nowhere
+                          // (CTL, SP, " < > \ ^ ` { | }, DEL, >= 0x80), '['
+                          // or ']' (IP literals go to the scalar parser), or
+                          // a '%' without two HEXDIG
+  kColonSlash,            // ':' '/'
+  kQuestionHashAt,        // '?' '#' '@'
+  kDigitPercentColonHash, // DIGIT '%' ':' '#'
+  kUpperDotAt,            // 'A'-'Z' '.' '@'
+  kNotAlnum,              // not ALPHA / DIGIT: in a scheme, its "+" "-" "."
+                          // too send the row to the scalar parser (they are
+                          // rare)
+  kNewline,               // '\n'
   kNumClasses
 };
 
-// Bytes of input a window of stage 1 covers: its masks (9 words per 64
-// bytes, about 14 KiB) stay in L1/L2 while stage 2 reads them.
+// Bytes of input a window of stage 1 covers: its masks (7 words per 64
+// bytes, about 11 KiB) stay in L1/L2 while stage 2 reads them.
 inline constexpr size_t kWindowBytes = 12 * 1024;
 
 // Masks of one stage-1 window are stored class by class: class k's word for

@@ -37,10 +37,10 @@ inline bool CpuHasGfni() {
   return has;
 }
 
-// Bit b of class byte A (b = 0..7) is class b of kernels::Class, except
+// Bit b of class byte A (b = 0..6) is class b of kernels::Class, except
 // that bit 0 says "accepted" (the complement of kStop before its '%' part)
-// and bit 7 says ALPHA / DIGIT (the complement of kNotAlnum). Class byte B:
-// bit 0 '\n', bit 1 HEXDIG, bit 2 '%'. Bytes >= 0x80 have no bit in either.
+// and bit 5 says ALPHA / DIGIT (the complement of kNotAlnum); bit 7 is '%'.
+// Class byte B: bit 0 HEXDIG. Bytes >= 0x80 have no bit in either.
 struct PlaneTables {
   alignas(64) uint8_t a[128];
   alignas(64) uint8_t b[128];
@@ -64,18 +64,18 @@ constexpr PlaneTables MakePlaneTables() {
     const bool hex = IsDigit(c) || (c >= 'A' && c <= 'F') ||
                      (c >= 'a' && c <= 'f');
     t.a[c] = static_cast<uint8_t>(
-        accepted | (c == ':') << 1 | (c == '/') << 2 |
-        (c == '?' || c == '#') << 3 | (c == '@' || c == '#') << 4 |
-        (IsDigit(c) || c == '%') << 5 | ((c >= 'A' && c <= 'Z') || c == '.') << 6 |
-        (IsAlpha(c) || IsDigit(c)) << 7);
-    t.b[c] = static_cast<uint8_t>((c == '\n') | hex << 1 | (c == '%') << 2);
+        accepted | IsOneOf(c, ":/") << 1 | IsOneOf(c, "?#@") << 2 |
+        (IsDigit(c) || IsOneOf(c, "%:#")) << 3 |
+        ((c >= 'A' && c <= 'Z') || IsOneOf(c, ".@")) << 4 |
+        (IsAlpha(c) || IsDigit(c)) << 5 | (c == '\n') << 6 | (c == '%') << 7);
+    t.b[c] = static_cast<uint8_t>(hex);
   }
   return t;
 }
 alignas(64) inline constexpr PlaneTables kPlaneTables = MakePlaneTables();
-static_assert(kStop == 0 && kColon == 1 && kSlash == 2 && kQuery == 3 &&
-                  kAtOrHash == 4 && kDigitOrPercent == 5 && kUpperOrDot == 6 &&
-                  kNotAlnum == 7,
+static_assert(kStop == 0 && kColonSlash == 1 && kQuestionHashAt == 2 &&
+                  kDigitPercentColonHash == 3 && kUpperDotAt == 4 &&
+                  kNotAlnum == 5 && kNewline == 6,
               "class byte A holds the classes in enum order");
 
 // Shuffle indices, set up once per window.
@@ -209,12 +209,12 @@ URISCAN_GFNI HWY_NOINLINE void ClassifyWindowGfni(
           _mm512_max_epi64(have, _mm512_setzero_si512()), _mm512_set1_epi64(64));
       keep = _mm512_andnot_si512(_mm512_sllv_epi64(ones, bits), ones);
     } else {  // past the end: no HEXDIG
-      b[1] = _mm512_setzero_si512();
+      b[0] = _mm512_setzero_si512();
     }
     if (g > 0) {
       // pct-encoded = "%" HEXDIG HEXDIG (RFC 3986 section 2.1): the
       // previous group's '%' bits that two HEXDIG do not follow stop it.
-      const __m512i next = _mm512_alignr_epi64(b[1], hex, 1);
+      const __m512i next = _mm512_alignr_epi64(b[0], hex, 1);
       const __m512i hex2 = _mm512_and_si512(_mm512_shrdi_epi64(hex, next, 1),
                                             _mm512_shrdi_epi64(hex, next, 2));
       const __m512i bad = _mm512_andnot_si512(hex2, pct);
@@ -224,13 +224,13 @@ URISCAN_GFNI HWY_NOINLINE void ClassifyWindowGfni(
     }
     if (g == groups) break;
     accepted = a[0];
-    pct = b[2];
-    hex = b[1];
+    pct = a[7];
+    hex = b[0];
     kept = keep;
     uint64_t* const at = masks + g * 8;
-    for (int r = 1; r < 7; ++r) _mm512_storeu_si512(at + r * kMaskStride, a[r]);
-    _mm512_storeu_si512(at + kNotAlnum * kMaskStride, _mm512_andnot_si512(a[7], keep));
-    if (kLines) _mm512_storeu_si512(at + kNewline * kMaskStride, b[0]);
+    for (int r = 1; r < 5; ++r) _mm512_storeu_si512(at + r * kMaskStride, a[r]);
+    _mm512_storeu_si512(at + kNotAlnum * kMaskStride, _mm512_andnot_si512(a[5], keep));
+    if (kLines) _mm512_storeu_si512(at + kNewline * kMaskStride, a[6]);
   }
 }
 

@@ -165,12 +165,11 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   }
   // Class k's window, made where Structurize first needs it. Classes that
   // are only read inside ranges ending within the row (authority, host,
-  // port, path, scheme), or through a clipped class ('#' through kQuery,
-  // '%' through kDigitOrPercent), skip the clip: the next row's bits past
-  // the end do no harm there.
+  // port, path, scheme), or through a clipped class (see Structurize),
+  // skip the clip: the next row's bits past the end do no harm there.
   auto win = [&](int k) {
-    const bool clip = k == kStop || k == kColon || k == kSlash ||
-                      k == kQuery || k == kDigitOrPercent;
+    const bool clip = k == kStop || k == kColonSlash ||
+                      k == kQuestionHashAt || k == kDigitPercentColonHash;
     return clip ? Window<NW>(masks, k, src, shift, back, inside)
                 : Window<NW, false>(masks, k, src, shift, back, inside);
   };

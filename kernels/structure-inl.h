@@ -228,8 +228,8 @@ HWY_INLINE bool SomeLane(const Bits<NW>& a) {
 // The rules of RFC 3986 Appendix A on the windows, for URIs of `len` bytes
 // (at most 64 * NW). win(k) makes class k's window; each is made where the
 // rules first need it, so that few are live at once (fewer spills, above
-// all with AVX2's 16 registers). The classes that hold two byte sets are
-// split as kernels::Class says.
+// all with AVX2's 16 registers). The classes that hold several byte sets
+// are split as kernels::Class says.
 template <size_t NW, class MakeWindow>
 HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   Structure s;
@@ -237,9 +237,13 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   // triplet must also end inside the URI.
   M64 slow = Any(win(kStop));
   const Bits<NW> not_alnum = win(kNotAlnum);
-  const Bits<NW> digit_or_percent = win(kDigitOrPercent);
-  const Bits<NW> pct = And(digit_or_percent, not_alnum);
-  const Bits<NW> digit = AndNot(not_alnum, digit_or_percent);
+  const Bits<NW> digit_percent_colon_hash = win(kDigitPercentColonHash);
+  const Bits<NW> colon_slash = win(kColonSlash);
+  const Bits<NW> question_hash_at = win(kQuestionHashAt);
+  const Bits<NW> upper_dot_at = win(kUpperDotAt);
+  const Bits<NW> digit = AndNot(not_alnum, digit_percent_colon_hash);
+  const Bits<NW> pct = AndNot(Or(colon_slash, question_hash_at),
+                              And(digit_percent_colon_hash, not_alnum));
   M64 has_pct = NoLane();
   if (HWY_UNLIKELY(SomeLane(pct))) {
     has_pct = Any(pct);
@@ -247,10 +251,10 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
     slow = hn::Or(slow, Any(AndNot(Below<NW>(last_start), pct)));
   }
   // scheme ":" when the first of ":/?#" is a ':' (section 3.1, 4.2).
-  const Bits<NW> colon = win(kColon);
-  const Bits<NW> slash = win(kSlash);
-  const Bits<NW> query = win(kQuery);
-  const V64 first = First(Or(Or(colon, slash), query));
+  const Bits<NW> colon = And(colon_slash, digit_percent_colon_hash);
+  const Bits<NW> slash = AndNot(digit_percent_colon_hash, colon_slash);
+  const Bits<NW> query = AndNot(upper_dot_at, question_hash_at);  // '?' '#'
+  const V64 first = First(Or(colon_slash, query));
   const M64 has_scheme = Any(And(colon, BitAt<NW>(first)));
   const Bits<NW> scheme = Below<NW>(first);
   // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ): the first byte
@@ -272,8 +276,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   // reg-name allows.
   M64 has_userinfo = NoLane();
   V64 h = a;
-  const Bits<NW> at_or_hash = win(kAtOrHash);
-  const Bits<NW> at = And(AndNot(query, at_or_hash), authority);
+  const Bits<NW> at = And(And(question_hash_at, upper_dot_at), authority);
   if (HWY_UNLIKELY(SomeLane(at))) {
     has_userinfo = hn::And(has_authority, Any(at));
     h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
@@ -315,8 +318,8 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   // or the path's end follows it.
   M64 has_dot_segment = NoLane();
   const Bits<NW> starts = Or(Up1(slash), BitAt<NW>(path_begin));
-  const Bits<NW> upper_or_dot = win(kUpperOrDot);
-  const Bits<NW> dot_bytes = And(upper_or_dot, not_alnum);
+  const Bits<NW> dot_bytes =
+      AndNot(question_hash_at, And(upper_dot_at, not_alnum));
   if (HWY_UNLIKELY(SomeLane(And(dot_bytes, starts)))) {
     const Bits<NW> dots =
         And(dot_bytes, AndNot(Below<NW>(path_begin), Below<NW>(path_end)));
@@ -332,7 +335,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   M64 has_query = Less(path_end, len);
   M64 has_fragment = NoLane();
   s.fragment_begin = len;
-  const Bits<NW> hash = And(at_or_hash, query);
+  const Bits<NW> hash = And(question_hash_at, digit_percent_colon_hash);
   if (HWY_UNLIKELY(SomeLane(hash))) {
     has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
     has_fragment = Any(hash);  // all after the path, as above
@@ -350,7 +353,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
       hn::Or(hn::Or(FlagIf(has_query, flags::kHasQuery),
                     FlagIf(has_fragment, flags::kHasFragment)),
              hn::Or(hn::Or(FlagIf(has_pct, flags::kHasPctEncoded),
-                           FlagIf(Any(And(AndNot(not_alnum, upper_or_dot), cased)),
+                           FlagIf(Any(And(AndNot(not_alnum, upper_dot_at), cased)),
                                   flags::kHasUpperCase)),
                     FlagIf(has_dot_segment, flags::kHasDotSegment))));
   return s;

@@ -241,8 +241,8 @@ TEST_P(ScanTargetTest, PiecesAcrossBlockBoundaries) {
   }
 }
 
-// Schemes and the bytes that share a stage-1 class ('#' and '@', DIGIT and
-// '%', 'A'-'Z' and '.'), told apart by kQuery and kNotAlnum: every
+// Schemes and the bytes that share stage-1 classes (':' '/' '?' '#' '@'
+// '%' '.', DIGIT, 'A'-'Z'), told apart by the other classes: every
 // combination of these beginnings, separators and rests, at start offsets
 // that the rows before them shift.
 TEST_P(ScanTargetTest, SchemesAndTheBytesThatShareAClass) {
@@ -332,12 +332,12 @@ bool InClass(int k, const uint8_t* p, size_t len, size_t i) {
     case kernels::kStop:
       return !allowed || c == '[' || c == ']' ||
              (c == '%' && !(hex(i + 1) && hex(i + 2)));
-    case kernels::kColon: return c == ':';
-    case kernels::kSlash: return c == '/';
-    case kernels::kQuery: return c == '?' || c == '#';
-    case kernels::kAtOrHash: return c == '@' || c == '#';
-    case kernels::kDigitOrPercent: return (c >= '0' && c <= '9') || c == '%';
-    case kernels::kUpperOrDot: return (c >= 'A' && c <= 'Z') || c == '.';
+    case kernels::kColonSlash: return c == ':' || c == '/';
+    case kernels::kQuestionHashAt: return c == '?' || c == '#' || c == '@';
+    case kernels::kDigitPercentColonHash:
+      return (c >= '0' && c <= '9') || c == '%' || c == ':' || c == '#';
+    case kernels::kUpperDotAt:
+      return (c >= 'A' && c <= 'Z') || c == '.' || c == '@';
     case kernels::kNotAlnum: return !(alpha || (c >= '0' && c <= '9'));
     case kernels::kNewline: return c == '\n';
   }
