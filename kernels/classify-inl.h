@@ -27,38 +27,40 @@ using BlockMasks = uint64_t[kNumClasses];
 // Table pairs classify a byte by its nibbles: a class bit is set when
 // both the low-nibble and the high-nibble entry hold it, so each bit is a
 // rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
-// Table A: bit 0 DIGIT (3,0-9); bit 1 ':' (3,A); bit 2 '#' '%' (2,3 5);
-// bit 3 '@' and upper case (4,0-F); bit 4 upper case (5,0-A); bit 5 '.'
-// (2,E); bits 6-7 ALPHA (4 6,1-F) (5 7,0-A).
+// Table A: bit 0 '.' (2,E); bit 1 '@' and upper case (4,0-F); bit 2 upper
+// case (5,0-A); bit 3 '#' '%' (2,3 5); bit 4 ':' (3,A); bit 5 DIGIT
+// (3,0-9); bits 6-7 ALPHA (4 6,1-F) (5 7,0-A). ALPHA / DIGIT are the top
+// three bits: those bytes are the ones >= 0x20.
 // Table B: the bytes the fast path accepts (unreserved, reserved but '['
 // and ']', and '%'), as seven rectangles; a byte with no B bit is kStop.
-// Table C: bit 0 ':' (3,A); bit 1 '/' (2,F); bit 2 '?' (3,F); bit 3 '#'
-// (2,3); bit 4 '@' (4,0); bit 5 '%' (2,5); bit 6 '\n' (0,A).
+// Table C, one bit per byte value: bit 1 '\n' (0,A); bit 2 '%' (2,5); bit 3
+// '/' (2,F); bit 4 ':' (3,A); bit 5 '@' (4,0); bit 6 '#' (2,3); bit 7 '?'
+// (3,F). '?' '#' '@' are the bytes >= 0x20, ':' '/' the bytes 0x08-0x1F.
 // Table H, looked up next to a '%' only: bit 0 DIGIT, bit 1 the hex
 // letters (4 6,1-6).
 alignas(16) inline constexpr uint8_t kTableALow[16] = {
-    0x99, 0xD9, 0xD9, 0xDD, 0xD9, 0xDD, 0xD9, 0xD9,
-    0xD9, 0xD9, 0xDA, 0x48, 0x48, 0x48, 0x68, 0x48};
+    0xA6, 0xE6, 0xE6, 0xEE, 0xE6, 0xEE, 0xE6, 0xE6,
+    0xE6, 0xE6, 0xD6, 0x42, 0x42, 0x42, 0x43, 0x42};
 alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
-    0, 0, 0x24, 0x03, 0x48, 0x90, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0x09, 0x30, 0x42, 0x84, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableBLow[16] = {
     0x02, 0x01, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01,
     0x01, 0x01, 0x01, 0x0C, 0x04, 0x0C, 0x24, 0x4C};
 alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
     0, 0, 0x05, 0x0B, 0x07, 0x43, 0x15, 0x23, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableCLow[16] = {
-    0x10, 0, 0, 0x08, 0, 0x20, 0, 0, 0, 0, 0x41, 0, 0, 0, 0, 0x06};
+    0x20, 0, 0, 0x40, 0, 0x04, 0, 0, 0, 0, 0x12, 0, 0, 0, 0, 0x88};
 alignas(16) inline constexpr uint8_t kTableCHigh[16] = {
-    0x40, 0, 0x2A, 0x05, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+    0x02, 0, 0x4C, 0x90, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableHLow[16] = {
     1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableHHigh[16] = {
     0, 0, 0, 1, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
 // Table A's and table C's bits of each class (see kernels::Class).
-inline constexpr uint8_t kADigitPercentColonHash = 0x07, kAUpperDotAt = 0x38,
-                         kAAlnum = 0xC1, kCColonSlash = 0x03,
-                         kCQuestionHashAt = 0x1C, kCPercent = 0x20,
-                         kCNewline = 0x40;
+inline constexpr uint8_t kADigitPercentColonHash = 0x38, kAUpperDotAt = 0x07,
+                         kAAlnum = 0xE0, kCColonSlash = 0x18,
+                         kCQuestionHashAt = 0xE0, kCPercent = 0x04,
+                         kCNewline = 0x02;
 
 // The tables and the single-byte classes' bytes, set up once per window
 // and kept in registers across its blocks.
@@ -68,6 +70,10 @@ struct ClassVectors {
   V a_low, a_high, b_low, b_high, c_low, c_high, nibble;
   V digit_percent_colon_hash, upper_dot_at, alnum;
   V colon_slash, question_hash_at, percent, newline;
+  // Saturating addends that bring "byte >= 0x20" (table A: ALPHA / DIGIT;
+  // table C: '?' '#' '@') and "byte >= 0x08" (table C: ':' '/' '?' '#'
+  // '@') to bit 7.
+  V alnum_to_top, question_hash_at_to_top, colon_slash_up_to_top;
 #endif
 };
 HWY_INLINE ClassVectors LoadClassVectors() {
@@ -88,6 +94,9 @@ HWY_INLINE ClassVectors LoadClassVectors() {
   t.question_hash_at = hn::Set(d, kCQuestionHashAt);
   t.percent = hn::Set(d, kCPercent);
   t.newline = hn::Set(d, kCNewline);
+  t.alnum_to_top = hn::Set(d, 0x80 - 0x20);
+  t.question_hash_at_to_top = hn::Set(d, 0x80 - 0x20);
+  t.colon_slash_up_to_top = hn::Set(d, 0x80 - 0x08);
 #endif
   return t;
 }
@@ -127,23 +136,32 @@ HWY_INLINE uint64_t MaskBits(D d, M m) {
   return bits;  // x86 and Arm are little-endian here
 }
 
-// The bits of mask m (lanes of d) into *word from bit lane0 on, complemented
-// when `negate`; returns them. Stored straight from the mask (a multiple of
-// 8 lanes, x86 and Arm are little-endian here): no shifting and merging in
-// general-purpose registers, which cost more than the mask moves
-// themselves. On AVX-512 the bits go to memory without a general-purpose
-// register unless `via_register`, and then 0 is returned; `negate` is not
-// supported there (AnyBit is one operation).
+// Bits of lanes of d (an integer, bit i = lane i) into *word from bit
+// lane0 on: a store of their bytes (a multiple of 8 lanes, x86 and Arm are
+// little-endian here), no shifting and merging in general-purpose
+// registers, which cost more than the mask moves themselves.
+template <class D>
+HWY_INLINE void StoreBits(D, uint64_t bits, size_t lane0, uint64_t* word) {
+  constexpr size_t kLanes = hn::MaxLanes(D());
+  if constexpr (kLanes >= 8) {
+    std::memcpy(reinterpret_cast<uint8_t*>(word) + lane0 / 8, &bits, kLanes / 8);
+  } else {  // HWY_SCALAR: one lane, ORed in
+    *word |= bits << lane0;
+  }
+}
+
+// The bits of mask m (lanes of d) into *word from bit lane0 on; returns
+// them. On AVX-512 they go to memory without a general-purpose register
+// unless `via_register`, and then 0 is returned.
 template <class D, class M>
 HWY_INLINE uint64_t PutBits(D d, M m, size_t lane0, uint64_t* word,
-                            bool via_register = false, bool negate = false) {
+                            bool via_register = false) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   // Zen 4 moves a mask register to memory, or to a general-purpose
   // register, every other cycle, but does both kinds at once: the caller
   // sends half the classes each way.
   (void)d;
   (void)lane0;
-  (void)negate;
   if (via_register) {
     uint64_t bits = _cvtmask64_u64(m.raw);
     asm("" : "+r"(bits));  // else GCC stores the mask register directly
@@ -154,17 +172,29 @@ HWY_INLINE uint64_t PutBits(D d, M m, size_t lane0, uint64_t* word,
   return 0;
 #else
   (void)via_register;
-  constexpr size_t kLanes = hn::MaxLanes(D());
-  uint64_t bits = MaskBits(d, m);
-  if (negate) bits = ~bits & (kLanes >= 64 ? ~uint64_t{0} : (uint64_t{1} << kLanes) - 1);
-  if constexpr (kLanes >= 8) {
-    std::memcpy(reinterpret_cast<uint8_t*>(word) + lane0 / 8, &bits, kLanes / 8);
-  } else {  // HWY_SCALAR: one lane, ORed in
-    *word |= bits << lane0;
-  }
+  const uint64_t bits = MaskBits(d, m);
+  StoreBits(d, bits, lane0, word);
   return bits;
 #endif
 }
+
+#if HWY_TARGET != HWY_SCALAR
+// The lanes of v whose byte has bit 7 set, as an integer (bit i = lane i):
+// one vpmovmskb on x86.
+template <class D, class V>
+HWY_INLINE uint64_t TopBits(D d, V v) {
+#if HWY_TARGET == HWY_AVX2
+  (void)d;
+  return static_cast<uint32_t>(_mm256_movemask_epi8(v.raw));
+#elif HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
+  (void)d;
+  return static_cast<uint32_t>(_mm_movemask_epi8(v.raw));
+#else
+  const hn::RebindToSigned<D> di;
+  return MaskBits(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di)));
+#endif
+}
+#endif
 
 // The '%' bits among class bits (see kernels::Class).
 HWY_INLINE uint64_t PercentBits(uint64_t colon_slash, uint64_t question_hash_at,
@@ -218,53 +248,70 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
   const hn::ScalableTag<uint8_t> d;
   const size_t n = hn::Lanes(d);
   // A table pair's class byte for each byte of v: the entries of its low
-  // and of its high nibble ANDed.
+  // and of its high nibble ANDed. x86's byte shuffle reads only the low
+  // nibble of an index, and gives 0 when its bit 7 is set (a byte the
+  // high-nibble table maps to 0 anyway), so the bytes index the low table
+  // as they are there.
   using V = decltype(hn::LoadU(d, p));
   auto lookup = [&](V low_table, V high_table, V v) {
-    return hn::And(hn::TableLookupBytes(low_table, hn::And(v, t.nibble)),
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128
+    const V low = v;
+#else
+    const V low = hn::And(v, t.nibble);
+#endif
+    return hn::And(hn::TableLookupBytes(low_table, low),
                    hn::TableLookupBytes(high_table,
                                         hn::And(hn::ShiftRight<4>(v), t.nibble)));
   };
-  // On AVX-512 the odd classes leave through a general-purpose register,
-  // the others straight from the mask register (see PutBits).
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
     const auto a = lookup(t.a_low, t.a_high, v);
     const auto b = lookup(t.b_low, t.b_high, v);
     const auto c = lookup(t.c_low, t.c_high, v);
-    auto put = [&](int k, auto m, bool negate = false) {
-      return PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1, negate);
-    };
-    // A class of the bits `bits` of class byte x: AnyBit, or NoBit
-    // complemented.
-    auto put_any = [&](int k, V x, V bits) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-      return put(k, AnyBit(x, bits));
-#else
-      return put(k, NoBit(x, bits), true);
-#endif
+    // One test per class. The odd classes leave through a general-purpose
+    // register, the others straight from the mask register (see PutBits);
+    // '%' is a test of its own, moved out only when there is one.
+    auto put = [&](int k, auto m) {
+      PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1);
     };
     put(kStop, hn::Eq(b, hn::Zero(d)));
-    const uint64_t colon_slash = put_any(kColonSlash, c, t.colon_slash);
-    const uint64_t question_hash_at =
-        put_any(kQuestionHashAt, c, t.question_hash_at);
-    const uint64_t digit_percent_colon_hash =
-        put_any(kDigitPercentColonHash, a, t.digit_percent_colon_hash);
-    put_any(kUpperDotAt, a, t.upper_dot_at);
-    const uint64_t not_alnum = put(kNotAlnum, NoBit(a, t.alnum));
-    if (kLines) put_any(kNewline, c, t.newline);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // Not all of these four reach a general-purpose register here: '%' is
-    // a test of its own, and a mask move only when there is one.
-    (void)colon_slash;
-    (void)question_hash_at;
-    (void)digit_percent_colon_hash;
-    (void)not_alnum;
+    put(kColonSlash, AnyBit(c, t.colon_slash));
+    put(kQuestionHashAt, AnyBit(c, t.question_hash_at));
+    put(kDigitPercentColonHash, AnyBit(a, t.digit_percent_colon_hash));
+    put(kUpperDotAt, AnyBit(a, t.upper_dot_at));
+    put(kNotAlnum, NoBit(a, t.alnum));
+    if (kLines) put(kNewline, AnyBit(c, t.newline));
     const auto percent = AnyBit(c, t.percent);
     if (HWY_UNLIKELY(!hn::AllFalse(d, percent))) *pct |= MaskBits(d, percent) << i;
 #else
+    // Every mask leaves through a general-purpose register (vpmovmskb on
+    // x86, the limit here): classes that are the bytes above a threshold
+    // take one saturating add to bring that to bit 7, and are combined
+    // there; the others a test; '%' is found from them.
+    const uint64_t lanes = hn::Lanes(d) == 64 ? ~uint64_t{0}
+                                              : (uint64_t{1} << hn::Lanes(d)) - 1;
+    auto put = [&](int k, uint64_t bits) {
+      StoreBits(d, bits, i, masks + k * kMaskStride);
+    };
+    auto any_bit = [&](V x, V bits) {
+      return ~MaskBits(d, NoBit(x, bits)) & lanes;
+    };
+    const uint64_t alnum = TopBits(d, hn::SaturatedAdd(a, t.alnum_to_top));
+    const uint64_t question_hash_at =
+        TopBits(d, hn::SaturatedAdd(c, t.question_hash_at_to_top));
+    const uint64_t colon_slash =
+        TopBits(d, hn::SaturatedAdd(c, t.colon_slash_up_to_top)) & ~question_hash_at;
+    const uint64_t digit_percent_colon_hash = any_bit(a, t.digit_percent_colon_hash);
+    put(kStop, MaskBits(d, hn::Eq(b, hn::Zero(d))));
+    put(kColonSlash, colon_slash);
+    put(kQuestionHashAt, question_hash_at);
+    put(kDigitPercentColonHash, digit_percent_colon_hash);
+    put(kUpperDotAt, any_bit(a, t.upper_dot_at));
+    put(kNotAlnum, ~alnum & lanes);
+    if (kLines) put(kNewline, MaskBits(d, hn::Eq(c, t.newline)));
     *pct |= PercentBits(colon_slash, question_hash_at, digit_percent_colon_hash,
-                        not_alnum) << i;
+                        ~alnum) << i;
 #endif
   }
   uint64_t hex = 0;
