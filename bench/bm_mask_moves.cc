@@ -2,7 +2,7 @@
 // BM_MaskMoves: how fast this CPU moves comparison masks out of vector
 // registers, the bound of stage 1 on AVX2 and on AVX-512 without GFNI.
 // Each variant compares a 12 KiB window (a stage-1 window, in L1) with
-// twelve byte values, as stage 1 makes twelve class masks, and moves every
+// twelve byte values, as stage 1 once made twelve class masks, and moves every
 // mask out one way; the masks are checked against a byte loop once.
 #include <benchmark/benchmark.h>
 
