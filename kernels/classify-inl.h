@@ -191,7 +191,7 @@ HWY_INLINE uint64_t TopBits(D d, V v) {
   return static_cast<uint32_t>(_mm_movemask_epi8(v.raw));
 #else
   const hn::RebindToSigned<D> di;
-  return MaskBits(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di)));
+  return MaskBits(d, hn::RebindMask(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di))));
 #endif
 }
 #endif
