@@ -73,7 +73,7 @@ struct ClassVectors {
   // Saturating addends that bring "byte >= 0x20" (table A: ALPHA / DIGIT;
   // table C: '?' '#' '@') and "byte >= 0x08" (table C: ':' '/' '?' '#'
   // '@') to bit 7.
-  V alnum_to_top, question_hash_at_to_top, colon_slash_up_to_top;
+  V from_0x20_to_top, from_0x08_to_top;
 #endif
 };
 HWY_INLINE ClassVectors LoadClassVectors() {
@@ -94,9 +94,8 @@ HWY_INLINE ClassVectors LoadClassVectors() {
   t.question_hash_at = hn::Set(d, kCQuestionHashAt);
   t.percent = hn::Set(d, kCPercent);
   t.newline = hn::Set(d, kCNewline);
-  t.alnum_to_top = hn::Set(d, 0x80 - 0x20);
-  t.question_hash_at_to_top = hn::Set(d, 0x80 - 0x20);
-  t.colon_slash_up_to_top = hn::Set(d, 0x80 - 0x08);
+  t.from_0x20_to_top = hn::Set(d, 0x80 - 0x20);
+  t.from_0x08_to_top = hn::Set(d, 0x80 - 0x08);
 #endif
   return t;
 }
@@ -297,11 +296,11 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     auto any_bit = [&](V x, V bits) {
       return ~MaskBits(d, NoBit(x, bits)) & lanes;
     };
-    const uint64_t alnum = TopBits(d, hn::SaturatedAdd(a, t.alnum_to_top));
+    const uint64_t alnum = TopBits(d, hn::SaturatedAdd(a, t.from_0x20_to_top));
     const uint64_t question_hash_at =
-        TopBits(d, hn::SaturatedAdd(c, t.question_hash_at_to_top));
+        TopBits(d, hn::SaturatedAdd(c, t.from_0x20_to_top));
     const uint64_t colon_slash =
-        TopBits(d, hn::SaturatedAdd(c, t.colon_slash_up_to_top)) & ~question_hash_at;
+        TopBits(d, hn::SaturatedAdd(c, t.from_0x08_to_top)) & ~question_hash_at;
     const uint64_t digit_percent_colon_hash = any_bit(a, t.digit_percent_colon_hash);
     put(kStop, MaskBits(d, hn::Eq(b, hn::Zero(d))));
     put(kColonSlash, colon_slash);

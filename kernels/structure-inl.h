@@ -226,10 +226,10 @@ HWY_INLINE bool SomeLane(const Bits<NW>& a) {
 }
 
 // The rules of RFC 3986 Appendix A on the windows, for URIs of `len` bytes
-// (at most 64 * NW). win(k) makes class k's window; each is made where the
-// rules first need it, so that few are live at once (fewer spills, above
-// all with AVX2's 16 registers). The classes that hold several byte sets
-// are split as kernels::Class says.
+// (at most 64 * NW). win(k) makes class k's window. The six windows are
+// made first, since the classes that hold several byte sets are split by
+// one another (as kernels::Class says); the splits are made where the
+// rules first need them.
 template <size_t NW, class MakeWindow>
 HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   Structure s;
