@@ -126,28 +126,19 @@ HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
   return r;
 }
 
-// Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
-// NW-word windows: rows j.. of `rows`, `whole` unless padded.
-template <size_t NW>
-HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
-                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
-                      const RowSet& rows, size_t j, const uint32_t* b,
-                      const uint32_t* e, bool whole,
-                      const kernels::SpanColumns& cols) {
+// Structurize for the N rows (one vector of lanes) that start at b[0..N)
+// and are `len` bytes long, on NW-word windows of their masks.
+template <size_t NW, bool kFaultsBeforeStop = false>
+HWY_INLINE Structure StructureOf(const uint64_t* HWY_RESTRICT masks,
+                                 uint32_t base, const uint32_t* b, V64 begin,
+                                 V64 len) {
   const D64 d;
-  const hn::Rebind<uint32_t, D64> d32;
-  const hn::Rebind<uint16_t, D64> d16;
-  const hn::Rebind<uint8_t, D64> d8;
   const hn::RebindToSigned<D64> di;
-  constexpr size_t kMax = HWY_MAX_BYTES / 8;
   const size_t N = hn::Lanes(d);
-  const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
-  const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
   const V64 rel = hn::Sub(begin, K(base));
   const auto block = hn::BitCast(di, hn::ShiftRight<6>(rel));
   const V64 shift = hn::And(rel, K(63));
   const V64 back = hn::Sub(K(63), shift);
-  const V64 len = hn::Sub(end, begin);
   const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
   WordSource<NW> src;
   src.first_block = (b[0] - base) >> 6;
@@ -173,7 +164,69 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
     return clip ? Window<NW>(masks, k, src, shift, back, inside)
                 : Window<NW, false>(masks, k, src, shift, back, inside);
   };
-  const Structure s = Structurize<NW>(win, len);
+  return Structurize<NW, kFaultsBeforeStop>(win, len);
+}
+
+// The rows of a group marked in `settle` (rows the fast path leaves, no
+// longer than their window) whose first fault is a byte allowed nowhere,
+// the common error in real traffic, get that error here rather than from
+// the scalar parser (see Structurize). Row i of the group is output row
+// out_row[j + i] when that is given, else out0 + j + i.
+template <size_t NW>
+HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
+                                   const uint64_t* HWY_RESTRICT masks,
+                                   uint32_t base, const RowSet& rows, size_t j,
+                                   const uint32_t* b, const uint32_t* e,
+                                   size_t valid, M64 settle,
+                                   const kernels::SpanColumns& cols) {
+  const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
+  const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)), begin);
+  const Structure t = StructureOf<NW, true>(masks, base, b, begin, len);
+  const M64 first_fault_is_stop =
+      hn::AndNot(t.slow, hn::And(settle, Less(t.stop_at, len)));
+  if (hn::AllFalse(d, first_fault_is_stop)) return;
+  uint8_t lanes[8] = {0};
+  hn::StoreMaskBits(d, first_fault_is_stop, lanes);
+  HWY_ALIGN uint64_t stop_at[kMax];
+  hn::Store(t.stop_at, d, stop_at);
+  for (size_t i = 0; i < valid; ++i) {
+    if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
+    // The stop class also holds '[' ']' and a '%' without two HEXDIG.
+    const uint8_t c = data[b[i] + stop_at[i]];
+    if (c == '[' || c == ']' || c == '%') continue;
+    const size_t r = rows.out_row ? rows.out_row[j + i] : rows.out0 + j + i;
+    // As the scalar parser leaves an invalid row: every boundary at its
+    // start but the end, no flags.
+#define URISCAN_COLUMN(name) cols.name[r] = b[i];
+    URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN)
+#undef URISCAN_COLUMN
+    cols.flags[r] = 0;
+    cols.error_kind[r] = static_cast<uint8_t>(ErrorKind::kDisallowedByte);
+    cols.error_offset[r] = static_cast<uint32_t>(stop_at[i]);
+  }
+}
+
+// Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
+// NW-word windows: rows j.. of `rows`, `whole` unless padded.
+template <size_t NW>
+HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
+                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                      const RowSet& rows, size_t j, const uint32_t* b,
+                      const uint32_t* e, bool whole,
+                      const kernels::SpanColumns& cols) {
+  const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
+  const hn::Rebind<uint16_t, D64> d16;
+  const hn::Rebind<uint8_t, D64> d8;
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  const size_t N = hn::Lanes(d);
+  const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
+  const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
+  const V64 len = hn::Sub(end, begin);
+  const Structure s = StructureOf<NW>(masks, base, b, begin, len);
   const M64 longer = Less(K(64 * NW), len);
   const V64 error = hn::IfThenElse(
       longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
@@ -237,14 +290,19 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
       }
     }
   }
-  if (direct) return;
   const size_t valid = whole ? N : rows.n - j;
-  for (size_t i = 0; i < valid; ++i) {
-    const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
-    for (int c = 0; c < kColumns; ++c) dst[c][r] = out[c][i];
-    cols.flags[r] = out_flags[i];
-    cols.error_kind[r] = out_error[i];
-    cols.error_offset[r] = 0;
+  if (!direct) {
+    for (size_t i = 0; i < valid; ++i) {
+      const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
+      for (int c = 0; c < kColumns; ++c) dst[c][r] = out[c][i];
+      cols.flags[r] = out_flags[i];
+      cols.error_kind[r] = out_error[i];
+      cols.error_offset[r] = 0;
+    }
+  }
+  const M64 settle = hn::AndNot(longer, s.slow);
+  if (HWY_UNLIKELY(!hn::AllFalse(d, settle))) {
+    SettleDisallowed<NW>(data, masks, base, rows, j, b, e, valid, settle, cols);
   }
 }
 

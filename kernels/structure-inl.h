@@ -195,13 +195,15 @@ HWY_INLINE Bits<NW> Up1(const Bits<NW>& a) {
   }
   return r;
 }
-// More than one bit set.
+// The set bits but the lowest.
 template <size_t NW>
-HWY_INLINE M64 Several(const Bits<NW>& a) {
+HWY_INLINE Bits<NW> Later(const Bits<NW>& a) {
   if (NW == 1) {  // x & (x - 1) clears the lowest bit
-    return hn::Ne(hn::And(a.w[0], hn::Sub(a.w[0], K(1))), hn::Zero(D64()));
+    Bits<NW> r;
+    r.w[0] = hn::And(a.w[0], hn::Sub(a.w[0], K(1)));
+    return r;
   }
-  return Any(AndNot(BitAt<NW>(First(a)), a));
+  return AndNot(BitAt<NW>(First(a)), a);
 }
 
 // Row values of the whole group, relative to each URI's start.
@@ -212,6 +214,8 @@ struct Structure {
   V64 flags;
   M64 slow;     // the scalar parser settles it (error, IP literal, ...)
   M64 ipv4;     // the host starts with a digit: dotted-quad check needed
+  V64 stop_at;  // kFaultsBeforeStop only: the first kStop byte (64 * NW
+                // when none), and `slow` says whether a fault precedes it
 };
 
 HWY_INLINE V64 FlagIf(M64 m, uint16_t flag) { return hn::IfThenElseZero(m, K(flag)); }
@@ -230,12 +234,34 @@ HWY_INLINE bool SomeLane(const Bits<NW>& a) {
 // made first, since the classes that hold several byte sets are split by
 // one another (as kernels::Class says); the splits are made where the
 // rules first need them.
-template <size_t NW, class MakeWindow>
+//
+// With kFaultsBeforeStop, `slow` instead says whether the row breaks a
+// rule before its first kStop byte (s.stop_at). The scalar parser reports
+// the leftmost byte where a rule breaks, and where each rule applies
+// depends on ':' '/' '?' '#' '@' alone, never on a byte allowed nowhere;
+// so when that first stop byte is allowed nowhere and nothing breaks
+// before it, the row's error is that byte (kDisallowedByte).
+template <size_t NW, bool kFaultsBeforeStop = false, class MakeWindow>
 HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   Structure s;
   // Bytes allowed nowhere, brackets, a '%' without two HEXDIG: every
   // triplet must also end inside the URI.
-  M64 slow = Any(win(kStop));
+  const Bits<NW> stop = win(kStop);
+  M64 slow;
+  Bits<NW> before_stop;
+  if (kFaultsBeforeStop) {
+    s.stop_at = First(stop);
+    before_stop = Below<NW>(s.stop_at);
+    slow = NoLane();
+  } else {
+    s.stop_at = hn::Zero(D64());
+    before_stop = stop;  // unused
+    slow = Any(stop);
+  }
+  // Bytes that break a rule (those that count).
+  auto fault = [&](const Bits<NW>& bad) {
+    return kFaultsBeforeStop ? Any(And(bad, before_stop)) : Any(bad);
+  };
   const Bits<NW> not_alnum = win(kNotAlnum);
   const Bits<NW> digit_percent_colon_hash = win(kDigitPercentColonHash);
   const Bits<NW> colon_slash = win(kColonSlash);
@@ -248,7 +274,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   if (HWY_UNLIKELY(SomeLane(pct))) {
     has_pct = Any(pct);
     const V64 last_start = hn::IfThenElseZero(Less(K(1), len), hn::Sub(len, K(2)));
-    slow = hn::Or(slow, Any(AndNot(Below<NW>(last_start), pct)));
+    slow = hn::Or(slow, fault(AndNot(Below<NW>(last_start), pct)));
   }
   // scheme ":" when the first of ":/?#" is a ':' (section 3.1, 4.2).
   const Bits<NW> colon = And(colon_slash, digit_percent_colon_hash);
@@ -261,9 +287,10 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   // is no DIGIT, and none is outside ALPHA / DIGIT (a "+", "-" or "."
   // sends the row to the scalar parser, which settles it).
   const M64 first_is_digit = hn::Ne(hn::And(digit.w[0], K(1)), hn::Zero(D64()));
+  M64 bad_first = hn::Or(hn::Eq(first, K(0)), first_is_digit);
+  if (kFaultsBeforeStop) bad_first = hn::And(bad_first, Less(K(0), s.stop_at));
   slow = hn::Or(slow, hn::And(has_scheme,
-                              hn::Or(hn::Or(hn::Eq(first, K(0)), first_is_digit),
-                                     Any(And(not_alnum, scheme)))));
+                              hn::Or(bad_first, fault(And(not_alnum, scheme)))));
   s.scheme_end = hn::IfThenElseZero(has_scheme, first);
   const V64 pos = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
   // "//" authority, up to the first of "/?#" (section 3.2).
@@ -280,7 +307,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   if (HWY_UNLIKELY(SomeLane(at))) {
     has_userinfo = hn::And(has_authority, Any(at));
     h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
-    slow = hn::Or(slow, hn::And(has_authority, Several(at)));
+    slow = hn::Or(slow, hn::And(has_authority, fault(Later(at))));
   }
   const Bits<NW> host_port = AndNot(Below<NW>(h), authority);
   // ":" port, and the port is *DIGIT (section 3.2.3).
@@ -291,7 +318,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
     has_port = hn::And(has_authority, Any(port_colon));
     c = MinPos(First(port_colon), a_end);
     const Bits<NW> port = AndNot(Below<NW>(hn::Add(c, K(1))), authority);
-    slow = hn::Or(slow, hn::And(has_port, Any(AndNot(digit, port))));
+    slow = hn::Or(slow, hn::And(has_port, fault(AndNot(digit, port))));
   }
   const Bits<NW> host = AndNot(Below<NW>(h), Below<NW>(c));
   s.ipv4 = hn::AndNot(slow, hn::And(has_authority,
@@ -341,7 +368,7 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
     has_fragment = Any(hash);  // all after the path, as above
     s.fragment_begin =
         hn::IfThenElse(has_fragment, hn::Add(First(hash), K(1)), len);
-    slow = hn::Or(slow, Several(hash));
+    slow = hn::Or(slow, fault(Later(hash)));
   }
   s.query_begin = hn::IfThenElse(has_query, hn::Add(path_end, K(1)), path_end);
   s.slow = slow;

@@ -265,6 +265,82 @@ TEST_P(ScanTargetTest, SchemesAndTheBytesThatShareAClass) {
   ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view()));
 }
 
+// A byte allowed nowhere, at every position of rows that break other rules
+// before or after it (scheme, '@', port, '#', '%', brackets), at lengths
+// around the 64-, 128- and 256-byte windows: the error is the leftmost
+// fault, whichever settles it.
+TEST_P(ScanTargetTest, BytesAllowedNowhereAndOtherFaults) {
+  const char* const faulty[] = {
+      "http://h/p?q#f",  "1a://h/p",        "a+b://h/",  "://h/",
+      "http://u@v@h/p",  "http://h:8a/p",   "http://h:8:9/", "http://h/p#a#b",
+      "http://h/%4",     "http://h/%zz/p",  "http://[::1]/p", "http://h/[x]",
+      "x/y:z",           "http://u:p@h:80/a/./b?c#d",       "%41%42"};
+  const char kAllowedNowhere[] = {' ', '"', '\x7f', '\x80', '\t', '{'};
+  Rows rows;
+  for (const char* f : faulty) {
+    for (size_t len : {std::strlen(f), size_t{63}, size_t{64}, size_t{65},
+                       size_t{127}, size_t{129}, size_t{256}, size_t{257}}) {
+      std::string row = f;
+      // Lengthen in the last component (so that a '#' or a port stays
+      // where it is) with bytes every component allows.
+      while (row.size() < len) row += "a";
+      for (size_t pos = 0; pos <= row.size(); ++pos) {
+        for (char c : kAllowedNowhere) {
+          std::string r = row;
+          r.insert(pos, 1, c);
+          rows.Add(r);
+        }
+      }
+    }
+  }
+  ASSERT_TRUE(SameAsOracle(ExactBatch(rows).view()));
+}
+
+// The kernels settle such rows themselves: the scalar parser gets none of
+// them (kNeedsScalar), while a fault before the byte still goes to it.
+TEST_P(ScanTargetTest, KernelsSettleBytesAllowedNowhere) {
+  Rows rows;
+  const std::string pad(70, 'p');
+  const char* const settled[] = {"http://a b/", "\x80http://h/", "a\"b",
+                                 "http://h/p?q#f g", "http://u@h:80/x y"};
+  const char* const left[] = {"1a://h/ ", "http://h:8a/ ", "http://[::1]/ ",
+                              "http://h/%4 ", "http://u@v@h/ "};
+  for (const char* r : settled) {
+    rows.Add(r);
+    rows.Add(std::string("http://h/") + pad + r);  // a 128-byte window
+  }
+  for (const char* r : left) rows.Add(r);
+  const ExactBatch batch(rows);
+  const Batch view = batch.view();
+  ComponentSpans spans;
+  spans.Resize(view.count);
+  std::vector<uint64_t> masks(kernels::kScratchMaskWords);
+  std::vector<uint32_t> entries(5 * kernels::kScratchRowEntries);
+  const size_t n = kernels::kScratchRowEntries;
+  const kernels::ScanScratch scratch{masks.data(),         entries.data(),
+                                     entries.data() + n,   entries.data() + 2 * n,
+                                     entries.data() + 3 * n, entries.data() + 4 * n};
+  kernels::SpanColumns cols;
+#define URISCAN_POINTER(name) cols.name = spans.name.data();
+  URISCAN_SPAN_BOUNDARIES(URISCAN_POINTER)
+#undef URISCAN_POINTER
+  cols.flags = spans.flags.data();
+  cols.error_kind = spans.error_kind.data();
+  cols.error_offset = spans.error_offset.data();
+  kernels::ScanBatch(reinterpret_cast<const uint8_t*>(view.data), view.offsets,
+                     view.count, scratch, cols);
+  const size_t n_settled = 2 * (sizeof(settled) / sizeof(settled[0]));
+  for (size_t i = 0; i < view.count; ++i) {
+    const ScanError want = ParseUriReference(view.Get(i)).error();
+    if (i < n_settled) {
+      EXPECT_EQ(spans.error_kind[i], static_cast<uint8_t>(want.kind)) << view.Get(i);
+      EXPECT_EQ(spans.error_offset[i], want.offset) << view.Get(i);
+    } else {
+      EXPECT_EQ(spans.error_kind[i], kernels::kNeedsScalar) << view.Get(i);
+    }
+  }
+}
+
 // Every single-byte replacement, by the bytes that matter to the grammar,
 // of the first 400 URIs of each corpus (a few thousand URIs in all). The
 // sanitizer build, where the one-lane SCALAR target runs about 20x slower,
