@@ -124,6 +124,20 @@ HWY_INLINE auto NoBit(V a, V bits) {
 }
 #endif
 
+#if HWY_TARGET != HWY_SCALAR
+// No lane of a holds any bit of `bits`: one vptest on SSE4 and AVX2.
+template <class V>
+HWY_INLINE bool NoLaneHasBit(V a, V bits) {
+#if HWY_TARGET == HWY_AVX2
+  return _mm256_testz_si256(a.raw, bits.raw) != 0;
+#elif HWY_TARGET == HWY_SSE4
+  return _mm_testz_si128(a.raw, bits.raw) != 0;
+#else
+  return hn::AllTrue(hn::DFromV<V>(), NoBit(a, bits));
+#endif
+}
+#endif
+
 // The bits of mask m (lanes of d) as an integer, bit i = lane i.
 template <class D, class M>
 HWY_INLINE uint64_t MaskBits(D d, M m) {
@@ -262,6 +276,9 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
                    hn::TableLookupBytes(high_table,
                                         hn::And(hn::ShiftRight<4>(v), t.nibble)));
   };
+#if !(HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+  V c_any = hn::Zero(d);  // the table-C bits of the block's bytes
+#endif
   for (size_t i = 0; i < 64; i += n) {
     const auto v = hn::LoadU(d, p + i);
     const auto a = lookup(t.a_low, t.a_high, v);
@@ -287,7 +304,8 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     // Every mask leaves through a general-purpose register (vpmovmskb on
     // x86, the limit here): classes that are the bytes above a threshold
     // take one saturating add to bring that to bit 7, and are combined
-    // there; the others a test; '%' is found from them.
+    // there; the others a test. '%' is rare: one test per block says
+    // whether there is one, and only then are its bits found.
     const uint64_t lanes = hn::Lanes(d) == 64 ? ~uint64_t{0}
                                               : (uint64_t{1} << hn::Lanes(d)) - 1;
     auto put = [&](int k, uint64_t bits) {
@@ -309,10 +327,17 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     put(kUpperDotAt, any_bit(a, t.upper_dot_at));
     put(kNotAlnum, ~alnum & lanes);
     if (kLines) put(kNewline, MaskBits(d, hn::Eq(c, t.newline)));
-    *pct |= PercentBits(colon_slash, question_hash_at, digit_percent_colon_hash,
-                        ~alnum) << i;
+    c_any = hn::Or(c_any, c);
 #endif
   }
+#if !(HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
+  if (HWY_UNLIKELY(!NoLaneHasBit(c_any, t.percent))) {
+    for (size_t i = 0; i < 64; i += n) {
+      const auto c = lookup(t.c_low, t.c_high, hn::LoadU(d, p + i));
+      *pct |= MaskBits(d, AnyBit(c, t.percent)) << i;
+    }
+  }
+#endif
   uint64_t hex = 0;
   if (HWY_UNLIKELY(wanted || *pct != 0)) {
     const V h_low = hn::LoadDup128(d, kTableHLow);
