@@ -27,27 +27,30 @@ using BlockMasks = uint64_t[kNumClasses];
 // Table pairs classify a byte by its nibbles: a class bit is set when
 // both the low-nibble and the high-nibble entry hold it, so each bit is a
 // rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
-// Table A: bit 0 '.' (2,E); bit 1 '@' and upper case (4,0-F); bit 2 upper
-// case (5,0-A); bit 3 '#' '%' (2,3 5); bit 4 ':' (3,A); bit 5 DIGIT
-// (3,0-9); bits 6-7 ALPHA (4 6,1-F) (5 7,0-A). ALPHA / DIGIT are the top
-// three bits: those bytes are the ones >= 0x20.
+// Table A: bit 3 '#' '%' (2,3 5); bit 4 ':' (3,A); bit 5 DIGIT (3,0-9);
+// bits 6-7 ALPHA (4 6,1-F) (5 7,0-A). ALPHA / DIGIT are the top three
+// bits: those bytes are the ones >= 0x20.
 // Table B: the bytes the fast path accepts (unreserved, reserved but '['
-// and ']', and '%'), as seven rectangles; a byte with no B bit is kStop.
+// and ']', and '%'); a byte with no B bit is kStop. Its top three bits are
+// exactly kUpperDotAt: bit 5 '.' (2,E), bit 6 upper case (5,0-A), bit 7
+// '@' and upper case (4,0-F), so those bytes are the ones >= 0x20; five
+// more rectangles cover the rest: (3 4 5 7,0-A) (2 4 6,1 3-F) (6 7,2 E)
+// (3 4,B D) (3 4 5,F).
 // Table C, one bit per byte value: bit 1 '\n' (0,A); bit 2 '%' (2,5); bit 3
 // '/' (2,F); bit 4 ':' (3,A); bit 5 '@' (4,0); bit 6 '#' (2,3); bit 7 '?'
 // (3,F). '?' '#' '@' are the bytes >= 0x20, ':' '/' the bytes 0x08-0x1F.
 // Table H, looked up next to a '%' only: bit 0 DIGIT, bit 1 the hex
 // letters (4 6,1-6).
 alignas(16) inline constexpr uint8_t kTableALow[16] = {
-    0xA6, 0xE6, 0xE6, 0xEE, 0xE6, 0xEE, 0xE6, 0xE6,
-    0xE6, 0xE6, 0xD6, 0x42, 0x42, 0x42, 0x43, 0x42};
+    0xA0, 0xE0, 0xE0, 0xE8, 0xE0, 0xE8, 0xE0, 0xE0,
+    0xE0, 0xE0, 0xD0, 0x40, 0x40, 0x40, 0x40, 0x40};
 alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
-    0, 0, 0x09, 0x30, 0x42, 0x84, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0x08, 0x30, 0x40, 0x80, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableBLow[16] = {
-    0x02, 0x01, 0x12, 0x01, 0x01, 0x01, 0x01, 0x01,
-    0x01, 0x01, 0x01, 0x0C, 0x04, 0x0C, 0x24, 0x4C};
+    0xC1, 0xC3, 0xC5, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3,
+    0xC3, 0xC3, 0xC3, 0x8A, 0x82, 0x8A, 0xA6, 0x92};
 alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
-    0, 0, 0x05, 0x0B, 0x07, 0x43, 0x15, 0x23, 0, 0, 0, 0, 0, 0, 0, 0};
+    0, 0, 0x22, 0x19, 0x9B, 0x51, 0x06, 0x05, 0, 0, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableCLow[16] = {
     0x20, 0, 0, 0x40, 0, 0x04, 0, 0, 0, 0, 0x12, 0, 0, 0, 0, 0x88};
 alignas(16) inline constexpr uint8_t kTableCHigh[16] = {
@@ -56,8 +59,8 @@ alignas(16) inline constexpr uint8_t kTableHLow[16] = {
     1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0};
 alignas(16) inline constexpr uint8_t kTableHHigh[16] = {
     0, 0, 0, 1, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-// Table A's and table C's bits of each class (see kernels::Class).
-inline constexpr uint8_t kADigitPercentColonHash = 0x38, kAUpperDotAt = 0x07,
+// Table A's, B's and C's bits of each class (see kernels::Class).
+inline constexpr uint8_t kADigitPercentColonHash = 0x38, kBUpperDotAt = 0xE0,
                          kAAlnum = 0xE0, kCColonSlash = 0x18,
                          kCQuestionHashAt = 0xE0, kCPercent = 0x04,
                          kCNewline = 0x02;
@@ -70,10 +73,11 @@ struct ClassVectors {
   V a_low, a_high, b_low, b_high, c_low, c_high, nibble;
   V digit_percent_colon_hash, upper_dot_at, alnum;
   V colon_slash, question_hash_at, percent, newline;
-  // Saturating addends that bring "byte >= 0x20" (table A: ALPHA / DIGIT;
-  // table C: '?' '#' '@') and "byte >= 0x08" (table C: ':' '/' '?' '#'
-  // '@') to bit 7.
-  V from_0x20_to_top, from_0x08_to_top;
+  // Saturating addends that bring "byte >= 0x20" (table B: 'A'-'Z' '.'
+  // '@'; table C: '?' '#' '@') and "byte >= 0x08" (table C: ':' '/' '?'
+  // '#' '@') to bit 7, and the minuend whose saturating difference has
+  // bit 7 for "byte < 0x20" (table A: not ALPHA / DIGIT).
+  V from_0x20_to_top, from_0x08_to_top, below_0x20_to_top;
 #endif
 };
 HWY_INLINE ClassVectors LoadClassVectors() {
@@ -88,7 +92,7 @@ HWY_INLINE ClassVectors LoadClassVectors() {
   t.c_high = hn::LoadDup128(d, kTableCHigh);
   t.nibble = hn::Set(d, 15);
   t.digit_percent_colon_hash = hn::Set(d, kADigitPercentColonHash);
-  t.upper_dot_at = hn::Set(d, kAUpperDotAt);
+  t.upper_dot_at = hn::Set(d, kBUpperDotAt);
   t.alnum = hn::Set(d, kAAlnum);
   t.colon_slash = hn::Set(d, kCColonSlash);
   t.question_hash_at = hn::Set(d, kCQuestionHashAt);
@@ -96,6 +100,7 @@ HWY_INLINE ClassVectors LoadClassVectors() {
   t.newline = hn::Set(d, kCNewline);
   t.from_0x20_to_top = hn::Set(d, 0x80 - 0x20);
   t.from_0x08_to_top = hn::Set(d, 0x80 - 0x08);
+  t.below_0x20_to_top = hn::Set(d, 0x80 + 0x1F);
 #endif
   return t;
 }
@@ -246,7 +251,7 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     if (c == ':' || c == '/') out[kColonSlash] |= bit;
     if (c == '?' || c == '#' || c == '@') out[kQuestionHashAt] |= bit;
     if (a & kADigitPercentColonHash) out[kDigitPercentColonHash] |= bit;
-    if (a & kAUpperDotAt) out[kUpperDotAt] |= bit;
+    if (b & kBUpperDotAt) out[kUpperDotAt] |= bit;
     if (!(a & kAAlnum)) out[kNotAlnum] |= bit;
     if (kLines && c == '\n') out[kNewline] |= bit;
     if (kTableHLow[lo] & kTableHHigh[hi]) hex |= bit;
@@ -295,37 +300,33 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     put(kColonSlash, AnyBit(c, t.colon_slash));
     put(kQuestionHashAt, AnyBit(c, t.question_hash_at));
     put(kDigitPercentColonHash, AnyBit(a, t.digit_percent_colon_hash));
-    put(kUpperDotAt, AnyBit(a, t.upper_dot_at));
+    put(kUpperDotAt, AnyBit(b, t.upper_dot_at));
     put(kNotAlnum, NoBit(a, t.alnum));
     if (kLines) put(kNewline, AnyBit(c, t.newline));
     const auto percent = AnyBit(c, t.percent);
     if (HWY_UNLIKELY(!hn::AllFalse(d, percent))) *pct |= MaskBits(d, percent) << i;
 #else
     // Every mask leaves through a general-purpose register (vpmovmskb on
-    // x86, the limit here): classes that are the bytes above a threshold
-    // take one saturating add to bring that to bit 7, and are combined
-    // there; the others a test. '%' is rare: one test per block says
-    // whether there is one, and only then are its bits found.
-    const uint64_t lanes = hn::Lanes(d) == 64 ? ~uint64_t{0}
-                                              : (uint64_t{1} << hn::Lanes(d)) - 1;
+    // x86, the limit here), so each class is brought to bit 7 of its bytes
+    // in as few operations as the tables allow: one saturating add or
+    // subtract for the classes that are the bytes above or below a
+    // threshold; an AND and an add for DIGIT '%' ':' '#' (its table-A bits
+    // are 0x08-0x38). '%' is rare: one test per block says whether there
+    // is one, and only then are its bits found.
     auto put = [&](int k, uint64_t bits) {
       StoreBits(d, bits, i, masks + k * kMaskStride);
     };
-    auto any_bit = [&](V x, V bits) {
-      return ~MaskBits(d, NoBit(x, bits)) & lanes;
-    };
-    const uint64_t alnum = TopBits(d, hn::SaturatedAdd(a, t.from_0x20_to_top));
     const uint64_t question_hash_at =
         TopBits(d, hn::SaturatedAdd(c, t.from_0x20_to_top));
-    const uint64_t colon_slash =
-        TopBits(d, hn::SaturatedAdd(c, t.from_0x08_to_top)) & ~question_hash_at;
-    const uint64_t digit_percent_colon_hash = any_bit(a, t.digit_percent_colon_hash);
     put(kStop, MaskBits(d, hn::Eq(b, hn::Zero(d))));
-    put(kColonSlash, colon_slash);
+    put(kColonSlash,
+        TopBits(d, hn::SaturatedAdd(c, t.from_0x08_to_top)) & ~question_hash_at);
     put(kQuestionHashAt, question_hash_at);
-    put(kDigitPercentColonHash, digit_percent_colon_hash);
-    put(kUpperDotAt, any_bit(a, t.upper_dot_at));
-    put(kNotAlnum, ~alnum & lanes);
+    put(kDigitPercentColonHash,
+        TopBits(d, hn::SaturatedAdd(hn::And(a, t.digit_percent_colon_hash),
+                                    t.from_0x08_to_top)));
+    put(kUpperDotAt, TopBits(d, hn::SaturatedAdd(b, t.from_0x20_to_top)));
+    put(kNotAlnum, TopBits(d, hn::SaturatedSub(t.below_0x20_to_top, a)));
     if (kLines) put(kNewline, MaskBits(d, hn::Eq(c, t.newline)));
     c_any = hn::Or(c_any, c);
 #endif
