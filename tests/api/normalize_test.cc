@@ -149,7 +149,9 @@ TEST(NormalizeBatchTest, CopiesOnlyWhatNoRuleChanges) {
   OwnedBatch in;
   ASSERT_TRUE(BatchFromLines("file://localhost/x\nfile:///x\nfile://h/x\n"
                              "mailto:a@B.org\nmailto:a@b.org\n"
-                             "http://a\nhttp://a/\nhttp://a:80/\n",
+                             "http://a\nhttp://a/\nhttp://a:80/\n"
+                             "https://a\nhttps://a:8443/x\nhttpx://a\nhttp:x\n"
+                             "https:x\nhttps://a/\n",
                              &in));
   ComponentSpans spans;
   Scan(in.view(), &spans);
@@ -157,10 +159,14 @@ TEST(NormalizeBatchTest, CopiesOnlyWhatNoRuleChanges) {
   NormalizeBatch(in.view(), spans, Profile::kScheme, &out);
   const char* want[] = {"file:///x",      "file:///x", "file://h/x",
                         "mailto:a@b.org", "mailto:a@b.org", "http://a/",
-                        "http://a/",      "http://a/"};
-  ASSERT_EQ(out.size(), 8u);
-  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(out.Get(i), want[i]) << i;
-  EXPECT_EQ(out.copied(), 4u);  // file:///x, file://h/x, mailto:a@b.org, http://a/
+                        "http://a/",      "http://a/", "https://a/",
+                        "https://a:8443/x", "httpx://a", "http:x",
+                        "https:x",        "https://a/"};
+  ASSERT_EQ(out.size(), 14u);
+  for (size_t i = 0; i < 14; ++i) EXPECT_EQ(out.Get(i), want[i]) << i;
+  // file:///x, file://h/x, mailto:a@b.org, http://a/, httpx://a, http:x,
+  // https:x, https://a/
+  EXPECT_EQ(out.copied(), 8u);
 }
 
 // Every profile over every corpus: idempotent, the batch equals the
