@@ -34,6 +34,26 @@ struct RowSet {
   const uint32_t* out_row;
 };
 
+// The boundary columns, in URISCAN_SPAN_BOUNDARIES order.
+#define URISCAN_COLUMN(name) +1
+inline constexpr int kBoundaryColumns = 0 URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN);
+#undef URISCAN_COLUMN
+
+// Where stage 2 writes the boundary columns: row r's value of column c
+// goes to col[c][r - row0]. The common pass writes a run of rows into a
+// small stage that stays in L1 and copies each column out in one piece
+// (see ScanRows); interleaving thirteen narrow streams of stores straight
+// into columns much larger than the caches costs more than that copy.
+struct BoundaryOut {
+  uint32_t* col[kBoundaryColumns];
+  size_t row0;
+};
+HWY_INLINE BoundaryOut Columns(const kernels::SpanColumns& cols) {
+#define URISCAN_COLUMN(name) cols.name,
+  return BoundaryOut{{URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN)}, 0};
+#undef URISCAN_COLUMN
+}
+
 // Where the words of a group's windows come from. When the group's rows lie
 // within 2N blocks (N lanes), each class's words are two vector loads and
 // lane permutes; otherwise they are gathered. AVX2 has no 64-bit lane
@@ -167,55 +187,62 @@ HWY_INLINE Structure StructureOf(const uint64_t* HWY_RESTRICT masks,
   return Structurize<NW, kFaultsBeforeStop>(win, len);
 }
 
-// The rows of a group marked in `settle` (rows the fast path leaves, no
-// longer than their window) whose first fault is a byte allowed nowhere,
-// the common error in real traffic, get that error here rather than from
-// the scalar parser (see Structurize). Row i of the group is output row
-// out_row[j + i] when that is given, else out0 + j + i.
+// The rows of `rows` (rows the fast path left to the scalar parser, at
+// most 64 * NW bytes, listed through out_row) whose first fault is a byte
+// allowed nowhere, the common error in real traffic, get that error here
+// rather than from the scalar parser (see Structurize).
 template <size_t NW>
 HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
                                    const uint64_t* HWY_RESTRICT masks,
-                                   uint32_t base, const RowSet& rows, size_t j,
-                                   const uint32_t* b, const uint32_t* e,
-                                   size_t valid, M64 settle,
+                                   uint32_t base, const RowSet& rows,
                                    const kernels::SpanColumns& cols) {
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
-  const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
-  const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)), begin);
-  const Structure t = StructureOf<NW, true>(masks, base, b, begin, len);
-  const M64 first_fault_is_stop =
-      hn::AndNot(t.slow, hn::And(settle, Less(t.stop_at, len)));
-  if (hn::AllFalse(d, first_fault_is_stop)) return;
-  uint8_t lanes[8] = {0};
-  hn::StoreMaskBits(d, first_fault_is_stop, lanes);
-  HWY_ALIGN uint64_t stop_at[kMax];
-  hn::Store(t.stop_at, d, stop_at);
-  for (size_t i = 0; i < valid; ++i) {
-    if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
-    // The stop class also holds '[' ']' and a '%' without two HEXDIG.
-    const uint8_t c = data[b[i] + stop_at[i]];
-    if (c == '[' || c == ']' || c == '%') continue;
-    const size_t r = rows.out_row ? rows.out_row[j + i] : rows.out0 + j + i;
-    // As the scalar parser leaves an invalid row: every boundary at its
-    // start but the end, no flags.
+  const size_t N = hn::Lanes(d);
+  for (size_t j = 0; j < rows.n; j += N) {
+    // The last step pads with empty rows at the last row's start.
+    HWY_ALIGN uint32_t b[kMax], e[kMax];
+    const size_t valid = HWY_MIN(N, rows.n - j);
+    for (size_t i = 0; i < N; ++i) {
+      b[i] = rows.b[j + HWY_MIN(i, valid - 1)];
+      e[i] = i < valid ? rows.e[j + i] : b[i];
+    }
+    const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
+    const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)), begin);
+    const Structure t = StructureOf<NW, true>(masks, base, b, begin, len);
+    const M64 first_fault_is_stop = hn::AndNot(t.slow, Less(t.stop_at, len));
+    if (hn::AllFalse(d, first_fault_is_stop)) continue;
+    uint8_t lanes[8] = {0};
+    hn::StoreMaskBits(d, first_fault_is_stop, lanes);
+    HWY_ALIGN uint64_t stop_at[kMax];
+    hn::Store(t.stop_at, d, stop_at);
+    for (size_t i = 0; i < valid; ++i) {
+      if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
+      // The stop class also holds '[' ']' and a '%' without two HEXDIG.
+      const uint8_t c = data[b[i] + stop_at[i]];
+      if (c == '[' || c == ']' || c == '%') continue;
+      const size_t r = rows.out_row[j + i];
+      // As the scalar parser leaves an invalid row: every boundary at its
+      // start but the end, no flags.
 #define URISCAN_COLUMN(name) cols.name[r] = b[i];
-    URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN)
+      URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN)
 #undef URISCAN_COLUMN
-    cols.flags[r] = 0;
-    cols.error_kind[r] = static_cast<uint8_t>(ErrorKind::kDisallowedByte);
-    cols.error_offset[r] = static_cast<uint32_t>(stop_at[i]);
+      cols.flags[r] = 0;
+      cols.error_kind[r] = static_cast<uint8_t>(ErrorKind::kDisallowedByte);
+      cols.error_offset[r] = static_cast<uint32_t>(stop_at[i]);
+    }
   }
 }
 
 // Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
-// NW-word windows: rows j.. of `rows`, `whole` unless padded.
+// NW-word windows: rows j.. of `rows`, `whole` unless padded. The boundary
+// columns go to `bounds`, the others to `cols`.
 template <size_t NW>
 HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
                       const uint64_t* HWY_RESTRICT masks, uint32_t base,
                       const RowSet& rows, size_t j, const uint32_t* b,
-                      const uint32_t* e, bool whole,
+                      const uint32_t* e, bool whole, const BoundaryOut& bounds,
                       const kernels::SpanColumns& cols) {
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
@@ -234,20 +261,17 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   // Results, in lanes, then into the columns.
   // The columns in URISCAN_SPAN_BOUNDARIES order, each as an offset from
   // the row's start.
-#define URISCAN_COLUMN(name) +1
-  constexpr int kColumns = 0 URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN);
-#undef URISCAN_COLUMN
+  constexpr int kColumns = kBoundaryColumns;
   HWY_ALIGN uint32_t out[kColumns][kMax];
   HWY_ALIGN uint16_t out_flags[kMax] = {0};
   HWY_ALIGN uint8_t out_error[kMax] = {0};  // (GCC 12 -O2 warns otherwise)
-#define URISCAN_COLUMN(name) cols.name,
-  uint32_t* const dst[kColumns] = {URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN)};
-#undef URISCAN_COLUMN
 #define URISCAN_COLUMN(name) s.name,
   const V64 values[kColumns] = {K(0), URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN) len};
 #undef URISCAN_COLUMN
   const bool direct = whole && rows.out_row == nullptr;
   const size_t row = rows.out0 + j;
+  uint32_t* const* dst = bounds.col;
+  const size_t at = row - bounds.row0;  // where `row` goes in `bounds`
   int c = 0;
 #if HWY_TARGET != HWY_SCALAR
   // Two columns at a time: one permute keeps the low halves of both, and
@@ -260,14 +284,14 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
         hn::ConcatEven(d32x2, hn::BitCast(d32x2, values[c + 1]),
                        hn::BitCast(d32x2, values[c])),
         begin2);
-    hn::StoreU(hn::LowerHalf(sum), d32, direct ? dst[c] + row : out[c]);
+    hn::StoreU(hn::LowerHalf(sum), d32, direct ? dst[c] + at : out[c]);
     hn::StoreU(hn::UpperHalf(d32, sum), d32,
-               direct ? dst[c + 1] + row : out[c + 1]);
+               direct ? dst[c + 1] + at : out[c + 1]);
   }
 #endif
   for (; c < kColumns; ++c) {
     const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
-    hn::StoreU(v, d32, direct ? dst[c] + row : out[c]);
+    hn::StoreU(v, d32, direct ? dst[c] + at : out[c]);
   }
   uint16_t* flags = direct ? cols.flags + row : out_flags;
   hn::StoreU(hn::TruncateTo(d16, s.flags), d16, flags);
@@ -294,15 +318,11 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   if (!direct) {
     for (size_t i = 0; i < valid; ++i) {
       const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
-      for (int c = 0; c < kColumns; ++c) dst[c][r] = out[c][i];
+      for (int c = 0; c < kColumns; ++c) dst[c][r - bounds.row0] = out[c][i];
       cols.flags[r] = out_flags[i];
       cols.error_kind[r] = out_error[i];
       cols.error_offset[r] = 0;
     }
-  }
-  const M64 settle = hn::AndNot(longer, s.slow);
-  if (HWY_UNLIKELY(!hn::AllFalse(d, settle))) {
-    SettleDisallowed<NW>(data, masks, base, rows, j, b, e, valid, settle, cols);
   }
 }
 
@@ -314,12 +334,16 @@ HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
                             const uint64_t* HWY_RESTRICT masks, uint32_t base,
                             const RowSet& rows, size_t j, const uint32_t* b,
                             const uint32_t* e, bool whole,
+                            const BoundaryOut& bounds,
                             const kernels::SpanColumns& cols) {
-  GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+  GroupBody<NW>(data, masks, base, rows, j, b, e, whole, bounds, cols);
 }
 // Stage 2, N rows per step, each step on the narrowest window that all of
-// its rows fit (so a corpus of long rows does not try 64 bytes first);
-// a step whose rows are mixed takes 64 bytes, and leaves the longer rows.
+// its rows fit (so a corpus of long rows does not try 64 bytes first).
+// The first pass (NW = 1, a run of contiguous rows) writes the boundary
+// columns through an L1-resident stage of kStageRows rows (see
+// BoundaryOut); the passes over the longer rows write them in place.
+inline constexpr size_t kStageRows = 256;  // a multiple of every N
 template <size_t NW>
 inline void ScanRows(const uint8_t* HWY_RESTRICT data,
               const uint64_t* HWY_RESTRICT masks, uint32_t base,
@@ -328,7 +352,23 @@ inline void ScanRows(const uint8_t* HWY_RESTRICT data,
   const hn::Rebind<uint32_t, D64> d32;
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
   const size_t N = hn::Lanes(d);
+  const BoundaryOut in_place = Columns(cols);
+  const bool staged = NW == 1 && rows.out_row == nullptr;
+  HWY_ALIGN uint32_t stage[kBoundaryColumns][NW == 1 ? kStageRows : 1];
+  BoundaryOut staging;
+  for (int c = 0; c < kBoundaryColumns; ++c) staging.col[c] = stage[c];
+  staging.row0 = rows.out0;
+  size_t held = 0;  // rows in the stage, from row staging.row0 on
+  auto flush = [&] {
+    for (int c = 0; c < kBoundaryColumns; ++c) {
+      std::memcpy(in_place.col[c] + staging.row0, stage[c], held * sizeof(uint32_t));
+    }
+    staging.row0 += held;
+    held = 0;
+  };
+  const BoundaryOut& bounds = staged ? staging : in_place;
   for (size_t j = 0; j < rows.n; j += N) {
+    if (staged && held == kStageRows) flush();
     // The last step pads with empty rows; its results go through a copy.
     HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
     const uint32_t* b = rows.b + j;
@@ -344,72 +384,78 @@ inline void ScanRows(const uint8_t* HWY_RESTRICT data,
       b = pad_b;
       e = pad_e;
     }
+    if (staged) held += whole ? N : rows.n - j;
     if (NW == 1) {
       const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
                               hn::PromoteTo(d, hn::LoadU(d32, b)));
-      const size_t over64 = hn::CountTrue(d, Less(K(64), len));
-      if (over64 > 0) {
+      if (!hn::AllFalse(d, Less(K(64), len))) {
         if (!hn::AllFalse(d, Less(K(128), len))) {
-          WideGroup<4>(data, masks, base, rows, j, b, e, whole, cols);
+          WideGroup<4>(data, masks, base, rows, j, b, e, whole, bounds, cols);
         } else {
-          WideGroup<2>(data, masks, base, rows, j, b, e, whole, cols);
+          WideGroup<2>(data, masks, base, rows, j, b, e, whole, bounds, cols);
         }
         continue;
       }
-    }
-    if (NW == 1) {
-      GroupBody<NW>(data, masks, base, rows, j, b, e, whole, cols);
+      GroupBody<NW>(data, masks, base, rows, j, b, e, whole, bounds, cols);
     } else {
-      WideGroup<NW>(data, masks, base, rows, j, b, e, whole, cols);
+      WideGroup<NW>(data, masks, base, rows, j, b, e, whole, bounds, cols);
     }
   }
+  if (staged) flush();
 }
 
-// Keeps the rows of `in` whose error kind says kLonger, as a RowSet over
-// the scratch's row arrays (which `in` may already use).
-HWY_INLINE RowSet Longer(const RowSet& in, const kernels::ScanScratch& s,
-                         const kernels::SpanColumns& cols) {
+// The rows of `in` whose error kind is `kind` and that are at most
+// max_len bytes long, as a RowSet over the scratch's row arrays (which
+// `in` may already use).
+HWY_INLINE RowSet RowsOfKind(const RowSet& in, uint8_t kind, uint32_t max_len,
+                             const kernels::ScanScratch& s,
+                             const kernels::SpanColumns& cols) {
   size_t t = 0;
-  if (in.out_row == nullptr) {  // contiguous rows: memchr skips the others
-    const uint8_t* kinds = cols.error_kind + in.out0;
-    for (const void* at = std::memchr(kinds, kLonger, in.n); at != nullptr;) {
-      const size_t j = static_cast<size_t>(static_cast<const uint8_t*>(at) - kinds);
-      s.rows[t] = static_cast<uint32_t>(in.out0 + j);
-      s.row_begin[t] = in.b[j];
-      s.row_end[t] = in.e[j];
-      ++t;
-      at = std::memchr(kinds + j + 1, kLonger, in.n - j - 1);
-    }
-    return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
-  }
-  for (size_t j = 0; j < in.n; ++j) {
-    const uint32_t r = static_cast<uint32_t>(in.out_row ? in.out_row[j] : in.out0 + j);
-    if (cols.error_kind[r] != kLonger) continue;
+  auto keep = [&](uint32_t r, size_t j) {
     const uint32_t b = in.b[j], e = in.e[j];
+    if (e - b > max_len) return;
     s.rows[t] = r;
     s.row_begin[t] = b;
     s.row_end[t] = e;
     ++t;
+  };
+  if (in.out_row == nullptr) {  // contiguous rows: memchr skips the others
+    const uint8_t* kinds = cols.error_kind + in.out0;
+    for (const void* at = std::memchr(kinds, kind, in.n); at != nullptr;) {
+      const size_t j = static_cast<size_t>(static_cast<const uint8_t*>(at) - kinds);
+      keep(static_cast<uint32_t>(in.out0 + j), j);
+      at = std::memchr(kinds + j + 1, kind, in.n - j - 1);
+    }
+  } else {
+    for (size_t j = 0; j < in.n; ++j) {
+      if (cols.error_kind[in.out_row[j]] == kind) keep(in.out_row[j], j);
+    }
   }
   return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
 }
 
 // Stage 2 on 64-byte windows, then the longer rows on 128 and 256; rows
-// longer still go to the scalar parser.
+// longer still go to the scalar parser, and so do those that break a rule,
+// unless the first fault is a byte allowed nowhere (SettleDisallowed).
 inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t base,
                     const RowSet& rows, const kernels::ScanScratch& scratch,
                     const kernels::SpanColumns& cols) {
+  constexpr uint32_t kAny = ~uint32_t{0};
   ScanRows<1>(data, masks, base, rows, cols);
-  const RowSet r128 = Longer(rows, scratch, cols);
-  if (r128.n == 0) return;
-  ScanRows<2>(data, masks, base, r128, cols);
-  const RowSet r256 = Longer(r128, scratch, cols);
-  if (r256.n == 0) return;
-  ScanRows<4>(data, masks, base, r256, cols);
-  for (size_t j = 0; j < r256.n; ++j) {
-    uint8_t& kind = cols.error_kind[r256.out_row[j]];
-    if (kind == kLonger) kind = kernels::kNeedsScalar;
+  const RowSet r128 = RowsOfKind(rows, kLonger, kAny, scratch, cols);
+  if (r128.n != 0) {
+    ScanRows<2>(data, masks, base, r128, cols);
+    const RowSet r256 = RowsOfKind(r128, kLonger, kAny, scratch, cols);
+    if (r256.n != 0) {
+      ScanRows<4>(data, masks, base, r256, cols);
+      for (size_t j = 0; j < r256.n; ++j) {
+        uint8_t& kind = cols.error_kind[r256.out_row[j]];
+        if (kind == kLonger) kind = kernels::kNeedsScalar;
+      }
+    }
   }
+  const RowSet left = RowsOfKind(rows, kernels::kNeedsScalar, 64 * 4, scratch, cols);
+  if (left.n != 0) SettleDisallowed<4>(data, masks, base, left, cols);
 }
 
 }  // namespace HWY_NAMESPACE
