@@ -187,32 +187,26 @@ HWY_INLINE Structure StructureOf(const uint64_t* HWY_RESTRICT masks,
   return Structurize<NW, kFaultsBeforeStop>(win, len);
 }
 
-// The rows of `rows` (rows the fast path left to the scalar parser, at
-// most 64 * NW bytes, listed through out_row) whose first fault is a byte
-// allowed nowhere, the common error in real traffic, get that error here
-// rather than from the scalar parser (see Structurize).
+// Rows the fast path left to the scalar parser (N at b[], e[], the first
+// `valid` real, at most 64 * NW bytes, output rows out_row[]) whose first
+// fault is a byte allowed nowhere, the common error in real traffic, get
+// that error here rather than from the scalar parser (see Structurize).
 template <size_t NW>
 HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
                                    const uint64_t* HWY_RESTRICT masks,
-                                   uint32_t base, const RowSet& rows,
+                                   uint32_t base, const uint32_t* b,
+                                   const uint32_t* e, size_t valid,
+                                   const uint32_t* out_row,
                                    const kernels::SpanColumns& cols) {
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
-  const size_t N = hn::Lanes(d);
-  for (size_t j = 0; j < rows.n; j += N) {
-    // The last step pads with empty rows at the last row's start.
-    HWY_ALIGN uint32_t b[kMax], e[kMax];
-    const size_t valid = HWY_MIN(N, rows.n - j);
-    for (size_t i = 0; i < N; ++i) {
-      b[i] = rows.b[j + HWY_MIN(i, valid - 1)];
-      e[i] = i < valid ? rows.e[j + i] : b[i];
-    }
+  {
     const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
     const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)), begin);
     const Structure t = StructureOf<NW, true>(masks, base, b, begin, len);
     const M64 first_fault_is_stop = hn::AndNot(t.slow, Less(t.stop_at, len));
-    if (hn::AllFalse(d, first_fault_is_stop)) continue;
+    if (hn::AllFalse(d, first_fault_is_stop)) return;
     uint8_t lanes[8] = {0};
     hn::StoreMaskBits(d, first_fault_is_stop, lanes);
     HWY_ALIGN uint64_t stop_at[kMax];
@@ -222,7 +216,7 @@ HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
       // The stop class also holds '[' ']' and a '%' without two HEXDIG.
       const uint8_t c = data[b[i] + stop_at[i]];
       if (c == '[' || c == ']' || c == '%') continue;
-      const size_t r = rows.out_row[j + i];
+      const size_t r = out_row[i];
       // As the scalar parser leaves an invalid row: every boundary at its
       // start but the end, no flags.
 #define URISCAN_COLUMN(name) cols.name[r] = b[i];
@@ -455,7 +449,29 @@ inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t 
     }
   }
   const RowSet left = RowsOfKind(rows, kernels::kNeedsScalar, 64 * 4, scratch, cols);
-  if (left.n != 0) SettleDisallowed<4>(data, masks, base, left, cols);
+  const D64 d;
+  const size_t N = hn::Lanes(d);
+  constexpr size_t kMax = HWY_MAX_BYTES / 8;
+  for (size_t j = 0; j < left.n; j += N) {
+    // The last step pads with empty rows at the last row's start; each
+    // step takes the narrowest window its rows fit.
+    HWY_ALIGN uint32_t b[kMax], e[kMax];
+    const size_t valid = HWY_MIN(N, left.n - j);
+    uint32_t longest = 0;
+    for (size_t i = 0; i < N; ++i) {
+      b[i] = left.b[j + HWY_MIN(i, valid - 1)];
+      e[i] = i < valid ? left.e[j + i] : b[i];
+      longest = HWY_MAX(longest, e[i] - b[i]);
+    }
+    const uint32_t* out_row = left.out_row + j;
+    if (longest <= 64) {
+      SettleDisallowed<1>(data, masks, base, b, e, valid, out_row, cols);
+    } else if (longest <= 128) {
+      SettleDisallowed<2>(data, masks, base, b, e, valid, out_row, cols);
+    } else {
+      SettleDisallowed<4>(data, masks, base, b, e, valid, out_row, cols);
+    }
+  }
 }
 
 }  // namespace HWY_NAMESPACE
