@@ -7,6 +7,8 @@
 #define XXH_INLINE_ALL  // short keys: let the compiler inline XXH3
 #include <xxhash.h>
 
+#include "src/already_normal.h"
+
 namespace uriscan {
 namespace {
 
@@ -66,7 +68,8 @@ void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
   for (size_t i = 0; i < batch.count; ++i) {
     if (spans.error_kind[i] != 0) {
       (*keys)[i] = Key{};
-    } else if (AlreadyNormal(batch, spans, i, profile_)) {
+    } else if (SurelyNormal(batch.data, spans, i, profile_) ||
+               AlreadyNormal(batch, spans, i, profile_)) {
       (*keys)[i] = hash(std::string_view(batch.data + spans.uri_begin[i],
                                          spans.uri_end[i] - spans.uri_begin[i]),
                         seed_);

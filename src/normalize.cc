@@ -13,6 +13,7 @@
 #include <memory>
 #include <new>
 
+#include "src/already_normal.h"
 #include "src/char_class.h"
 #include "uriscan/resolve.h"
 
@@ -435,7 +436,8 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
     const uint32_t out_begin = static_cast<uint32_t>(out->size_);
     const uint32_t b = s.uri_begin[i];
     shift[i] = out_begin - b;  // wraps; the sums below do not
-    if (s.error_kind[i] != 0 || AlreadyNormal(in, s, i, profile)) {
+    if (s.error_kind[i] != 0 || SurelyNormal(in.data, s, i, profile) ||
+        AlreadyNormal(in, s, i, profile)) {
       const uint32_t e = s.uri_end[i];
       if (e > b) {  // an empty row may come with no data at all
         std::memcpy(out->Reserve(e - b), in.data + b, e - b);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "src/already_normal.h"
 #include "tests/support/corpus.h"
 #include "tests/support/seed_vectors.h"
 
@@ -172,6 +173,39 @@ TEST(NormalizeBatchTest, CopiesOnlyWhatNoRuleChanges) {
 // Every profile over every corpus: idempotent, the batch equals the
 // one-at-a-time result, its spans equal a scalar scan of its own output,
 // invalid rows come back unchanged, and crawler rows keep the original.
+// The column-only shortcut never calls a row normal that a rule would
+// change: every row it passes is its own normal form, and AlreadyNormal()
+// agrees. It passes many rows of real URL lists (else it saves nothing).
+TEST(NormalizeBatchTest, SurelyNormalRowsAreTheirOwnNormalForm) {
+  std::string text =
+      "file://localhost/x\nfile:///x\nmailto:a@B.org\nhttp://a\nhttp://a/\n"
+      "http://a:80/\nhttp://a:/\nhttps://a\nftp://a:21/\n//a:80/\n//a\n"
+      "x://a:/\nx://a\nws://a\nhttp://a?q\nhttp://a#f\n\nrel/path\n"
+      "http:x\nfoo://b/c\n";
+  for (const auto& corpus : test_corpus::LoadCorpora()) text += corpus.bytes;
+  OwnedBatch batch;
+  ASSERT_TRUE(BatchFromLines(text, &batch));
+  ComponentSpans spans;
+  Scan(batch.view(), &spans);
+  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
+    size_t surely = 0, valid = 0;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (spans.error_kind[i] != 0) continue;
+      ++valid;
+      if (!SurelyNormal(batch.view().data, spans, i, p)) continue;
+      ++surely;
+      const std::string_view row = batch.view().Get(i);
+      ASSERT_TRUE(AlreadyNormal(batch.view(), spans, i, p)) << row;
+      std::string normal;
+      ASSERT_TRUE(Normalize(ParseUriReference(row), p, &normal)) << row;
+      ASSERT_EQ(normal, row) << ProfileName(p);
+    }
+    if (p != Profile::kCrawler) {
+      EXPECT_GT(surely, valid / 4) << ProfileName(p);
+    }
+  }
+}
+
 TEST(NormalizeBatchTest, CorporaIdempotentAndSpansExact) {
   for (const auto& corpus : test_corpus::LoadCorpora()) {
     OwnedBatch in;
