@@ -320,6 +320,28 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   }
 }
 
+// The bounds of the step of N rows from row j of `rows`: where they lie,
+// or, for a last step short of N, in pad_b/pad_e, padded with empty rows
+// at the last row's start (which keeps the starts in order); `valid` of
+// the N are real.
+struct Step {
+  const uint32_t* b;
+  const uint32_t* e;
+  size_t valid;
+};
+HWY_INLINE Step StepRows(const RowSet& rows, size_t j, size_t N,
+                         uint32_t* pad_b, uint32_t* pad_e) {
+  const uint32_t* b = rows.b + j;
+  const uint32_t* e = rows.e + j;
+  if (j + N <= rows.n) return Step{b, e, N};
+  const size_t last = rows.n - 1 - j;
+  for (size_t i = 0; i < N; ++i) {
+    pad_b[i] = i <= last ? b[i] : b[last];
+    pad_e[i] = i <= last ? e[i] : b[last];
+  }
+  return Step{pad_b, pad_e, last + 1};
+}
+
 // The step for the common 64-byte windows is inlined into the loop (see
 // ScanRows); the wider ones are calls, so their many live registers do not
 // make the compiler spill in the common step.
@@ -363,22 +385,13 @@ inline void ScanRows(const uint8_t* HWY_RESTRICT data,
   const BoundaryOut& bounds = staged ? staging : in_place;
   for (size_t j = 0; j < rows.n; j += N) {
     if (staged && held == kStageRows) flush();
-    // The last step pads with empty rows; its results go through a copy.
+    // A padded last step's results go through a copy.
     HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
-    const uint32_t* b = rows.b + j;
-    const uint32_t* e = rows.e + j;
-    const bool whole = j + N <= rows.n;
-    if (!whole) {
-      // Empty rows at the last row's start keep the starts in order.
-      const size_t last = rows.n - 1 - j;
-      for (size_t i = 0; i < N; ++i) {
-        pad_b[i] = i <= last ? b[i] : b[last];
-        pad_e[i] = i <= last ? e[i] : b[last];
-      }
-      b = pad_b;
-      e = pad_e;
-    }
-    if (staged) held += whole ? N : rows.n - j;
+    const Step step = StepRows(rows, j, N, pad_b, pad_e);
+    const uint32_t* b = step.b;
+    const uint32_t* e = step.e;
+    const bool whole = step.valid == N;
+    if (staged) held += step.valid;
     if (NW == 1) {
       const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
                               hn::PromoteTo(d, hn::LoadU(d32, b)));
@@ -453,16 +466,14 @@ inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t 
   const size_t N = hn::Lanes(d);
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
   for (size_t j = 0; j < left.n; j += N) {
-    // The last step pads with empty rows at the last row's start; each
-    // step takes the narrowest window its rows fit.
-    HWY_ALIGN uint32_t b[kMax], e[kMax];
-    const size_t valid = HWY_MIN(N, left.n - j);
+    // Each step takes the narrowest window its rows fit.
+    HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
+    const Step step = StepRows(left, j, N, pad_b, pad_e);
+    const uint32_t* b = step.b;
+    const uint32_t* e = step.e;
+    const size_t valid = step.valid;
     uint32_t longest = 0;
-    for (size_t i = 0; i < N; ++i) {
-      b[i] = left.b[j + HWY_MIN(i, valid - 1)];
-      e[i] = i < valid ? left.e[j + i] : b[i];
-      longest = HWY_MAX(longest, e[i] - b[i]);
-    }
+    for (size_t i = 0; i < N; ++i) longest = HWY_MAX(longest, e[i] - b[i]);
     const uint32_t* out_row = left.out_row + j;
     if (longest <= 64) {
       SettleDisallowed<1>(data, masks, base, b, e, valid, out_row, cols);

@@ -247,17 +247,10 @@ HWY_INLINE Structure Structurize(const MakeWindow& win, V64 len) {
   // Bytes allowed nowhere, brackets, a '%' without two HEXDIG: every
   // triplet must also end inside the URI.
   const Bits<NW> stop = win(kStop);
-  M64 slow;
-  Bits<NW> before_stop;
-  if (kFaultsBeforeStop) {
-    s.stop_at = First(stop);
-    before_stop = Below<NW>(s.stop_at);
-    slow = NoLane();
-  } else {
-    s.stop_at = hn::Zero(D64());
-    before_stop = stop;  // unused
-    slow = Any(stop);
-  }
+  s.stop_at = kFaultsBeforeStop ? First(stop) : hn::Zero(D64());
+  // (read only with kFaultsBeforeStop)
+  const Bits<NW> before_stop = kFaultsBeforeStop ? Below<NW>(s.stop_at) : stop;
+  M64 slow = kFaultsBeforeStop ? NoLane() : Any(stop);
   // Bytes that break a rule (those that count).
   auto fault = [&](const Bits<NW>& bad) {
     return kFaultsBeforeStop ? Any(And(bad, before_stop)) : Any(bad);
