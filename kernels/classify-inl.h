@@ -13,6 +13,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/kernels.h"
+#include "kernels/ops-inl.h"
 #include "kernels/planes-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -65,154 +66,42 @@ inline constexpr uint8_t kADigitPercentColonHash = 0x38, kBUpperDotAt = 0xE0,
                          kCQuestionHashAt = 0xE0, kCPercent = 0x04,
                          kCNewline = 0x02;
 
-// The tables and the single-byte classes' bytes, set up once per window
-// and kept in registers across its blocks.
-struct ClassVectors {
-#if HWY_TARGET != HWY_SCALAR
-  using V = hn::Vec<hn::ScalableTag<uint8_t>>;
-  V a_low, a_high, b_low, b_high, c_low, c_high, nibble;
-  V digit_percent_colon_hash, upper_dot_at, alnum;
-  V colon_slash, question_hash_at, percent, newline;
-  // Saturating addends that bring "byte >= 0x20" (table B: 'A'-'Z' '.'
-  // '@'; table C: '?' '#' '@') and "byte >= 0x08" (table C: ':' '/' '?'
-  // '#' '@') to bit 7, and the minuend whose saturating difference has
-  // bit 7 for "byte < 0x20" (table A: not ALPHA / DIGIT).
-  V from_0x20_to_top, from_0x08_to_top, below_0x20_to_top;
-#endif
-};
-HWY_INLINE ClassVectors LoadClassVectors() {
-  ClassVectors t;
-#if HWY_TARGET != HWY_SCALAR
-  const hn::ScalableTag<uint8_t> d;
-  t.a_low = hn::LoadDup128(d, kTableALow);
-  t.a_high = hn::LoadDup128(d, kTableAHigh);
-  t.b_low = hn::LoadDup128(d, kTableBLow);
-  t.b_high = hn::LoadDup128(d, kTableBHigh);
-  t.c_low = hn::LoadDup128(d, kTableCLow);
-  t.c_high = hn::LoadDup128(d, kTableCHigh);
-  t.nibble = hn::Set(d, 15);
-  t.digit_percent_colon_hash = hn::Set(d, kADigitPercentColonHash);
-  t.upper_dot_at = hn::Set(d, kBUpperDotAt);
-  t.alnum = hn::Set(d, kAAlnum);
-  t.colon_slash = hn::Set(d, kCColonSlash);
-  t.question_hash_at = hn::Set(d, kCQuestionHashAt);
-  t.percent = hn::Set(d, kCPercent);
-  t.newline = hn::Set(d, kCNewline);
-  t.from_0x20_to_top = hn::Set(d, 0x80 - 0x20);
-  t.from_0x08_to_top = hn::Set(d, 0x80 - 0x08);
-  t.below_0x20_to_top = hn::Set(d, 0x80 + 0x1F);
-#endif
-  return t;
-}
+// Byte values that the saturating adds and subtracts below bring to bit 7:
+// "byte >= 0x20" (table B: 'A'-'Z' '.' '@'; table C: '?' '#' '@'), "byte >=
+// 0x08" (table C: ':' '/' '?' '#' '@'), and the minuend whose saturating
+// difference has bit 7 for "byte < 0x20" (table A: not ALPHA / DIGIT).
+inline constexpr uint8_t kFrom0x20ToTop = 0x80 - 0x20, kFrom0x08ToTop = 0x80 - 0x08,
+                         kBelow0x20ToTop = 0x80 + 0x1F;
 
-#if HWY_TARGET != HWY_SCALAR
-// The lanes of a that hold any bit of `bits`, and those that hold none: one
-// vptestmb / vptestnmb on AVX-512 (Highway's TestBit wants every bit).
-// Elsewhere AnyBit costs one more operation (a vector NOT) than NoBit:
-// ClassifyBlock takes NoBit there and complements the bits in a
-// general-purpose register.
-template <class V>
-HWY_INLINE auto AnyBit(V a, V bits) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  return hn::Mask512<uint8_t>{_mm512_test_epi8_mask(a.raw, bits.raw)};
-#else
-  return hn::Ne(hn::And(a, bits), hn::Zero(hn::DFromV<V>()));
-#endif
-}
-template <class V>
-HWY_INLINE auto NoBit(V a, V bits) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  return hn::Mask512<uint8_t>{_mm512_testn_epi8_mask(a.raw, bits.raw)};
-#else
-  return hn::Eq(hn::And(a, bits), hn::Zero(hn::DFromV<V>()));
-#endif
-}
-#endif
+// How a target's stage 1 turns class bytes into masks:
+//   kByteLoop      one lane (HWY_SCALAR): the rectangles tested byte by byte;
+//   kMaskRegisters AVX-512: one test per class into a mask register;
+//   kTopBits       every other target: each class brought to bit 7 of its
+//                  bytes in as few operations as the tables allow, then one
+//                  mask move (vpmovmskb on x86, the limit there).
+enum class ClassifyVariant { kByteLoop, kMaskRegisters, kTopBits };
+inline constexpr ClassifyVariant kClassifyVariant =
+    HWY_TARGET == HWY_SCALAR ? ClassifyVariant::kByteLoop
+    : URISCAN_MASK_REGISTERS ? ClassifyVariant::kMaskRegisters
+                             : ClassifyVariant::kTopBits;
 
-#if HWY_TARGET != HWY_SCALAR
-// No lane of a holds any bit of `bits`: one vptest on SSE4 and AVX2.
-template <class V>
-HWY_INLINE bool NoLaneHasBit(V a, V bits) {
-#if HWY_TARGET == HWY_AVX2
-  return _mm256_testz_si256(a.raw, bits.raw) != 0;
-#elif HWY_TARGET == HWY_SSE4
-  return _mm_testz_si128(a.raw, bits.raw) != 0;
-#else
-  return hn::AllTrue(hn::DFromV<V>(), NoBit(a, bits));
-#endif
-}
-#endif
-
-// The bits of mask m (lanes of d) as an integer, bit i = lane i.
-template <class D, class M>
-HWY_INLINE uint64_t MaskBits(D d, M m) {
-  uint8_t bytes[8];
-  hn::StoreMaskBits(d, m, bytes);
-  // Exactly the bytes stored, so the load is forwarded from the store.
-  uint64_t bits = 0;
-  std::memcpy(&bits, bytes, (hn::MaxLanes(D()) + 7) / 8);
-  return bits;  // x86 and Arm are little-endian here
-}
-
-// Bits of lanes of d (an integer, bit i = lane i) into *word from bit
-// lane0 on: a store of their bytes (a multiple of 8 lanes, x86 and Arm are
-// little-endian here), no shifting and merging in general-purpose
-// registers, which cost more than the mask moves themselves.
-template <class D>
-HWY_INLINE void StoreBits(D, uint64_t bits, size_t lane0, uint64_t* word) {
-  constexpr size_t kLanes = hn::MaxLanes(D());
-  if constexpr (kLanes >= 8) {
-    std::memcpy(reinterpret_cast<uint8_t*>(word) + lane0 / 8, &bits, kLanes / 8);
-  } else {  // HWY_SCALAR: one lane, ORed in
-    *word |= bits << lane0;
-  }
-}
-
-// The bits of mask m (lanes of d) into *word from bit lane0 on; returns
-// them. On AVX-512 they go to memory without a general-purpose register
-// unless `via_register`, and then 0 is returned.
-template <class D, class M>
-HWY_INLINE uint64_t PutBits(D d, M m, size_t lane0, uint64_t* word,
-                            bool via_register = false) {
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  // Zen 4 moves a mask register to memory, or to a general-purpose
-  // register, every other cycle, but does both kinds at once: the caller
-  // sends half the classes each way.
-  (void)d;
-  (void)lane0;
-  if (via_register) {
-    uint64_t bits = _cvtmask64_u64(m.raw);
-    asm("" : "+r"(bits));  // else GCC stores the mask register directly
-    *word = bits;
-    return bits;
-  }
-  _store_mask64(reinterpret_cast<__mmask64*>(word), m.raw);
-  return 0;
-#else
-  (void)via_register;
-  const uint64_t bits = MaskBits(d, m);
-  StoreBits(d, bits, lane0, word);
-  return bits;
-#endif
-}
-
-#if HWY_TARGET != HWY_SCALAR
-// The lanes of v whose byte has bit 7 set, as an integer (bit i = lane i):
-// one vpmovmskb on x86.
+// A table pair's class byte for each byte of v: the entries of its low and
+// of its high nibble ANDed. x86's byte shuffle reads only the low nibble of
+// an index and gives 0 when its bit 7 is set (a byte the high-nibble table
+// maps to 0 anyway), so there the bytes index the low table as they are.
 template <class D, class V>
-HWY_INLINE uint64_t TopBits(D d, V v) {
-#if HWY_TARGET == HWY_AVX2
-  (void)d;
-  return static_cast<uint32_t>(_mm256_movemask_epi8(v.raw));
-#elif HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_SSSE3
-  (void)d;
-  return static_cast<uint32_t>(_mm_movemask_epi8(v.raw));
+HWY_INLINE V LookupPair(D d, const uint8_t* low_table, const uint8_t* high_table,
+                        V v) {
+  const V nibble = hn::Set(d, 15);
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128
+  const V low = v;
 #else
-  const hn::RebindToSigned<D> di;
-  return MaskBits(d, hn::RebindMask(d, hn::Lt(hn::BitCast(di, v), hn::Zero(di))));
+  const V low = hn::And(v, nibble);
 #endif
+  return hn::And(hn::TableLookupBytes(hn::LoadDup128(d, low_table), low),
+                 hn::TableLookupBytes(hn::LoadDup128(d, high_table),
+                                      hn::And(hn::ShiftRight<4>(v), nibble)));
 }
-#endif
 
 // The '%' bits among class bits (see kernels::Class).
 HWY_INLINE uint64_t PercentBits(uint64_t colon_slash, uint64_t question_hash_at,
@@ -221,27 +110,15 @@ HWY_INLINE uint64_t PercentBits(uint64_t colon_slash, uint64_t question_hash_at,
   return digit_percent_colon_hash & not_alnum & ~(colon_slash | question_hash_at);
 }
 
-// The classes of the 64 bytes at p (all readable) into block j's words
-// (masks[k * kMaskStride]), kStop without its '%' part; its '%' bits in
-// *pct. Returns the block's HEXDIG bits when it or the block before holds
-// a '%' (`wanted`; see PercentWithoutHex), else 0: '%' is rare, and a
-// table lookup and a mask move or two per vector are saved almost always
-// (on AVX-512 too, where testing HEXDIG in every block measured slower,
-// also on the '%'-heavy generated corpus).
+// kByteLoop: one lane has no 16-byte table lookup, so bytes go one by one
+// through the same rectangles.
 template <bool kLines>
-HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
-                                  const ClassVectors& t,
-                                  uint64_t* HWY_RESTRICT masks, bool wanted,
-                                  uint64_t* pct) {
-  *pct = 0;
-#if HWY_TARGET == HWY_SCALAR
-  (void)t;
-  (void)wanted;
+HWY_INLINE uint64_t ClassifyBlockByBytes(const uint8_t* HWY_RESTRICT p,
+                                         uint64_t* HWY_RESTRICT masks,
+                                         uint64_t* pct) {
   BlockMasks out;
   for (int k = 0; k < kNumClasses; ++k) out[k] = 0;
   uint64_t hex = 0;
-  // One lane: a 16-byte table lookup is not available, so bytes go one by
-  // one through the same rectangles.
   for (size_t i = 0; i < 64; ++i) {
     const uint8_t c = p[i], lo = c & 15, hi = c >> 4;
     const uint8_t a = kTableALow[lo] & kTableAHigh[hi];
@@ -262,93 +139,107 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
   *pct = PercentBits(out[kColonSlash], out[kQuestionHashAt],
                      out[kDigitPercentColonHash], out[kNotAlnum]);
   return hex;
+}
+
+// The classes of the 64 bytes at p (all readable) into block j's words
+// (masks[k * kMaskStride]), kStop without its '%' part; its '%' bits in
+// *pct. Returns the block's HEXDIG bits when it or the block before holds
+// a '%' (`wanted`; see PercentWithoutHex), else 0: '%' is rare, and a
+// table lookup and a mask move or two per vector are saved almost always
+// (on AVX-512 too, where testing HEXDIG in every block measured slower,
+// also on the '%'-heavy generated corpus). The tables are loaded here; the
+// loop that inlines this keeps them in registers.
+template <bool kLines>
+HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
+                                  uint64_t* HWY_RESTRICT masks, bool wanted,
+                                  uint64_t* pct) {
+  *pct = 0;
+#if HWY_TARGET == HWY_SCALAR  // kByteLoop
+  (void)wanted;
+  return ClassifyBlockByBytes<kLines>(p, masks, pct);
 #else
-  const hn::ScalableTag<uint8_t> d;
-  const size_t n = hn::Lanes(d);
-  // A table pair's class byte for each byte of v: the entries of its low
-  // and of its high nibble ANDed. x86's byte shuffle reads only the low
-  // nibble of an index, and gives 0 when its bit 7 is set (a byte the
-  // high-nibble table maps to 0 anyway), so the bytes index the low table
-  // as they are there.
-  using V = decltype(hn::LoadU(d, p));
-  auto lookup = [&](V low_table, V high_table, V v) {
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_EMU128
-    const V low = v;
-#else
-    const V low = hn::And(v, t.nibble);
-#endif
-    return hn::And(hn::TableLookupBytes(low_table, low),
-                   hn::TableLookupBytes(high_table,
-                                        hn::And(hn::ShiftRight<4>(v), t.nibble)));
-  };
-#if !(HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
-  V c_any = hn::Zero(d);  // the table-C bits of the block's bytes
-#endif
-  for (size_t i = 0; i < 64; i += n) {
-    const auto v = hn::LoadU(d, p + i);
-    const auto a = lookup(t.a_low, t.a_high, v);
-    const auto b = lookup(t.b_low, t.b_high, v);
-    const auto c = lookup(t.c_low, t.c_high, v);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // One test per class. The odd classes leave through a general-purpose
-    // register, the others straight from the mask register (see PutBits);
-    // '%' is a test of its own, moved out only when there is one.
-    auto put = [&](int k, auto m) {
-      PutBits(d, m, i, masks + k * kMaskStride, k % 2 == 1);
-    };
-    put(kStop, hn::Eq(b, hn::Zero(d)));
-    put(kColonSlash, AnyBit(c, t.colon_slash));
-    put(kQuestionHashAt, AnyBit(c, t.question_hash_at));
-    put(kDigitPercentColonHash, AnyBit(a, t.digit_percent_colon_hash));
-    put(kUpperDotAt, AnyBit(b, t.upper_dot_at));
-    put(kNotAlnum, NoBit(a, t.alnum));
-    if (kLines) put(kNewline, AnyBit(c, t.newline));
-    const auto percent = AnyBit(c, t.percent);
-    if (HWY_UNLIKELY(!hn::AllFalse(d, percent))) *pct |= MaskBits(d, percent) << i;
-#else
-    // Every mask leaves through a general-purpose register (vpmovmskb on
-    // x86, the limit here), so each class is brought to bit 7 of its bytes
-    // in as few operations as the tables allow: one saturating add or
-    // subtract for the classes that are the bytes above or below a
-    // threshold; an AND and an add for DIGIT '%' ':' '#' (its table-A bits
-    // are 0x08-0x38). '%' is rare: one test per block says whether there
-    // is one, and only then are its bits found.
-    auto put = [&](int k, uint64_t bits) {
-      StoreBits(d, bits, i, masks + k * kMaskStride);
-    };
-    const uint64_t question_hash_at =
-        TopBits(d, hn::SaturatedAdd(c, t.from_0x20_to_top));
-    put(kStop, MaskBits(d, hn::Eq(b, hn::Zero(d))));
-    put(kColonSlash,
-        TopBits(d, hn::SaturatedAdd(c, t.from_0x08_to_top)) & ~question_hash_at);
-    put(kQuestionHashAt, question_hash_at);
-    put(kDigitPercentColonHash,
-        TopBits(d, hn::SaturatedAdd(hn::And(a, t.digit_percent_colon_hash),
-                                    t.from_0x08_to_top)));
-    put(kUpperDotAt, TopBits(d, hn::SaturatedAdd(b, t.from_0x20_to_top)));
-    put(kNotAlnum, TopBits(d, hn::SaturatedSub(t.below_0x20_to_top, a)));
-    if (kLines) put(kNewline, MaskBits(d, hn::Eq(c, t.newline)));
-    c_any = hn::Or(c_any, c);
-#endif
-  }
-#if !(HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL)
-  if (HWY_UNLIKELY(!NoLaneHasBit(c_any, t.percent))) {
+  {
+    // At most 64 lanes: a block is 64 bytes (SVE vectors may be longer).
+    const hn::CappedTag<uint8_t, 64> d;
+    using V = hn::Vec<decltype(d)>;
+    const size_t n = hn::Lanes(d);
+    V c_any = hn::Zero(d);  // kTopBits: the table-C bits of the block's bytes
     for (size_t i = 0; i < 64; i += n) {
-      const auto c = lookup(t.c_low, t.c_high, hn::LoadU(d, p + i));
-      *pct |= MaskBits(d, AnyBit(c, t.percent)) << i;
+      const V v = hn::LoadU(d, p + i);
+      const V a = LookupPair(d, kTableALow, kTableAHigh, v);
+      const V b = LookupPair(d, kTableBLow, kTableBHigh, v);
+      const V c = LookupPair(d, kTableCLow, kTableCHigh, v);
+      uint64_t* const m = masks;
+      if constexpr (kClassifyVariant == ClassifyVariant::kMaskRegisters) {
+        // One test per class. The odd classes leave through a
+        // general-purpose register, the others straight from the mask
+        // register (see PutBits); '%' is a test of its own, moved out only
+        // when there is one.
+        PutBits(d, hn::Eq(b, hn::Zero(d)), i, m + kStop * kMaskStride, false);
+        PutBits(d, AnyBit(c, hn::Set(d, kCColonSlash)), i,
+                m + kColonSlash * kMaskStride, true);
+        PutBits(d, AnyBit(c, hn::Set(d, kCQuestionHashAt)), i,
+                m + kQuestionHashAt * kMaskStride, false);
+        PutBits(d, AnyBit(a, hn::Set(d, kADigitPercentColonHash)), i,
+                m + kDigitPercentColonHash * kMaskStride, true);
+        PutBits(d, AnyBit(b, hn::Set(d, kBUpperDotAt)), i,
+                m + kUpperDotAt * kMaskStride, false);
+        PutBits(d, NoBit(a, hn::Set(d, kAAlnum)), i,
+                m + kNotAlnum * kMaskStride, true);
+        if (kLines) {
+          PutBits(d, AnyBit(c, hn::Set(d, kCNewline)), i,
+                  m + kNewline * kMaskStride, false);
+        }
+        const auto percent = AnyBit(c, hn::Set(d, kCPercent));
+        if (HWY_UNLIKELY(!hn::AllFalse(d, percent))) {
+          *pct |= MaskBits(d, percent) << i;
+        }
+      } else {
+        // '%' is rare: one test per block says whether there is one, and
+        // only then are its bits found (below).
+        const V to_top_20 = hn::Set(d, kFrom0x20ToTop);
+        const V to_top_08 = hn::Set(d, kFrom0x08ToTop);
+        const uint64_t question_hash_at =
+            TopBits(d, hn::SaturatedAdd(c, to_top_20));
+        StoreBits(d, MaskBits(d, hn::Eq(b, hn::Zero(d))), i,
+                  m + kStop * kMaskStride);
+        StoreBits(d,
+                  TopBits(d, hn::SaturatedAdd(c, to_top_08)) & ~question_hash_at,
+                  i, m + kColonSlash * kMaskStride);
+        StoreBits(d, question_hash_at, i, m + kQuestionHashAt * kMaskStride);
+        // DIGIT '%' ':' '#': its table-A bits are 0x08-0x38.
+        StoreBits(d,
+                  TopBits(d, hn::SaturatedAdd(
+                                 hn::And(a, hn::Set(d, kADigitPercentColonHash)),
+                                 to_top_08)),
+                  i, m + kDigitPercentColonHash * kMaskStride);
+        StoreBits(d, TopBits(d, hn::SaturatedAdd(b, to_top_20)), i,
+                  m + kUpperDotAt * kMaskStride);
+        StoreBits(d, TopBits(d, hn::SaturatedSub(hn::Set(d, kBelow0x20ToTop), a)),
+                  i, m + kNotAlnum * kMaskStride);
+        if (kLines) {
+          StoreBits(d, MaskBits(d, hn::Eq(c, hn::Set(d, kCNewline))), i,
+                    m + kNewline * kMaskStride);
+        }
+        c_any = hn::Or(c_any, c);
+      }
     }
-  }
-#endif
-  uint64_t hex = 0;
-  if (HWY_UNLIKELY(wanted || *pct != 0)) {
-    const V h_low = hn::LoadDup128(d, kTableHLow);
-    const V h_high = hn::LoadDup128(d, kTableHHigh);
-    for (size_t i = 0; i < 64; i += n) {
-      const auto h = lookup(h_low, h_high, hn::LoadU(d, p + i));
-      PutBits(d, hn::Ne(h, hn::Zero(d)), i, &hex);
+    if (kClassifyVariant == ClassifyVariant::kTopBits &&
+        HWY_UNLIKELY(!NoLaneHasBit(d, c_any, hn::Set(d, kCPercent)))) {
+      for (size_t i = 0; i < 64; i += n) {
+        const V c = LookupPair(d, kTableCLow, kTableCHigh, hn::LoadU(d, p + i));
+        *pct |= MaskBits(d, AnyBit(c, hn::Set(d, kCPercent))) << i;
+      }
     }
+    uint64_t hex = 0;
+    if (HWY_UNLIKELY(wanted || *pct != 0)) {
+      for (size_t i = 0; i < 64; i += n) {
+        const V h = LookupPair(d, kTableHLow, kTableHHigh, hn::LoadU(d, p + i));
+        PutBits(d, hn::Ne(h, hn::Zero(d)), i, &hex);
+      }
+    }
+    return hex;
   }
-  return hex;
 #endif
 }
 
@@ -385,7 +276,6 @@ HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
     return;
   }
 #endif
-  const ClassVectors t = LoadClassVectors();
   uint64_t prev_hex = 0, prev_pct = 0;
   // Settles block j - 1's '%' bits once block j's HEXDIG bits are known.
   auto settle = [&](size_t j, uint64_t hex, uint64_t pct) {
@@ -399,7 +289,7 @@ HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
   for (size_t j = 0; j < whole; ++j) {
     uint64_t pct;
     const uint64_t hex =
-        ClassifyBlock<kLines>(data + j * 64, t, masks + j, prev_pct != 0, &pct);
+        ClassifyBlock<kLines>(data + j * 64, masks + j, prev_pct != 0, &pct);
     settle(j, hex, pct);
   }
   if (whole < blocks) {
@@ -408,7 +298,7 @@ HWY_INLINE void ClassifyWindow(const uint8_t* HWY_RESTRICT data, size_t size,
     std::memcpy(tail, data + whole * 64, rest);
     uint64_t pct;
     const uint64_t hex =
-        ClassifyBlock<kLines>(tail, t, masks + whole, prev_pct != 0, &pct);
+        ClassifyBlock<kLines>(tail, masks + whole, prev_pct != 0, &pct);
     const uint64_t keep = (uint64_t{1} << rest) - 1;
     for (int k = 0; k < (kLines ? kNumClasses : kNewline); ++k)
       masks[k * kMaskStride + whole] &= keep;

@@ -55,136 +55,142 @@ HWY_INLINE BoundaryOut Columns(const kernels::SpanColumns& cols) {
 }
 
 // Where the words of a group's windows come from. When the group's rows lie
-// within 2N blocks (N lanes), each class's words are two vector loads and
-// lane permutes; otherwise they are gathered. AVX2 has no 64-bit lane
-// permute by vector: there each of the 4 lanes loads its words in 16-byte
-// pairs where they lie, and two unpacks transpose them, whatever the rows'
-// spread.
+// within 2N blocks (N lanes, a power of two), each class's words are two
+// vector loads and lane permutes; otherwise they are gathered. AVX2 has no
+// 64-bit lane permute by vector: there each of the 4 lanes loads its words
+// in 16-byte pairs where they lie, and two unpacks transpose them, whatever
+// the rows' spread.
 template <size_t NW>
 struct WordSource {
-  using VI = hn::Vec<hn::RebindToSigned<D64>>;
-  using Index = decltype(hn::IndicesFromVec(D64(), hn::Zero(D64())));
   bool near;
   size_t first_block;
-  VI block;            // gathers: each lane's first block
-  V64 at[NW + 1];      // permutes: block + w - first_block, below 2N
-  Index index[NW + 1]; // ... modulo N
-  M64 low[NW + 1];     // ... and whether that is below N
-  uint32_t lane_block[HWY_MAX_BYTES / 8];  // AVX2: each lane's first block
-
-  // words[w], w = 0..kLast: word w of every lane's window of `column`
-  // (words has room for kLast + 2). Reads at most NW + 1 words past a
-  // lane's first block: within the kPadBlocks zero blocks.
-  template <size_t kLast>
-  HWY_INLINE void Words(const uint64_t* HWY_RESTRICT column, V64* words) const {
-#if HWY_TARGET == HWY_AVX2
-    auto pair = [&](size_t lane, size_t w) {
-      return _mm_loadu_si128(
-          reinterpret_cast<const __m128i*>(column + lane_block[lane] + w));
-    };
-    for (size_t w = 0; w <= kLast; w += 2) {
-      const __m256i lanes02 = _mm256_inserti128_si256(
-          _mm256_castsi128_si256(pair(0, w)), pair(2, w), 1);
-      const __m256i lanes13 = _mm256_inserti128_si256(
-          _mm256_castsi128_si256(pair(1, w)), pair(3, w), 1);
-      words[w] = V64{_mm256_unpacklo_epi64(lanes02, lanes13)};
-      words[w + 1] = V64{_mm256_unpackhi_epi64(lanes02, lanes13)};
-    }
-#else
-    const D64 d;
-    V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
-    if (near) {
-      t0 = hn::LoadU(d, column + first_block);
-      t1 = hn::LoadU(d, column + first_block + hn::Lanes(d));
-    }
-    for (size_t w = 0; w <= kLast; ++w) words[w] = Word(column, w, t0, t1, d);
-#endif
-  }
-
- private:
-  template <class D>
-  HWY_INLINE V64 Word(const uint64_t* HWY_RESTRICT column, size_t w, V64 t0,
-                      V64 t1, D d) const {
-    if (!near) return hn::GatherIndex(d, column + w, block);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX3
-    // AVX-512 looks up a 16-entry table in one instruction (vpermt2q),
-    // which Highway 1.0.3 does not offer: three operations become one.
-    (void)d;
-    return V64{_mm512_permutex2var_epi64(t0.raw, at[w].raw, t1.raw)};
-#else
-    return hn::IfThenElse(low[w], hn::TableLookupLanes(t0, index[w]),
-                          hn::TableLookupLanes(t1, index[w]));
-#endif
-  }
+  HWY_ALIGN Lanes block;        // gathers: each lane's first block
+  HWY_ALIGN Lanes from;         // permutes: block - first_block, below 2N
+  uint32_t lane_block[kMaxLanes];  // AVX2: each lane's first block
 };
 
-// A funnel shift: bits `shift`.. of word, then next's, so that the row's
-// first byte becomes bit 0 (back = 63 - shift). One vpshrdvq with AVX-512
-// VBMI2.
-HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
-#if HWY_TARGET == HWY_AVX3_DL
-  (void)back;
-  return V64{_mm512_shrdv_epi64(word.raw, next.raw, shift.raw)};
+// Word w of every lane's window of `column`, near and not AVX2: t0 and t1
+// are the 2N words from the group's first block on.
+template <size_t NW>
+HWY_INLINE V64 NearWord(const WordSource<NW>& src, size_t w, V64 t0, V64 t1) {
+  const D64 d;
+  const V64 at = hn::Add(Get(src.from), K(w));
+#if URISCAN_MASK_REGISTERS
+  // AVX-512 looks up a 16-entry table in one instruction (vpermt2q), which
+  // Highway 1.0.3 does not offer: three operations become one.
+  (void)d;
+  return V64{_mm512_permutex2var_epi64(t0.raw, at.raw, t1.raw)};
 #else
-  return hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
+  const size_t N = hn::Lanes(d);
+  const auto index = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
+  return hn::IfThenElse(Less(at, K(N)), hn::TableLookupLanes(t0, index),
+                        hn::TableLookupLanes(t1, index));
 #endif
 }
 
-// Class k's bits from each row's first byte on; past the row's end
-// cleared when kClip.
-template <size_t NW, bool kClip = true>
-HWY_INLINE Bits<NW> Window(const uint64_t* HWY_RESTRICT masks, int k,
-                           const WordSource<NW>& src, V64 shift, V64 back,
-                           const Bits<NW>& inside) {
-  V64 words[NW + 2];
-  src.template Words<NW>(masks + k * kMaskStride, words);
-  Bits<NW> r;
-  for (size_t j = 0; j < NW; ++j) {
-    r.w[j] = Funnel(words[j], words[j + 1], shift, back);
-    if (kClip) r.w[j] = hn::And(r.w[j], inside.w[j]);
-  }
-  return r;
+// A funnel shift of words w and w + 1 of each lane's window, so that the
+// row's first byte becomes bit 0; clipped at the row's end when kClip.
+template <size_t NW, bool kClip>
+HWY_INLINE void PutWindowWord(Bits<NW>* out, size_t j, V64 word, V64 next,
+                              V64 shift, V64 back, const Bits<NW>& inside) {
+  V64 r = Funnel(word, next, shift, back);
+  if (kClip) r = hn::And(r, Word(inside, j));
+  Put(out->w[j], r);
 }
 
-// Structurize for the N rows (one vector of lanes) that start at b[0..N)
-// and are `len` bytes long, on NW-word windows of their masks.
-template <size_t NW, bool kFaultsBeforeStop = false>
-HWY_INLINE Structure StructureOf(const uint64_t* HWY_RESTRICT masks,
-                                 uint32_t base, const uint32_t* b, V64 begin,
-                                 V64 len) {
+// Class `column`'s bits from each row's first byte on, into *out; past the
+// row's end cleared when kClip. Reads at most NW + 1 words past a lane's
+// first block: within the kPadBlocks zero blocks.
+template <size_t NW, bool kClip>
+HWY_INLINE void Window(const uint64_t* HWY_RESTRICT column,
+                       const WordSource<NW>& src, V64 shift, V64 back,
+                       const Bits<NW>& inside, Bits<NW>* out) {
+#if HWY_TARGET == HWY_AVX2
+  auto pair = [&](size_t lane, size_t w) {
+    return _mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(column + src.lane_block[lane] + w));
+  };
+  // Words w and w + 1 of each lane, two at a time; word w - 1 is `prev`.
+  V64 prev = hn::Zero(D64());
+  for (size_t w = 0; w <= NW; w += 2) {
+    const __m256i lanes02 = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(pair(0, w)), pair(2, w), 1);
+    const __m256i lanes13 = _mm256_inserti128_si256(
+        _mm256_castsi128_si256(pair(1, w)), pair(3, w), 1);
+    const V64 word = V64{_mm256_unpacklo_epi64(lanes02, lanes13)};
+    const V64 next = V64{_mm256_unpackhi_epi64(lanes02, lanes13)};
+    if (w > 0) PutWindowWord<NW, kClip>(out, w - 1, prev, word, shift, back, inside);
+    if (w < NW) PutWindowWord<NW, kClip>(out, w, word, next, shift, back, inside);
+    prev = next;
+  }
+#else
   const D64 d;
+  V64 t0 = hn::Zero(d), t1 = hn::Zero(d);
+  if (src.near) {
+    t0 = hn::LoadU(d, column + src.first_block);
+    t1 = hn::LoadU(d, column + src.first_block + hn::Lanes(d));
+  }
   const hn::RebindToSigned<D64> di;
+  const auto block = hn::BitCast(di, Get(src.block));
+  V64 word = src.near ? NearWord(src, 0, t0, t1)
+                      : hn::GatherIndex(d, column, block);
+  for (size_t j = 0; j < NW; ++j) {
+    const V64 next = src.near ? NearWord(src, j + 1, t0, t1)
+                              : hn::GatherIndex(d, column + j + 1, block);
+    PutWindowWord<NW, kClip>(out, j, word, next, shift, back, inside);
+    word = next;
+  }
+#endif
+}
+
+// The six class windows of the N rows (one vector of lanes) that start at
+// b[0..N) and are `len` bytes long, on NW-word windows of their masks.
+// Classes that are only read inside ranges ending within the row
+// (authority, host, port, path, scheme), or through a clipped class (see
+// Structurize), skip the clip: the next row's bits past the end do no harm
+// there.
+template <size_t NW>
+HWY_INLINE void MakeWindows(const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                            const uint32_t* b, V64 begin, V64 len,
+                            Windows<NW>* win) {
+  const D64 d;
   const size_t N = hn::Lanes(d);
   const V64 rel = hn::Sub(begin, K(base));
-  const auto block = hn::BitCast(di, hn::ShiftRight<6>(rel));
   const V64 shift = hn::And(rel, K(63));
   const V64 back = hn::Sub(K(63), shift);
   const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
   WordSource<NW> src;
   src.first_block = (b[0] - base) >> 6;
-  src.near = ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
-  src.block = block;
+  src.near = (N & (N - 1)) == 0 &&
+             ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
+  Put(src.block, hn::ShiftRight<6>(rel));
+  Put(src.from, hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block)));
 #if HWY_TARGET == HWY_AVX2
   for (size_t i = 0; i < N; ++i) src.lane_block[i] = (b[i] - base) >> 6;
 #endif
-  const V64 from = hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block));
-  for (size_t w = 0; w <= NW; ++w) {
-    const V64 at = hn::Add(from, K(w));
-    src.at[w] = at;
-    src.low[w] = Less(at, K(N));
-    src.index[w] = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
-  }
-  // Class k's window, made where Structurize first needs it. Classes that
-  // are only read inside ranges ending within the row (authority, host,
-  // port, path, scheme), or through a clipped class (see Structurize),
-  // skip the clip: the next row's bits past the end do no harm there.
-  auto win = [&](int k) {
-    const bool clip = k == kStop || k == kColonSlash ||
-                      k == kQuestionHashAt || k == kDigitPercentColonHash;
-    return clip ? Window<NW>(masks, k, src, shift, back, inside)
-                : Window<NW, false>(masks, k, src, shift, back, inside);
-  };
-  return Structurize<NW, kFaultsBeforeStop>(win, len);
+  auto column = [&](int k) { return masks + k * kMaskStride; };
+  Window<NW, true>(column(kStop), src, shift, back, inside, &win->stop);
+  Window<NW, true>(column(kColonSlash), src, shift, back, inside,
+                   &win->colon_slash);
+  Window<NW, true>(column(kQuestionHashAt), src, shift, back, inside,
+                   &win->question_hash_at);
+  Window<NW, true>(column(kDigitPercentColonHash), src, shift, back, inside,
+                   &win->digit_percent_colon_hash);
+  Window<NW, false>(column(kUpperDotAt), src, shift, back, inside,
+                    &win->upper_dot_at);
+  Window<NW, false>(column(kNotAlnum), src, shift, back, inside,
+                    &win->not_alnum);
+}
+
+// Structurize for the N rows that start at b[0..N) and are `len` bytes
+// long, into *s.
+template <size_t NW, bool kFaultsBeforeStop = false>
+HWY_INLINE void StructureOf(const uint64_t* HWY_RESTRICT masks, uint32_t base,
+                            const uint32_t* b, V64 begin, V64 len,
+                            Structure* s) {
+  Windows<NW> win;
+  MakeWindows<NW>(masks, base, b, begin, len, &win);
+  Structurize<NW, kFaultsBeforeStop>(win, len, s);
 }
 
 // Rows the fast path left to the scalar parser (N at b[], e[], the first
@@ -200,17 +206,17 @@ HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
                                    const kernels::SpanColumns& cols) {
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
-  constexpr size_t kMax = HWY_MAX_BYTES / 8;
   {
     const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
     const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)), begin);
-    const Structure t = StructureOf<NW, true>(masks, base, b, begin, len);
-    const M64 first_fault_is_stop = hn::AndNot(t.slow, Less(t.stop_at, len));
+    Structure t;
+    StructureOf<NW, true>(masks, base, b, begin, len, &t);
+    const M64 first_fault_is_stop =
+        hn::AndNot(GetMask(t.slow), Less(Get(t.stop_at), len));
     if (hn::AllFalse(d, first_fault_is_stop)) return;
     uint8_t lanes[8] = {0};
     hn::StoreMaskBits(d, first_fault_is_stop, lanes);
-    HWY_ALIGN uint64_t stop_at[kMax];
-    hn::Store(t.stop_at, d, stop_at);
+    const uint64_t* stop_at = t.stop_at;
     for (size_t i = 0; i < valid; ++i) {
       if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
       // The stop class also holds '[' ']' and a '%' without two HEXDIG.
@@ -247,10 +253,12 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
   const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
   const V64 len = hn::Sub(end, begin);
-  const Structure s = StructureOf<NW>(masks, base, b, begin, len);
+  Structure s;
+  StructureOf<NW>(masks, base, b, begin, len, &s);
   const M64 longer = Less(K(64 * NW), len);
   const V64 error = hn::IfThenElse(
-      longer, K(kLonger), hn::IfThenElseZero(s.slow, K(kernels::kNeedsScalar)));
+      longer, K(kLonger),
+      hn::IfThenElseZero(GetMask(s.slow), K(kernels::kNeedsScalar)));
 
   // Results, in lanes, then into the columns.
   // The columns in URISCAN_SPAN_BOUNDARIES order, each as an offset from
@@ -259,8 +267,12 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   HWY_ALIGN uint32_t out[kColumns][kMax];
   HWY_ALIGN uint16_t out_flags[kMax] = {0};
   HWY_ALIGN uint8_t out_error[kMax] = {0};  // (GCC 12 -O2 warns otherwise)
+  HWY_ALIGN Lanes zero = {0};
+  HWY_ALIGN Lanes length;
+  Put(length, len);
 #define URISCAN_COLUMN(name) s.name,
-  const V64 values[kColumns] = {K(0), URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN) len};
+  const uint64_t* const values[kColumns] = {
+      zero, URISCAN_INNER_BOUNDARIES(URISCAN_COLUMN) length};
 #undef URISCAN_COLUMN
   const bool direct = whole && rows.out_row == nullptr;
   const size_t row = rows.out0 + j;
@@ -275,8 +287,8 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
                                      hn::BitCast(d32x2, begin));
   for (; c + 1 < kColumns; c += 2) {
     const auto sum = hn::Add(
-        hn::ConcatEven(d32x2, hn::BitCast(d32x2, values[c + 1]),
-                       hn::BitCast(d32x2, values[c])),
+        hn::ConcatEven(d32x2, hn::BitCast(d32x2, Get(values[c + 1])),
+                       hn::BitCast(d32x2, Get(values[c]))),
         begin2);
     hn::StoreU(hn::LowerHalf(sum), d32, direct ? dst[c] + at : out[c]);
     hn::StoreU(hn::UpperHalf(d32, sum), d32,
@@ -284,25 +296,25 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   }
 #endif
   for (; c < kColumns; ++c) {
-    const auto v = hn::TruncateTo(d32, hn::Add(begin, values[c]));
+    const auto v = hn::TruncateTo(d32, hn::Add(begin, Get(values[c])));
     hn::StoreU(v, d32, direct ? dst[c] + at : out[c]);
   }
   uint16_t* flags = direct ? cols.flags + row : out_flags;
-  hn::StoreU(hn::TruncateTo(d16, s.flags), d16, flags);
+  hn::StoreU(hn::TruncateTo(d16, Get(s.flags)), d16, flags);
   hn::StoreU(hn::TruncateTo(d8, error), d8,
              direct ? cols.error_kind + row : out_error);
   if (direct) hn::StoreU(hn::Zero(d32), d32, cols.error_offset + row);
 
   // A host that starts with a digit may be an IPv4address.
-  if (HWY_UNLIKELY(!hn::AllFalse(d, hn::AndNot(longer, s.ipv4)))) {
+  const M64 ipv4 = hn::AndNot(longer, GetMask(s.ipv4));
+  if (HWY_UNLIKELY(!hn::AllFalse(d, ipv4))) {
     uint8_t lanes[8] = {0};
-    hn::StoreMaskBits(d, hn::AndNot(longer, s.ipv4), lanes);
-    HWY_ALIGN uint64_t h[kMax], c[kMax];
-    hn::Store(s.host_begin, d, h);
-    hn::Store(s.host_end, d, c);
+    hn::StoreMaskBits(d, ipv4, lanes);
+    const uint64_t* h = s.host_begin;
+    const uint64_t* host_end = s.host_end;
     for (size_t i = 0; i < N; ++i) {
       if (!((lanes[i / 8] >> (i % 8)) & 1)) continue;
-      if (IsDottedQuad(data + b[i] + h[i], c[i] - h[i])) {
+      if (IsDottedQuad(data + b[i] + h[i], host_end[i] - h[i])) {
         flags[i] |= static_cast<uint16_t>(
             static_cast<uint16_t>(HostKind::kIPv4) << flags::kHostKindShift);
       }
@@ -312,7 +324,7 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   if (!direct) {
     for (size_t i = 0; i < valid; ++i) {
       const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
-      for (int c = 0; c < kColumns; ++c) dst[c][r - bounds.row0] = out[c][i];
+      for (int k = 0; k < kColumns; ++k) dst[k][r - bounds.row0] = out[k][i];
       cols.flags[r] = out_flags[i];
       cols.error_kind[r] = out_error[i];
       cols.error_offset[r] = 0;
