@@ -17,7 +17,7 @@ namespace {
 
 // Bit i of the result is set when p[i] == '\n', for the 64 bytes at p.
 HWY_INLINE uint64_t NewlineBits(const uint8_t* HWY_RESTRICT p) {
-  const hn::ScalableTag<uint8_t> d;
+  const hn::CappedTag<uint8_t, 64> d;  // SVE vectors may be longer
   const size_t n = hn::Lanes(d);
   const auto nl = hn::Set(d, uint8_t{'\n'});
   uint64_t word = 0;
@@ -50,6 +50,7 @@ HWY_EXPORT(NewlineMasks);
 
 namespace kernels {
 void NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
+  ApplyTargetRequest();
   HWY_DYNAMIC_DISPATCH(NewlineMasks)(data, size, words);
 }
 }  // namespace kernels

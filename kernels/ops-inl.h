@@ -82,6 +82,7 @@ HWY_INLINE uint64_t MaskBits(D d, M m) {
   hn::StoreMaskBits(d, m, bytes);
   uint64_t bits = 0;
   // Exactly the bytes stored, so the load is forwarded from the store.
+  static_assert(hn::MaxLanes(D()) <= 64, "a block is at most 64 lanes");
   std::memcpy(&bits, bytes, (hn::MaxLanes(D()) + 7) / 8);
   return bits;  // x86 and Arm are little-endian here
 }

@@ -167,19 +167,23 @@ HWY_EXPORT(CountClasses);
 namespace kernels {
 void ScanBatch(const uint8_t* data, const uint32_t* offsets, size_t count,
                const ScanScratch& scratch, const SpanColumns& cols) {
+  ApplyTargetRequest();
   HWY_DYNAMIC_DISPATCH(ScanBatch)(data, offsets, count, scratch, cols);
 }
 size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
                  const ScanScratch& scratch, const SpanColumns& cols,
                  size_t row0, size_t capacity, size_t* rows_out) {
+  ApplyTargetRequest();
   return HWY_DYNAMIC_DISPATCH(ScanLines)(data, size, begin, scratch, cols,
                                          row0, capacity, rows_out);
 }
 void Classify(const uint8_t* data, size_t size, uint64_t* masks) {
+  ApplyTargetRequest();
   HWY_DYNAMIC_DISPATCH(Classify)(data, size, masks);
 }
 void CountClasses(const uint8_t* data, size_t size,
                   uint64_t counts[kNumClasses]) {
+  ApplyTargetRequest();
   HWY_DYNAMIC_DISPATCH(CountClasses)(data, size, counts);
 }
 }  // namespace kernels

@@ -132,9 +132,19 @@ class URISCAN_EXPORT Scanner {
   std::unique_ptr<Scratch> scratch_;
 };
 
-// The Highway target the kernels dispatch to on this machine ("AVX2",
-// "SSE4", ...). Thread-safe.
+// The Highway target the kernels dispatch to on this machine ("AVX3_DL",
+// "AVX2", "NEON", "SVE2", ...). Thread-safe.
 URISCAN_EXPORT const char* DispatchedTargetName();
+
+// The environment variable URISCAN_TARGET, read once before the first scan,
+// picks a lower target than the best one this CPU supports: a name as
+// DispatchedTargetName() prints it (case does not matter) runs the kernels
+// on that target, every better one disabled, when this build has it and
+// the CPU supports it; any other value changes nothing. For measuring and
+// for working around a CPU fault, never needed for correct results (every
+// target gives the same output). Returns the variable's value, nullptr when
+// it is unset or empty; *honoured (if given) says whether it took effect.
+URISCAN_EXPORT const char* RequestedTarget(bool* honoured);
 
 // Scanner::Scan() on a scanner of the calling thread's own (created on the
 // thread's first call).

@@ -270,8 +270,18 @@ int ParseCommandLine(int argc, char** argv, Options* opt) {
   if (name == "--help" || name == "-h" || name == "help")
     return WriteStdout(GeneralHelp());
   if (name == "--version") {
-    std::printf("uriscan %s (Highway target %s)\n", URISCAN_VERSION_STRING,
-                DispatchedTargetName());
+    const char* target = DispatchedTargetName();  // URISCAN_TARGET applied
+    bool honoured = false;
+    const char* requested = RequestedTarget(&honoured);
+    std::printf("uriscan %s (Highway target %s", URISCAN_VERSION_STRING, target);
+    if (requested != nullptr) {
+      std::printf(honoured ? ", chosen by URISCAN_TARGET=%s)\n"
+                           : "; URISCAN_TARGET=%s ignored: not a target this "
+                             "build has and this CPU supports)\n",
+                  requested);
+    } else {
+      std::printf(")\n");
+    }
     return WriteStdout("");
   }
   const CommandSpec* spec = nullptr;
