@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The normalization profiles (RFC 3986 §6.2.2, §6.2.3 and the crawler's
+// The normalization profiles (RFC 3986 sec. 6.2.2, sec. 6.2.3 and the crawler's
 // extras), batch normalization into a mimalloc arena, and the ladder.
 #include "uriscan/normalize.h"
 
@@ -20,7 +20,7 @@
 namespace uriscan {
 namespace {
 
-// §6.2.3 for the schemes we know; anything else is left alone.
+// sec. 6.2.3 for the schemes we know; anything else is left alone.
 struct SchemeRule {
   std::string_view name;
   uint32_t default_port;
@@ -52,7 +52,7 @@ bool IsUnreserved(unsigned char c) {
          c == '~';
 }
 
-// §6.2.2.1 and §6.2.2.2 over one component of a valid reference: every
+// sec. 6.2.2.1 and sec. 6.2.2.2 over one component of a valid reference: every
 // triplet's hex uppercased, unreserved ones decoded; with `lower` (scheme,
 // host) letters outside triplets are lowercased too.
 void AppendPctNormal(std::string_view s, bool lower, std::string* out) {
@@ -209,7 +209,7 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
       while (n > 0 && host[n - 1] == '.') --n;
       if (n > 0) host.resize(n);  // "example.com." is "example.com"
     }
-    // file://localhost/x is file:///x (§6.2.3 and 003's void host).
+    // file://localhost/x is file:///x (sec. 6.2.3 and 003's void host).
     if (!(by_scheme && scheme == "file" && !uri.userinfo() && !uri.port() &&
           IsLocalhost(host))) {
       out->append(host);

@@ -15,16 +15,21 @@ namespace cli {
 namespace {
 
 constexpr char kNormalizeHelp[] =
-    "  normalize [--profile=P]     each line's normal form (RFC 3986 §6);\n"
-    "                              P is syntax (§6.2.2), scheme (default,\n"
-    "                              adds §6.2.3) or crawler (adds: no\n"
+    // "\xc2\xa7" is the section sign in UTF-8 (sources stay ASCII).
+    "  normalize [--profile=P]     each line's normal form (RFC 3986 "
+    "\xc2\xa7" "6);\n"
+    "                              P is syntax (\xc2\xa7" "6.2.2), scheme "
+    "(default,\n"
+    "                              adds \xc2\xa7" "6.2.3) or crawler "
+    "(adds: no\n"
     "                              fragment, sorted query without tracking\n"
     "                              or empty parameters, no empty query;\n"
     "                              prints KEY<TAB>ORIGINAL, KEY empty for\n"
     "                              an invalid line)\n";
 
 constexpr char kResolveHelp[] =
-    "  resolve --base=URI          each line resolved against URI (§5.2)\n"
+    "  resolve --base=URI          each line resolved against URI "
+    "(\xc2\xa7" "5.2)\n"
     "      [--nonstrict]           \"http:g\" is relative to an http base\n"
     "      [--draft-1997]          the 1997 draft's algorithm\n"
     "                              (draft-fielding-uri-syntax-01)\n"

@@ -66,9 +66,10 @@ int CheckBase(Options* opt) {
     return 2;
   }
   if (!opt->base.scheme()) {
+    // "\xc2\xa7" is the section sign in UTF-8 (sources stay ASCII).
     std::fprintf(stderr,
                  "uriscan: --base: '%s' is a relative reference; a base "
-                 "URI needs a scheme (RFC 3986 §5.1)\n",
+                 "URI needs a scheme (RFC 3986 \xc2\xa7" "5.1)\n",
                  opt->base_text.c_str());
     return 2;
   }

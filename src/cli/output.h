@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Record formats of the uriscan command (DESIGN.md §5) and a buffered writer.
+// Record formats of the uriscan command (docs/design.md) and a buffered
+// writer.
 #ifndef URISCAN_SRC_CLI_OUTPUT_H_
 #define URISCAN_SRC_CLI_OUTPUT_H_
 

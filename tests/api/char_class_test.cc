@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Every RFC 3986 character class, checked over all 256 byte values against
-// the RFC's own lists (§2.2, §2.3, §3.1, Appendix A).
+// the RFC's own lists (sec. 2.2, sec. 2.3, sec. 3.1, Appendix A).
 #include "src/char_class.h"
 
 #include <string>
