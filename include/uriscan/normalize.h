@@ -17,7 +17,7 @@
 
 namespace uriscan {
 
-// The profiles of DESIGN.md sec. 4. Each is idempotent.
+// The profiles of docs/design.md, "Profiles". Each is idempotent.
 //  syntax:  sec. 6.2.2 exactly: lowercase scheme and host, uppercase the hex of
 //           every pct-encoded triplet, decode the ones that encode an
 //           unreserved character, remove_dot_segments. An empty port or path
@@ -123,12 +123,6 @@ class URISCAN_EXPORT NormalizedBatch {
   const ComponentSpans* input_spans_ = nullptr;
   ComponentSpans spans_;
 };
-
-// True when row i of `in` (scanned into `spans`, and valid) is already its
-// own normal form under `profile`, as its flags and the scheme rules show
-// without rewriting it. A false answer only means "look closer".
-URISCAN_EXPORT bool AlreadyNormal(const Batch& in, const ComponentSpans& spans,
-                                  size_t i, Profile profile);
 
 // Normalizes every row of `in` (scanned into `in_spans`). Rows whose flags
 // show they are already normal under `profile` are copied with their spans

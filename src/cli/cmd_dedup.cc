@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // dedup (the first line of each class, exact or by a Bloom filter, with a
-// seen-set kept across runs, DESIGN.md sec. 11) and state (a report on such
+// seen-set kept across runs, docs/design.md, "The state") and state (a report on such
 // a seen-set); their options, help, checks and the run of dedup.
 #include <CLI/CLI.hpp>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The commands that report on each URI reference as it is written: parse
-// (its components, DESIGN.md sec. 5), validate, stats and audit (the risks
+// (its components, docs/design.md, "The command"), validate, stats and audit (the risks
 // of RFC 3986 sec. 7); their options, help and run.
 #include <CLI/CLI.hpp>
 #include <libpsl.h>

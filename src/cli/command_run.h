@@ -56,7 +56,8 @@ struct Chunk {
   std::string lenient_text;
   std::vector<std::string_view> originals;
 
-  // The diagnostic of row `row`'s scan error (DESIGN.md sec. 5).
+  // The diagnostic of row `row`'s scan error (docs/design.md, "The
+  // command").
   void Diagnose(size_t row, ScanError e) {
     diagnostics.push_back({row, e.offset + uint64_t{1}, ErrorKindName(e.kind),
                            ErrorKindMessage(e.kind)});

@@ -41,7 +41,8 @@ void AppendJsonRecord(const UriReference& uri, std::string* out,
 // Ends a record of AppendJsonRecord with ,"repaired":true,"original":"..."}
 // (--lenient): `original` is the line as it was read.
 void AppendJsonRepaired(std::string_view original, std::string* out);
-// One `uriscan audit` record: LINE<TAB>FLAGS<LF> (DESIGN.md sec. 10).
+// One `uriscan audit` record: LINE<TAB>FLAGS<LF> (docs/design.md, "Risk
+// flags").
 void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out);
 // The TSV header line and one row, each with its "\n".
 void AppendTsvHeader(std::string* out);

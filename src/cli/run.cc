@@ -173,7 +173,7 @@ int Run(const Options& opt) {
         if (st == LineReader::Status::kError) {
           while (pool.Pending()) emit_oldest();
           err.Flush();
-          if (reader.damaged()) {  // DESIGN.md sec. 8
+          if (reader.damaged()) {  // docs/design.md, "Input"
             std::fprintf(stderr, "%s: error: %s\n", name->c_str(),
                          reader.error().c_str());
           } else {

@@ -9,7 +9,7 @@ namespace uriscan {
 namespace cli {
 
 // Reads opt.files and writes what opt.command makes of them; the exit
-// status (DESIGN.md sec. 5).
+// status (docs/design.md, "The command").
 int Run(const Options& opt);
 
 }  // namespace cli

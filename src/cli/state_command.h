@@ -8,7 +8,7 @@
 #include <string>
 
 #include "uriscan/fingerprint.h"
-#include "uriscan/seen_state.h"
+#include "src/store/seen_state.h"
 
 namespace uriscan {
 namespace cli {

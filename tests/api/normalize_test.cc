@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "src/already_normal.h"
+#include "src/transform/already_normal.h"
 #include "tests/support/corpus.h"
 #include "tests/support/seed_vectors.h"
 

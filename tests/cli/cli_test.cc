@@ -520,8 +520,8 @@ TEST_F(CliTest, StatsSummarizesKindsAndHosts) {
       << r.out;
 }
 
-// DESIGN.md sec. 10: LINE<TAB>FLAGS, names in their fixed order, empty
-// when none, "invalid" alone for an invalid line; exit 0 either way.
+// docs/design.md, "Risk flags": LINE<TAB>FLAGS, names in their fixed
+// order, empty when none, "invalid" alone for an invalid line; exit 0 either way.
 TEST_F(CliTest, AuditWritesLineTabFlags) {
   const Result r = Run("audit --quiet",
                        "http://0xa9fea9fe/latest\n"

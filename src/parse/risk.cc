@@ -7,14 +7,15 @@
 #include <string>
 
 #include "src/char_class.h"
-#include "src/ip_value.h"
+#include "src/parse/ip_value.h"
 
 namespace uriscan {
 namespace {
 
 using chars::Is;
 
-// Names in bit order: the FLAGS field of `uriscan audit` (DESIGN.md sec. 10).
+// Names in bit order: the FLAGS field of `uriscan audit` (docs/design.md,
+// "Risk flags").
 constexpr const char* kNames[risks::kCount] = {
     "credentials",         "password",
     "userinfo-host-like",  "ip-rare-form",

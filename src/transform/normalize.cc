@@ -13,7 +13,7 @@
 #include <memory>
 #include <new>
 
-#include "src/already_normal.h"
+#include "src/transform/already_normal.h"
 #include "src/char_class.h"
 #include "uriscan/resolve.h"
 
