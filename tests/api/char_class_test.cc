@@ -60,8 +60,8 @@ INSTANTIATE_TEST_SUITE_P(
                   kUnreservedList + kSubDelimsList + ":@/?"},
         ClassCase{"allowed", chars::kAllowed,
                   kUnreservedList + kSubDelimsList + kGenDelimsList + "%"}),
-    [](const ::testing::TestParamInfo<ClassCase>& info) {
-      std::string n = info.param.name;
+    [](const ::testing::TestParamInfo<ClassCase>& param_info) {
+      std::string n = param_info.param.name;
       for (char& ch : n)
         if (ch == '-') ch = '_';
       return n;
