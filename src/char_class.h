@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-// RFC 3986 character classes (sec. 2, Appendix A) as a 256-entry table.
+// RFC 3986 character classes (sec. 2, Appendix A) as a 256-entry table, and
+// the values of HEXDIG: the one definition that the parser, the transforms,
+// the command and (at compile time) the kernels' tables use.
 #ifndef URISCAN_SRC_CHAR_CLASS_H_
 #define URISCAN_SRC_CHAR_CLASS_H_
 
@@ -59,6 +61,15 @@ constexpr std::array<uint16_t, 256> MakeTable() {
 inline constexpr std::array<uint16_t, 256> kTable = MakeTable();
 
 inline bool Is(unsigned char c, uint16_t cls) { return (kTable[c] & cls) != 0; }
+
+// The value of a HEXDIG (either case); anything for another byte.
+constexpr int HexValue(unsigned char c) {
+  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+// The digits of pct-encoded triplets as written: upper case, the form
+// RFC 3986 sec. 2.1 says producers should use.
+inline constexpr char kUpperHexDigits[] = "0123456789ABCDEF";
 
 }  // namespace chars
 }  // namespace uriscan

@@ -43,14 +43,6 @@ const SchemeRule* FindScheme(std::string_view lower_scheme) {
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 char Upper(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
-int HexValue(char c) {
-  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-         c == '~';
-}
 
 // sec. 6.2.2.1 and sec. 6.2.2.2 over one component of a valid reference: every
 // triplet's hex uppercased, unreserved ones decoded; with `lower` (scheme,
@@ -64,8 +56,8 @@ void AppendPctNormal(std::string_view s, bool lower, std::string* out) {
     const char c = s[i];
     if (c == '%' && i + 2 < s.size()) {  // a valid reference's triplet
       const unsigned char v = static_cast<unsigned char>(
-          HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
-      if (IsUnreserved(v)) {
+          chars::HexValue(s[i + 1]) * 16 + chars::HexValue(s[i + 2]));
+      if (chars::Is(v, chars::kUnreserved)) {
         out->push_back(lower ? Lower(static_cast<char>(v))
                              : static_cast<char>(v));
       } else {

@@ -76,5 +76,14 @@ TEST(CharClassTest, CountsMatchTheRfc) {
   EXPECT_EQ(allowed, 85);
 }
 
+TEST(CharClassTest, HexValueAndDigitsAgree) {
+  for (int v = 0; v < 16; ++v) {
+    const char upper = chars::kUpperHexDigits[v];
+    EXPECT_TRUE(chars::Is(upper, chars::kHexDig));
+    EXPECT_EQ(chars::HexValue(upper), v);
+    EXPECT_EQ(chars::HexValue(upper | 0x20), v);  // lower case
+  }
+}
+
 }  // namespace
 }  // namespace uriscan
