@@ -15,34 +15,34 @@ namespace uriscan {
 // to right as Appendix A reads.
 enum class ErrorKind : uint8_t {
   kNone = 0,
-  // A byte outside every RFC 3986 character class (§2): CTL (0x00-0x1F), SP,
-  // '"' '<' '>' '\' '^' '`' '{' '|' '}', DEL and every byte >= 0x80.
+  // A byte outside every RFC 3986 character class (sec. 2): CTL (0x00-0x1F),
+  // SP, '"' '<' '>' '\' '^' '`' '{' '|' '}', DEL and every byte >= 0x80.
   kDisallowedByte = 1,
-  // pct-encoded = "%" HEXDIG HEXDIG (§2.1). The offset is the '%' itself.
+  // pct-encoded = "%" HEXDIG HEXDIG (sec. 2.1). The offset is the '%' itself.
   kBadPercentEncoding = 2,
-  // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1). Raised when a
-  // ':' comes before any '/', '?' or '#': a relative reference may not have a
-  // ':' in its first segment (path-noscheme, §4.2), so the text before it must
-  // be a scheme. The offset is the first byte that is not (or ':' when the
-  // scheme is empty).
+  // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (sec. 3.1). Raised
+  // when a ':' comes before any '/', '?' or '#': a relative reference may not
+  // have a ':' in its first segment (path-noscheme, sec. 4.2), so the text
+  // before it must be a scheme. The offset is the first byte that is not (or
+  // ':' when the scheme is empty).
   kBadScheme = 3,
-  // userinfo = *( unreserved / pct-encoded / sub-delims / ":" ) (§3.2.1):
+  // userinfo = *( unreserved / pct-encoded / sub-delims / ":" ) (sec. 3.2.1):
   // a '[' or ']' before the '@'.
   kBadUserinfo = 4,
-  // host = IP-literal / IPv4address / reg-name (§3.2.2): a '@', '[' or ']'
+  // host = IP-literal / IPv4address / reg-name (sec. 3.2.2): a '@', '[' or ']'
   // inside a reg-name, or anything but ":" port after an IP-literal's ']'.
   kBadHost = 5,
-  // IP-literal = "[" ( IPv6address / IPvFuture ) "]" (§3.2.2): the first byte
-  // where the literal stops matching; its ']' when it ends too early; the end
-  // of the authority when ']' is missing.
+  // IP-literal = "[" ( IPv6address / IPvFuture ) "]" (sec. 3.2.2): the first
+  // byte where the literal stops matching; its ']' when it ends too early;
+  // the end of the authority when ']' is missing.
   kBadIpLiteral = 6,
-  // port = *DIGIT (§3.2.3).
+  // port = *DIGIT (sec. 3.2.3).
   kBadPort = 7,
-  // path segments = *pchar (§3.3): a '[' or ']' in the path.
+  // path segments = *pchar (sec. 3.3): a '[' or ']' in the path.
   kBadPath = 8,
-  // query = *( pchar / "/" / "?" ) (§3.4): a '[' or ']' in the query.
+  // query = *( pchar / "/" / "?" ) (sec. 3.4): a '[' or ']' in the query.
   kBadQuery = 9,
-  // fragment = *( pchar / "/" / "?" ) (§3.5): a '#', '[' or ']' in it.
+  // fragment = *( pchar / "/" / "?" ) (sec. 3.5): a '#', '[' or ']' in it.
   kBadFragment = 10,
   // The reference does not fit: longer than 2^32 - 1 bytes, or than the
   // line limit of the uriscan command (the offset is then the limit).

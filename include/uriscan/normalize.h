@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Normalization (RFC 3986 §6.2.2 and §6.2.3) under named, versioned
+// Normalization (RFC 3986 sec. 6.2.2 and sec. 6.2.3) under named, versioned
 // profiles, on one URI or a whole batch, and the equivalence ladder.
 #ifndef URISCAN_NORMALIZE_H_
 #define URISCAN_NORMALIZE_H_
@@ -17,12 +17,12 @@
 
 namespace uriscan {
 
-// The profiles of DESIGN.md §4. Each is idempotent.
-//  syntax:  §6.2.2 exactly: lowercase scheme and host, uppercase the hex of
+// The profiles of docs/design.md, "Profiles". Each is idempotent.
+//  syntax:  sec. 6.2.2 exactly: lowercase scheme and host, uppercase the hex of
 //           every pct-encoded triplet, decode the ones that encode an
 //           unreserved character, remove_dot_segments. An empty port or path
 //           is kept.
-//  scheme:  syntax, then §6.2.3 for the schemes in the table (normalize.cc):
+//  scheme:  syntax, then sec. 6.2.3 for the schemes in normalize.cc's table:
 //           drop an empty port (any scheme) and a default one; an empty path
 //           with an authority becomes "/" (http, https, ws, wss);
 //           "file://localhost/x" becomes "file:///x"; a mailto domain is
@@ -44,7 +44,7 @@ URISCAN_EXPORT bool ParseProfile(std::string_view name, Profile* profile);
 
 struct NormalizeOptions {
   // Query parameter names the crawler profile drops; a trailing '*' makes a
-  // prefix. Compared with the parameter's name after §6.2.2 normalization.
+  // prefix. Compared with the parameter's name after sec. 6.2.2 normalization.
   std::vector<std::string> tracking_params = {
       "utm_*",  "gclid", "gclsrc", "dclid",  "fbclid", "msclkid",
       "yclid",  "igshid", "mc_cid", "mc_eid", "_ga",    "_gl"};
@@ -59,11 +59,11 @@ struct NormalizeOptions {
     std::string_view text, Profile profile,
     const NormalizeOptions& options = {});  // "" if invalid
 
-// The rungs of the §6.2 comparison ladder, cheapest first.
+// The rungs of the sec. 6.2 comparison ladder, cheapest first.
 enum class Rung : uint8_t {
-  kIdentical,  // §6.2.1 simple string comparison
-  kSyntax,     // equal after syntax-based normalization (§6.2.2)
-  kScheme,     // equal after scheme-based normalization (§6.2.3)
+  kIdentical,  // sec. 6.2.1 simple string comparison
+  kSyntax,     // equal after syntax-based normalization (sec. 6.2.2)
+  kScheme,     // equal after scheme-based normalization (sec. 6.2.3)
   kCrawler,    // equal only as crawler dedup keys (not an RFC equivalence)
   kDifferent,  // not equal on any rung up to the one asked for
 };
@@ -123,12 +123,6 @@ class URISCAN_EXPORT NormalizedBatch {
   const ComponentSpans* input_spans_ = nullptr;
   ComponentSpans spans_;
 };
-
-// True when row i of `in` (scanned into `spans`, and valid) is already its
-// own normal form under `profile`, as its flags and the scheme rules show
-// without rewriting it. A false answer only means "look closer".
-URISCAN_EXPORT bool AlreadyNormal(const Batch& in, const ComponentSpans& spans,
-                                  size_t i, Profile profile);
 
 // Normalizes every row of `in` (scanned into `in_spans`). Rows whose flags
 // show they are already normal under `profile` are copied with their spans

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Reference resolution (RFC 3986 §5.2) and its inverse, for one reference or
-// a whole batch.
+// Reference resolution (RFC 3986 sec. 5.2) and its inverse, for one reference
+// or a whole batch.
 #ifndef URISCAN_RESOLVE_H_
 #define URISCAN_RESOLVE_H_
 
@@ -16,7 +16,7 @@
 namespace uriscan {
 
 // What to do with a ".." segment that would climb above the root of a path
-// (RFC 3986 §5.2.4 drops it; the 1997 draft, 001 §5.2 step 6g, lets an
+// (RFC 3986 sec. 5.2.4 drops it; the 1997 draft, 001 sec. 5.2 step 6g, lets an
 // implementation keep it, drop it or refuse the reference).
 enum class AboveRoot : uint8_t {
   kClamp,   // drop it: RFC 3986, the default
@@ -25,11 +25,11 @@ enum class AboveRoot : uint8_t {
 };
 
 struct ResolveOptions {
-  // RFC 3986 §5.2.2 "non-strict" (backward compatible) parsers: a reference
+  // RFC 3986 sec. 5.2.2 "non-strict" (backward compatible) parsers: a reference
   // whose scheme equals the base's (case-insensitively) is taken as relative,
   // so "http:g" against "http://a/b/c/d" is "http://a/b/c/g".
   bool nonstrict = false;
-  // The 1997 draft's algorithm (draft-fielding-uri-syntax-01 §5.2): an
+  // The 1997 draft's algorithm (draft-fielding-uri-syntax-01 sec. 5.2): an
   // empty reference (fragment aside) is the current document, the base
   // query is never inherited, dot segments are removed only from merged
   // relative paths. Use with above_root = kKeep to get its App. C.
@@ -39,7 +39,7 @@ struct ResolveOptions {
 
 enum class ResolveStatus : uint8_t {
   kOk,
-  kBadBase,       // the base is invalid or has no scheme (§5.1: absolute)
+  kBadBase,       // the base is invalid or has no scheme (sec. 5.1: absolute)
   kBadReference,  // the reference is invalid
   kAboveRoot,     // ".." above the root with AboveRoot::kReject
   kSameDocument,  // draft_1997 only: a reference to the current document;
@@ -47,15 +47,15 @@ enum class ResolveStatus : uint8_t {
 };
 URISCAN_EXPORT const char* ResolveStatusName(ResolveStatus status);
 
-// remove_dot_segments (§5.2.4), appended to *out. Returns false only with
+// remove_dot_segments (sec. 5.2.4), appended to *out. Returns false only with
 // AboveRoot::kReject when a ".." climbs above the root (out is then
 // unspecified). With kClamp it is exactly the RFC's algorithm.
 URISCAN_EXPORT bool RemoveDotSegments(std::string_view path,
                                       AboveRoot above_root, std::string* out);
 
-// Resolves `ref` against `base` (§5.2.2, recomposed as in §5.3) and appends
-// the target URI to *out. A base fragment is ignored (§5.1). On any status
-// but kOk and kSameDocument nothing is appended.
+// Resolves `ref` against `base` (sec. 5.2.2, recomposed as in sec. 5.3) and
+// appends the target URI to *out. A base fragment is ignored (sec. 5.1). On
+// any status but kOk and kSameDocument nothing is appended.
 [[nodiscard]] URISCAN_EXPORT ResolveStatus
 Resolve(const UriReference& base, const UriReference& ref,
         const ResolveOptions& options, std::string* out);

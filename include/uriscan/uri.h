@@ -13,7 +13,7 @@
 
 namespace uriscan {
 
-// Which host rule matched (§3.2.2). First match wins, as in the ABNF:
+// Which host rule matched (sec. 3.2.2). First match wins, as in the ABNF:
 // "01.2.3.4" and "256.1.1.1" are reg-names.
 enum class HostKind : uint8_t {
   kRegName = 0,
@@ -108,14 +108,14 @@ class URISCAN_EXPORT UriReference {
   ScanError error_;
 };
 
-// Parses `text` as an RFC 3986 URI-reference (§4.1) with the scalar parser.
+// Parses `text` as an RFC 3986 URI-reference (sec. 4.1) with the scalar parser.
 // Never fails loudly: an invalid reference has valid() == false and error()
 // holds the rule broken and the first offending byte. Text longer than
 // 2^32 - 1 bytes gives kTooLong. Does not allocate.
 [[nodiscard]] URISCAN_EXPORT UriReference
 ParseUriReference(std::string_view text);
 
-// Recomposes a valid reference from its components (RFC 3986 §5.3). For any
+// Recomposes a valid reference from its components (RFC 3986 sec. 5.3). For any
 // valid parse the result equals text() byte for byte.
 URISCAN_EXPORT std::string Recompose(const UriReference& uri);
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// dedup (the first line of each class, exact or by a Bloom filter, with a
-// seen-set kept across runs, DESIGN.md sec. 11) and state (a report on such
-// a seen-set); their options, help, checks and the run of dedup.
+// uriscan dedup: the first line of each class, exact or by a Bloom filter,
+// with a seen-set kept across runs (docs/design.md, "The state"); its
+// options, help, checks and run.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -10,18 +10,18 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/cli/command_run.h"
 #include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"
-#include "src/cli/report.h"
-#include "src/cli/state_command.h"
+#include "src/store/seen_state.h"
 
 namespace uriscan {
 namespace cli {
 namespace {
 
-constexpr char kDedupHelp[] =
+constexpr char kHelp[] =
     "  dedup [--profile=P]         the first line of each class of lines\n"
     "                              equal under P (default scheme), in\n"
     "                              input order; exact, by 64-bit XXH3 keys\n"
@@ -42,112 +42,66 @@ constexpr char kDedupHelp[] =
     "                              0 (crash-safe; one run at a time). DIR\n"
     "                              keeps one profile: another is an error\n";
 
-constexpr char kStateHelp[] =
-    "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
-    "      [--compact]             runs; --verify decodes every run and checks\n"
-    "                              its checksum (exit 2 when damaged);\n"
-    "                              --compact first merges all runs into one\n";
-
-void AddDedupOptions(CLI::App* app, Options* opt) {
-  AddProfileOptions(app, opt);
-  AddOnErrorOption(app, opt);
-  AddFlag(app, "--keys", [opt] { opt->dedup.keys = true; });
-  AddValueOption(app, "--memory", "SIZE", [opt](const std::string& v) {
-    if (!ParseBytes(v.c_str(), &opt->dedup.memory))
-      throw UsageError("--memory takes a size such as 1500000, 64M or 4G");
-  });
-  AddValueOption(app, "--temp-dir", "DIR",
-                 [opt](const std::string& v) { opt->dedup.temp_dir = v; });
-  AddValueOption(app, "--bloom", "N", [opt](const std::string& v) {
-    size_t n = 0;
-    if (!ParseBytes(v.c_str(), &n))
-      throw UsageError("--bloom takes the expected count of distinct lines");
-    opt->dedup.bloom_expected = n;
-  });
-  AddValueOption(app, "--fp-rate", "P", [opt](const std::string& v) {
-    char* end = nullptr;
-    opt->dedup.fp_rate = std::strtod(v.c_str(), &end);
-    if (end == v.c_str() || *end != '\0' || !(opt->dedup.fp_rate > 0) ||
-        !(opt->dedup.fp_rate < 1))
-      throw UsageError("--fp-rate takes a probability between 0 and 1");
-  });
-  AddValueOption(app, "--state", "DIR", [opt](const std::string& v) {
-    if (v.empty()) throw UsageError("--state takes a directory");
-    opt->state_dir = v;
-  });
-}
-
-int CheckDedup(Options* opt) {
-  if (opt->dedup.bloom_expected > 0) {
-    const uint64_t need =
-        BloomFilter::BytesFor(opt->dedup.bloom_expected,
-                              opt->dedup.fp_rate / 2);  // the first layer
-    if (need > opt->dedup.memory) {
-      std::fprintf(stderr,
-                   "uriscan: a Bloom filter for %llu lines at rate %g needs "
-                   "%.1f MB, more than --memory; raise --memory or --fp-rate\n",
-                   static_cast<unsigned long long>(opt->dedup.bloom_expected),
-                   opt->dedup.fp_rate, need / 1e6);
-      return 2;
+// What a state made with `fingerprinter`'s keys records about them.
+SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
+                                  const NormalizeOptions& options) {
+  SeenState::Identity id;
+  id.profile = ProfileName(fingerprinter.profile());
+  id.version = kProfileVersion;
+  if (fingerprinter.profile() == Profile::kCrawler) {
+    for (const std::string& p : options.tracking_params) {
+      if (!id.tracking.empty()) id.tracking += ',';
+      id.tracking += p;
     }
   }
-  if (!opt->state_dir.empty() && opt->dedup.bloom_expected > 0)
-    return Usage("--state keeps an exact seen-set; it cannot take --bloom");
-  return -1;
+  id.tag = fingerprinter.seed();
+  return id;
 }
 
-void AddStateOptions(CLI::App* app, Options* opt) {
-  AddFlag(app, "--verify", [opt] { opt->verify = true; });
-  AddFlag(app, "--compact", [opt] { opt->compact = true; });
-}
-
-int CheckState(Options* opt) {
-  if (opt->files.size() != 1) return Usage("state takes one directory");
-  return -1;
-}
-
-// dedup: each row's key (its fingerprint under --profile) on the worker
-// threads; the seen-set, which must see the keys in input order, on the
-// main thread.
+// Each row's key (its fingerprint under --profile) on the worker threads;
+// the seen-set, which must see the keys in input order, on the main thread.
 class DedupRun : public CommandRun {
  public:
-  explicit DedupRun(const Options& opt)
-      : CommandRun(opt), fingerprinter_(opt.profile, opt.normalize) {}
+  using CommandRun::CommandRun;
+
+  void AddOptions(CLI::App* app) override;
+  int Check() override;
 
   int Begin(size_t window, std::string* /*out*/) override {
-    if (!opt_.state_dir.empty()) {
-      state_ = OpenDedupState(opt_.state_dir, fingerprinter_, opt_.normalize);
-      if (!state_) return 2;
-    }
+    fingerprinter_ = std::make_unique<Fingerprinter>(profile_.profile,
+                                                     profile_.normalize);
+    if (!state_dir_.empty() && !OpenState()) return 2;
     // --memory bounds the process: the chunks in flight (their text, batch,
     // spans and keys, about 6 bytes per input byte) come off the top.
-    DedupSink::Config config = opt_.dedup;
+    DedupSink::Config config = config_;
     const size_t in_flight = window * 6 * opt_.chunk_bytes;
     config.memory = std::max(
         config.memory / 4,
         config.memory > in_flight ? config.memory - in_flight : 0);
     config.state = state_.get();
     sink_ = std::make_unique<DedupSink>(config);
+    keys_.resize(window);
     return -1;
   }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
-    fingerprinter_.Batch64(rows, c->spans, &c->keys);
+    fingerprinter_->Batch64(rows, c->spans, &keys_[c->slot]);
     return true;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
            Chunk* c) override {
     if (uri.valid()) return true;
     c->Diagnose(i, uri.error());
-    c->keys[i] = 0;  // echoed, or skipped, by Emit()
-    return opt_.on_error != OnError::kFail;
+    keys_[c->slot][i] = 0;  // echoed, or skipped, by Emit()
+    return on_error_ != OnError::kFail;
   }
   void Emit(const Chunk& c, std::string* out, Totals* totals) override {
+    const std::vector<uint64_t>& keys = keys_[c.slot];
     for (size_t i = 0; i < c.rows; ++i) {
-      if (c.keys[i] == 0 && opt_.on_error == OnError::kSkip) continue;
+      if (keys[i] == 0 && on_error_ == OnError::kSkip) continue;
       // An over-long line is not held in memory: an empty line stands in.
       std::string_view line = c.spans.Row(i, c.input.text.data()).text();
       if (c.too_long_line || line.size() > opt_.max_line) line = {};
-      sink_->Row(c.keys[i], line, out);
+      sink_->Row(keys[i], line, out);
     }
     totals->distinct = sink_->distinct();
   }
@@ -172,24 +126,90 @@ class DedupRun : public CommandRun {
                      : "the state is as before this run");
     return false;
   }
-  int Report(const Totals& t, bool stopped, double /*wall*/) override {
-    if (!opt_.quiet) PrintSummary(opt_, t, stopped, sink_.get());
-    return 0;
+  std::string SummaryTail(const Totals& /*t*/) const override {
+    if (!sink_) return {};
+    return ", " + std::to_string(sink_->distinct()) + " distinct, " +
+           std::to_string(sink_->duplicates()) + " duplicates (" +
+           sink_->Describe() + ")";
   }
 
  private:
-  const Fingerprinter fingerprinter_;
-  std::unique_ptr<SeenState> state_;  // --state
+  // --state=DIR opened for update; false after a message.
+  bool OpenState() {
+    state_ = std::make_unique<SeenState>();
+    std::string error;
+    if (state_->OpenForUpdate(
+            state_dir_, StateIdentity(*fingerprinter_, profile_.normalize),
+            &error))
+      return true;
+    std::fprintf(stderr, "uriscan: dedup --state: %s\n", error.c_str());
+    state_.reset();
+    return false;
+  }
+
+  ProfileOptions profile_;
+  OnError on_error_ = OnError::kKeep;
+  DedupSink::Config config_;
+  std::string state_dir_;  // --state
+  std::unique_ptr<Fingerprinter> fingerprinter_;
+  std::unique_ptr<SeenState> state_;
   std::unique_ptr<DedupSink> sink_;
+  std::vector<std::vector<uint64_t>> keys_;  // per slot: row i's key, 0 when
+                                             // invalid
 };
+
+void DedupRun::AddOptions(CLI::App* app) {
+  AddProfileOptions(app, &profile_);
+  AddOnErrorOption(app, &on_error_);
+  AddFlag(app, "--keys", [this] { config_.keys = true; });
+  AddValueOption(app, "--memory", "SIZE", [this](const std::string& v) {
+    if (!ParseBytes(v.c_str(), &config_.memory))
+      throw UsageError("--memory takes a size such as 1500000, 64M or 4G");
+  });
+  AddValueOption(app, "--temp-dir", "DIR",
+                 [this](const std::string& v) { config_.temp_dir = v; });
+  AddValueOption(app, "--bloom", "N", [this](const std::string& v) {
+    size_t n = 0;
+    if (!ParseBytes(v.c_str(), &n))
+      throw UsageError("--bloom takes the expected count of distinct lines");
+    config_.bloom_expected = n;
+  });
+  AddValueOption(app, "--fp-rate", "P", [this](const std::string& v) {
+    char* end = nullptr;
+    config_.fp_rate = std::strtod(v.c_str(), &end);
+    if (end == v.c_str() || *end != '\0' || !(config_.fp_rate > 0) ||
+        !(config_.fp_rate < 1))
+      throw UsageError("--fp-rate takes a probability between 0 and 1");
+  });
+  AddValueOption(app, "--state", "DIR", [this](const std::string& v) {
+    if (v.empty()) throw UsageError("--state takes a directory");
+    state_dir_ = v;
+  });
+}
+
+int DedupRun::Check() {
+  if (config_.bloom_expected > 0) {
+    const uint64_t need = BloomFilter::BytesFor(
+        config_.bloom_expected, config_.fp_rate / 2);  // the first layer
+    if (need > config_.memory) {
+      std::fprintf(stderr,
+                   "uriscan: a Bloom filter for %llu lines at rate %g needs "
+                   "%.1f MB, more than --memory; raise --memory or --fp-rate\n",
+                   static_cast<unsigned long long>(config_.bloom_expected),
+                   config_.fp_rate, need / 1e6);
+      return 2;
+    }
+  }
+  if (!state_dir_.empty() && config_.bloom_expected > 0)
+    return Usage("--state keeps an exact seen-set; it cannot take --bloom");
+  return -1;
+}
 
 }  // namespace
 
-const CommandSpec kDedupCommand = {"dedup", Command::kDedup, kDedupHelp,
-                                   AddDedupOptions, CheckDedup,
-                                   MakeRun<DedupRun>};
-const CommandSpec kStateCommand = {"state", Command::kState, kStateHelp,
-                                   AddStateOptions, CheckState, nullptr};
+const CommandSpec kDedupCommand = {
+    "dedup", "[OPTIONS] [FILE...]", [] { return std::string(kHelp); }, true,
+    true, MakeRun<DedupRun>};
 
 }  // namespace cli
 }  // namespace uriscan

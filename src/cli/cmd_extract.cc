@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// uriscan extract: the URI references in logs and free text (DESIGN.md
-// sec. 8), its options, their checks and its run.
+// uriscan extract: the URI references in logs and free text
+// (docs/design.md, "Input"), its options, their checks and its run.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -32,28 +32,71 @@ constexpr char kHelp[] =
     "      [--base=URI]            clf, combined: resolve targets against URI\n"
     "      [--with-line]           each reference as LINE<TAB>REFERENCE\n";
 
-void AddOptions(CLI::App* app, Options* opt) {
-  AddValueOption(app, "--from", "F", [opt](const std::string& v) {
-    if (!ParseLogFormat(v, &opt->extract.from))
+// extract reads records, not lines (a quoted field or a wrapped "<...>"
+// may hold line breaks): its chunks are whole records, and not scanned.
+class ExtractRun : public CommandRun {
+ public:
+  using CommandRun::CommandRun;
+
+  void AddOptions(CLI::App* app) override;
+  int Check() override;
+
+  int Begin(size_t window, std::string* /*out*/) override {
+    records_.resize(window);
+    return -1;
+  }
+  bool NumberedRecords() const override { return extract_.with_line; }
+  bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override;
+  void ProcessChunk(Chunk* c) override;
+  int Report(const Totals& t, bool /*stopped*/, double /*wall*/) override {
+    if (!opt_.quiet)
+      std::fprintf(stderr,
+                   "uriscan: %llu lines, %llu URI references, %llu malformed\n",
+                   static_cast<unsigned long long>(t.lines),
+                   static_cast<unsigned long long>(t.extracted),
+                   static_cast<unsigned long long>(t.malformed));
+    return 0;
+  }
+
+ private:
+  // A chunk's records: bytes of a header row to step over, and the column
+  // the header named.
+  struct Records {
+    size_t skip = 0;
+    size_t column = 0;
+  };
+
+  // Cuts `lines` back to whole records, reading more while not even one is
+  // whole.
+  void TakeWholeRecords(LineReader* reader, Lines* lines) const;
+
+  ExtractOptions extract_;
+  std::string field_;          // --field, as given
+  bool header_field_ = false;  // --field=NAME for tsv, csv
+  BaseOption base_;            // --base
+  size_t file_column_ = 0;     // --field=NAME: from the file's header row
+  std::vector<Records> records_;  // per slot
+};
+
+void ExtractRun::AddOptions(CLI::App* app) {
+  AddValueOption(app, "--from", "F", [this](const std::string& v) {
+    if (!ParseLogFormat(v, &extract_.from))
       throw UsageError(
           Allowed("--from", "text, clf, combined, tsv, csv or jsonl", v));
   });
-  AddValueOption(app, "--field", "X", [opt](const std::string& v) {
+  AddValueOption(app, "--field", "X", [this](const std::string& v) {
     if (v.empty()) throw UsageError("--field takes a name or number");
-    opt->field = v;
+    field_ = v;
   });
-  AddValueOption(app, "--base", "URI", [opt](const std::string& v) {
-    opt->has_base = true;
-    opt->base_text = v;
-  });
-  AddFlag(app, "--with-line",
-                         [opt] { opt->extract.with_line = true; });
+  AddBaseOption(app, &base_);
+  AddFlag(app, "--with-line", [this] { extract_.with_line = true; });
 }
 
 // --field and --base for the --from given.
-int Check(Options* opt) {
-  ExtractOptions& x = opt->extract;
-  const std::string& f = opt->field;
+int ExtractRun::Check() {
+  ExtractOptions& x = extract_;
+  x.lenient = opt_.lenient;
+  const std::string& f = field_;
   switch (x.from) {
     case LogFormat::kText:
       if (!f.empty()) return Usage("--from=text takes no --field");
@@ -74,7 +117,7 @@ int Check(Options* opt) {
         if (n == 0) return Usage("--field numbers columns from 1");
         x.column = n - 1;
       } else if (!f.empty()) {
-        opt->header_field = true;
+        header_field_ = true;
         x.field_name = f;
       }
       break;
@@ -83,64 +126,40 @@ int Check(Options* opt) {
       x.field_name = f;
       break;
   }
-  if (opt->has_base && x.from != LogFormat::kClf &&
+  if (base_.given && x.from != LogFormat::kClf &&
       x.from != LogFormat::kCombined)
     return Usage("--base applies to --from=clf or --from=combined");
-  if (opt->has_base && x.referer)
+  if (base_.given && x.referer)
     return Usage("--base applies to request targets, not to --field=referer");
-  if (!opt->has_base) return -1;
-  const int status = CheckBase(opt);
+  if (!base_.given) return -1;
+  const int status = CheckBase(&base_);
   if (status >= 0) return status;
-  x.base = &opt->base;
+  x.base = &base_.uri;
   return -1;
 }
 
-// extract reads records, not lines (a quoted field or a wrapped "<...>"
-// may hold line breaks): its chunks are whole records, and not scanned.
-class ExtractRun : public CommandRun {
- public:
-  using CommandRun::CommandRun;
-
-  bool NumberedRecords() const override { return opt_.extract.with_line; }
-  bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override {
-    c->skip = 0;
-    if (c->starts_file) file_column_ = 0;
-    if (c->too_long_line) return true;
-    TakeWholeRecords(reader, &c->input);
-    if (c->starts_file && opt_.header_field) {
-      size_t header_end = 0;
-      if (!FindColumn(c->input.text, opt_.extract, &file_column_,
-                      &header_end)) {
-        *error = *c->name + ":1:1: error: log-format: no column named '" +
-                 opt_.extract.field_name + "' in the header row\n";
-        return false;
-      }
-      c->skip = header_end;
+bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
+                             std::string* error) {
+  Records& r = records_[c->slot];
+  r.skip = 0;
+  if (c->starts_file) file_column_ = 0;
+  if (c->too_long_line) return true;
+  TakeWholeRecords(reader, &c->input);
+  if (c->starts_file && header_field_) {
+    size_t header_end = 0;
+    if (!FindColumn(c->input.text, extract_, &file_column_, &header_end)) {
+      *error = *c->name + ":1:1: error: log-format: no column named '" +
+               extract_.field_name + "' in the header row\n";
+      return false;
     }
-    c->column = file_column_;
-    return true;
+    r.skip = header_end;
   }
-  void ProcessChunk(Chunk* c) override;
-  int Report(const Totals& t, bool /*stopped*/, double /*wall*/) override {
-    if (!opt_.quiet)
-      std::fprintf(stderr,
-                   "uriscan: %llu lines, %llu URI references, %llu malformed\n",
-                   static_cast<unsigned long long>(t.lines),
-                   static_cast<unsigned long long>(t.extracted),
-                   static_cast<unsigned long long>(t.malformed));
-    return 0;
-  }
-
- private:
-  // Cuts `lines` back to whole records, reading more while not even one is
-  // whole.
-  void TakeWholeRecords(LineReader* reader, Lines* lines) const;
-
-  size_t file_column_ = 0;  // --field=NAME: from the file's header row
-};
+  r.column = file_column_;
+  return true;
+}
 
 void ExtractRun::TakeWholeRecords(LineReader* reader, Lines* lines) const {
-  size_t keep = RecordsEnd(lines->text, opt_.extract, reader->at_end());
+  size_t keep = RecordsEnd(lines->text, extract_, reader->at_end());
   size_t want = lines->text.size();
   while (keep == 0 && lines->text.size() < opt_.max_line) {
     reader->Unread(lines->text.size());
@@ -149,7 +168,7 @@ void ExtractRun::TakeWholeRecords(LineReader* reader, Lines* lines) const {
     const LineReader::Status st = reader->Next(lines);
     reader->set_min_bytes(0);
     if (st != LineReader::Status::kLines) return;
-    keep = RecordsEnd(lines->text, opt_.extract, reader->at_end());
+    keep = RecordsEnd(lines->text, extract_, reader->at_end());
   }
   if (keep == 0) return;  // past --max-line: as it is, with a diagnostic
   reader->Unread(lines->text.size() - keep);
@@ -165,13 +184,14 @@ void ExtractRun::ProcessChunk(Chunk* c) {
     ++c->totals.malformed;
     return;
   }
-  ExtractOptions x = opt_.extract;
-  x.column = opt_.header_field ? c->column : x.column;
-  const std::string_view header = c->input.text.substr(0, c->skip);
+  const Records& r = records_[c->slot];
+  ExtractOptions x = extract_;
+  x.column = header_field_ ? r.column : x.column;
+  const std::string_view header = c->input.text.substr(0, r.skip);
   const uint64_t header_lines = std::count(header.begin(), header.end(), '\n');
   // Lines longer than --max-line are diagnosed and left empty, whether or
   // not they fit in a chunk, so the output never depends on the chunking.
-  std::string_view text = c->input.text.substr(c->skip);
+  std::string_view text = c->input.text.substr(r.skip);
   thread_local std::string trimmed;
   // (No line is longer than --max-line unless the whole text is.)
   for (size_t pos = 0, line = 0;
@@ -205,8 +225,9 @@ void ExtractRun::ProcessChunk(Chunk* c) {
 
 }  // namespace
 
-const CommandSpec kExtractCommand = {"extract", Command::kExtract, kHelp,
-                                     AddOptions, Check, MakeRun<ExtractRun>};
+const CommandSpec kExtractCommand = {
+    "extract", "[OPTIONS] [FILE...]", [] { return std::string(kHelp); }, true,
+    false, MakeRun<ExtractRun>};
 
 }  // namespace cli
 }  // namespace uriscan

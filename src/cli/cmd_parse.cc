@@ -1,26 +1,24 @@
 // SPDX-License-Identifier: MIT
-// The commands that report on each URI reference as it is written: parse
-// (its components, DESIGN.md sec. 5), validate, stats and audit (the risks
-// of RFC 3986 sec. 7); their options, help and run.
+// uriscan parse: one record per line with its components (docs/design.md,
+// "The command"), as JSON Lines or TSV; its options, help and run.
 #include <CLI/CLI.hpp>
 #include <libpsl.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "src/cli/columns.h"
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
-#include "src/cli/report.h"
 
 namespace uriscan {
 namespace cli {
 namespace {
 
-constexpr char kParseHelp[] =
+constexpr char kHelp[] =
     "  parse [--format=jsonl|tsv]  one record per line with its components;\n"
     "                              jsonl adds \"risks\":[...] (see audit)\n"
     "      [--columns=LIST]        tsv: these columns, in this order, from\n"
@@ -35,105 +33,79 @@ constexpr char kParseHelp[] =
     "                              normalized (under --profile)\n"
     "      [--psl=FILE]            another Public Suffix List than libpsl's\n";
 
-constexpr char kValidateHelp[] =
-    "  validate                    diagnostics for invalid lines only;\n"
-    "                              exit 1 if there is any\n";
-
-constexpr char kStatsHelp[] =
-    "  stats                       a summary: counts, error kinds, host\n"
-    "                              kinds, risk flags, throughput\n";
-
-constexpr char kAuditHelp[] =
-    "  audit                       LINE<TAB>FLAGS per line: the risks of\n"
-    "                              RFC 3986 section 7, comma-separated in\n"
-    "                              this order (empty when none; 'invalid'\n"
-    "                              for an invalid line): credentials,\n"
-    "                              password, userinfo-host-like,\n"
-    "                              ip-rare-form, ip-loopback, ip-private,\n"
-    "                              ip-link-local, ip-unspecified,\n"
-    "                              ip-embedded-ipv4, host-pct-encoded,\n"
-    "                              encoded-delimiter, double-encoded,\n"
-    "                              encoded-control, dot-segment-above-root,\n"
-    "                              encoded-dot-segment, script-scheme,\n"
-    "                              port-out-of-range\n";
-
-void AddParseOptions(CLI::App* app, Options* opt) {
-  AddValueOption(app, "--format", "jsonl|tsv", [opt](const std::string& v) {
-    if (v == "jsonl") opt->format = Format::kJsonl;
-    else if (v == "tsv") opt->format = Format::kTsv;
-    else throw UsageError(Allowed("--format", "jsonl or tsv", v));
-  });
-  AddValueOption(app, "--columns", "LIST", [opt](const std::string& v) {
-    std::string unknown;
-    if (!ParseColumns(v, &opt->columns, &unknown))
-      throw UsageError(Allowed("--columns", ColumnNames().c_str(), unknown));
-  });
-  AddValueOption(app, "--psl", "FILE",
-                 [opt](const std::string& v) { opt->psl_file = v; });
-  // --columns=key,normalized are under a profile.
-  AddProfileOptions(app, opt);
-}
-
-int CheckParse(Options* opt) {
-  if (!opt->columns.empty() && opt->format != Format::kTsv)
-    return Usage("--columns needs --format=tsv");
-  return -1;
-}
-
-void AddNoOptions(CLI::App*, Options*) {}
+enum class Format { kJsonl, kTsv };
 
 // parse --columns: what each chunk derives for all its rows, per worker
 // thread (its batches allocate from that thread's heap).
 thread_local DerivedRows derived_rows;
 
-// parse: one record per line, JSON Lines with the risk flags, or TSV with
-// the line number (and with --columns, the derived columns).
+// One record per line, JSON Lines with the risk flags, or TSV with the
+// line number (and with --columns, the derived columns).
 class ParseRun : public CommandRun {
  public:
-  explicit ParseRun(const Options& opt)
-      : CommandRun(opt), fingerprinter_(opt.profile, opt.normalize) {}
+  using CommandRun::CommandRun;
+
+  void AddOptions(CLI::App* app) override {
+    AddValueOption(app, "--format", "jsonl|tsv", [this](const std::string& v) {
+      if (v == "jsonl") format_ = Format::kJsonl;
+      else if (v == "tsv") format_ = Format::kTsv;
+      else throw UsageError(Allowed("--format", "jsonl or tsv", v));
+    });
+    AddValueOption(app, "--columns", "LIST", [this](const std::string& v) {
+      std::string unknown;
+      if (!ParseColumns(v, &columns_, &unknown))
+        throw UsageError(Allowed("--columns", ColumnNames().c_str(), unknown));
+    });
+    AddValueOption(app, "--psl", "FILE",
+                   [this](const std::string& v) { psl_file_ = v; });
+    // --columns=key,normalized are under a profile.
+    AddProfileOptions(app, &profile_);
+  }
+  int Check() override {
+    if (!columns_.empty() && format_ != Format::kTsv)
+      return Usage("--columns needs --format=tsv");
+    return -1;
+  }
 
   int Begin(size_t /*window*/, std::string* out) override {
-    if (opt_.format == Format::kJsonl) return -1;
-    if (opt_.columns.empty()) {
+    if (format_ == Format::kJsonl) return -1;
+    if (columns_.empty()) {
       AppendTsvHeader(out);
       return -1;
     }
     // libpsl's built-in list unless --psl names one.
-    if (!opt_.psl_file.empty()) {
-      psl_.reset(psl_load_file(opt_.psl_file.c_str()));
+    if (!psl_file_.empty()) {
+      psl_.reset(psl_load_file(psl_file_.c_str()));
       if (!psl_) {
         std::fprintf(stderr, "uriscan: --psl: cannot load '%s'\n",
-                     opt_.psl_file.c_str());
+                     psl_file_.c_str());
         return 2;
       }
     }
-    columns_ = std::make_unique<ColumnWriter>(
-        opt_.columns, psl_ ? psl_.get() : psl_builtin(), fingerprinter_,
-        opt_.profile, opt_.normalize);
-    columns_->AppendHeader(out);
+    fingerprinter_ = std::make_unique<Fingerprinter>(profile_.profile,
+                                                     profile_.normalize);
+    writer_ = std::make_unique<ColumnWriter>(
+        columns_, psl_ ? psl_.get() : psl_builtin(), *fingerprinter_,
+        profile_.profile, profile_.normalize);
+    writer_->AppendHeader(out);
     return -1;
   }
-  bool NumberedRecords() const override {
-    return opt_.format == Format::kTsv;
-  }
-  bool WantsRiskFlags() const override {
-    return opt_.format == Format::kJsonl;
-  }
+  bool NumberedRecords() const override { return format_ == Format::kTsv; }
+  bool WantsRiskFlags() const override { return format_ == Format::kJsonl; }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
-    if (columns_) columns_->Prepare(rows, c->spans, &derived_rows);
+    if (writer_) writer_->Prepare(rows, c->spans, &derived_rows);
     return true;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t risk_flags,
            Chunk* c) override {
     if (!uri.valid()) c->Diagnose(i, uri.error());
-    if (opt_.format == Format::kJsonl) {
+    if (format_ == Format::kJsonl) {
       AppendJsonRecord(uri, &c->out, risk_flags);
       if (opt_.lenient && !c->originals[i].empty())
         AppendJsonRepaired(c->originals[i], &c->out);
       c->out.push_back('\n');
-    } else if (columns_) {
-      columns_->AppendRow(i, c->first_line + i, uri, derived_rows, &c->out);
+    } else if (writer_) {
+      writer_->AppendRow(i, c->first_line + i, uri, derived_rows, &c->out);
     } else {
       AppendTsvRecord(c->first_line + i, uri, &c->out);
     }
@@ -141,86 +113,20 @@ class ParseRun : public CommandRun {
   }
 
  private:
-  const Fingerprinter fingerprinter_;  // --columns=key,normalized
+  Format format_ = Format::kJsonl;
+  std::vector<Column> columns_;  // --columns
+  std::string psl_file_;         // --psl
+  ProfileOptions profile_;       // --columns=key,normalized
+  std::unique_ptr<Fingerprinter> fingerprinter_;
   std::unique_ptr<psl_ctx_t, void (*)(psl_ctx_t*)> psl_{nullptr, psl_free};
-  std::unique_ptr<ColumnWriter> columns_;  // --columns
-};
-
-// True when some row of `s` is longer than max_line bytes.
-bool AnyLongerThan(const ComponentSpans& s, size_t max_line) {
-  uint32_t longest = 0;
-  for (size_t i = 0; i < s.size(); ++i)
-    longest = std::max(longest, s.uri_end[i] - s.uri_begin[i]);
-  return longest > max_line;
-}
-
-// validate: diagnostics only, and exit 1 when any line is invalid.
-class ValidateRun : public CommandRun {
- public:
-  using CommandRun::CommandRun;
-
-  // With no over-long row, the columns are counted at once and only the
-  // invalid rows are visited, without a UriReference per row.
-  bool PrepareChunk(const Batch& /*rows*/, Chunk* c) override {
-    if (c->too_long_line || AnyLongerThan(c->spans, opt_.max_line))
-      return true;
-    CountColumns(c->spans, &c->totals);
-    for (size_t i = 0; i < c->spans.size(); ++i) {
-      if (c->spans.error_kind[i] == 0) continue;
-      c->Diagnose(i, c->spans.Error(i));
-    }
-    return false;
-  }
-  bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
-           Chunk* c) override {
-    if (!uri.valid()) c->Diagnose(i, uri.error());
-    return true;
-  }
-  int Report(const Totals& t, bool stopped, double wall) override {
-    CommandRun::Report(t, stopped, wall);
-    return t.valid != t.lines ? 1 : 0;
-  }
-};
-
-// stats: only the counts (the shared pipeline's), reported on stdout.
-class StatsRun : public CommandRun {
- public:
-  using CommandRun::CommandRun;
-
-  bool WantsRiskFlags() const override { return true; }
-  int Report(const Totals& t, bool /*stopped*/, double wall) override {
-    PrintStats(opt_, t, wall);
-    return WriteStdout("");
-  }
-};
-
-// audit: LINE<TAB>FLAGS per line, the risks of RFC 3986 sec. 7.
-class AuditRun : public CommandRun {
- public:
-  using CommandRun::CommandRun;
-
-  bool NumberedRecords() const override { return true; }
-  bool WantsRiskFlags() const override { return true; }
-  bool Row(size_t i, const UriReference& uri, uint32_t risk_flags,
-           Chunk* c) override {
-    if (!uri.valid()) c->Diagnose(i, uri.error());
-    AppendAuditRecord(c->first_line + i, risk_flags, &c->out);
-    return true;
-  }
+  std::unique_ptr<ColumnWriter> writer_;  // --columns
 };
 
 }  // namespace
 
-const CommandSpec kParseCommand = {"parse", Command::kParse, kParseHelp,
-                                   AddParseOptions, CheckParse,
-                                   MakeRun<ParseRun>};
-const CommandSpec kValidateCommand = {"validate", Command::kValidate,
-                                      kValidateHelp, AddNoOptions, nullptr,
-                                      MakeRun<ValidateRun>};
-const CommandSpec kStatsCommand = {"stats", Command::kStats, kStatsHelp,
-                                   AddNoOptions, nullptr, MakeRun<StatsRun>};
-const CommandSpec kAuditCommand = {"audit", Command::kAudit, kAuditHelp,
-                                   AddNoOptions, nullptr, MakeRun<AuditRun>};
+const CommandSpec kParseCommand = {
+    "parse", "[OPTIONS] [FILE...]", [] { return std::string(kHelp); }, true,
+    false, MakeRun<ParseRun>};
 
 }  // namespace cli
 }  // namespace uriscan

@@ -91,7 +91,7 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
   if (Wants(Column::kKey)) fingerprinter_.Batch64(rows, spans, &derived->keys);
 }
 
-// The SURT key (DESIGN.md sec. 8) of the crawler normal form of row i:
+// The SURT key (docs/cli.md) of the crawler normal form of row i:
 // "com,example)/a?b=1" for "http://www.Example.com:80/a?b=1#f".
 void ColumnWriter::AppendSurt(size_t i, const DerivedRows& derived,
                               std::string* out) const {

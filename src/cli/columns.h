@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// parse --format=tsv --columns=LIST: the components of DESIGN.md sec. 5 and
-// the derived columns of sec. 8 (public suffix, SURT key, fingerprint).
+// parse --format=tsv --columns=LIST: the components of each row and the
+// derived columns (public suffix, SURT key, fingerprint; docs/cli.md).
 #ifndef URISCAN_SRC_CLI_COLUMNS_H_
 #define URISCAN_SRC_CLI_COLUMNS_H_
 

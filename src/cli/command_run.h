@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// What one command does with the chunks of a run: the hooks each cmd_*.cc
-// fills in, around the pipeline that run.cc shares between them.
+// One command of uriscan: its own options, their checks, and what it does
+// with the chunks of a run, around the pipeline that run.cc shares.
 #ifndef URISCAN_SRC_CLI_COMMAND_RUN_H_
 #define URISCAN_SRC_CLI_COMMAND_RUN_H_
 
@@ -17,6 +17,10 @@
 #include "src/cli/report.h"
 #include "uriscan/uriscan.h"
 
+namespace CLI {
+class App;
+}
+
 namespace uriscan {
 namespace cli {
 
@@ -28,9 +32,11 @@ struct Diagnostic {
   std::string_view kind, message;  // static strings
 };
 
-// One chunk of input lines and everything the command makes of it. Chunks
-// are processed on worker threads and written out in input order.
+// One chunk of input lines and what every command makes of it. Chunks are
+// processed on worker threads and written out in input order. What only
+// one command keeps per chunk, it keeps itself, indexed by `slot`.
 struct Chunk {
+  size_t slot = 0;  // its place in the window of chunks in flight
   Lines input;  // raw, as read (or mapped); rows are scanned where they lie
   bool too_long_line = false;
   bool starts_file = false;  // line numbers start again from 1 here
@@ -42,33 +48,34 @@ struct Chunk {
   const std::string* name = nullptr;
   std::vector<Diagnostic> diagnostics;
   ComponentSpans spans;
-  std::vector<uint64_t> keys;  // dedup: row i's key, 0 when invalid
   std::vector<uint32_t> risk_column;  // CommandRun::WantsRiskFlags()
   size_t rows = 0;  // rows processed (fewer after a failure)
   std::string out;
   Totals totals;
   bool failed = false;  // --on-error=fail met an invalid line: out stops there
-  // extract: bytes of a header row to step over, and the column it named.
-  size_t skip = 0;
-  size_t column = 0;
   // --lenient: the repaired lines (input.text then points here), and for
   // row i the original line when it was repaired (empty otherwise).
   std::string lenient_text;
   std::vector<std::string_view> originals;
 
-  // The diagnostic of row `row`'s scan error (DESIGN.md sec. 5).
+  // The diagnostic of row `row`'s scan error (docs/design.md, "The
+  // command").
   void Diagnose(size_t row, ScanError e) {
     diagnostics.push_back({row, e.offset + uint64_t{1}, ErrorKindName(e.kind),
                            ErrorKindMessage(e.kind)});
   }
 };
 
-// A command's part of a run, made by its CommandSpec::make_run. The hooks
-// are called in this order: Begin() once; per chunk TakeRecords() on the
-// main thread, ProcessChunk() (PrepareChunk(), then Row() per row) on a
-// worker thread, Emit() on the main thread in input order; then Finish(),
-// Commit() and Report() once. One object serves every worker thread, so
-// the hooks that run there keep per-thread scratch in thread_locals.
+// A command, made by its CommandSpec once its name is read. First the
+// command line: AddOptions() (its own options, read into its own fields),
+// then Check() once every option is read. Then Main(), which by default
+// runs the pipeline (run.cc) over the input files and calls the hooks in
+// this order: Begin() once; per chunk TakeRecords() on the main thread,
+// ProcessChunk() (PrepareChunk(), then Row() per row) on a worker thread,
+// Emit() on the main thread in input order; then Finish(), Commit() and
+// Report() once. One object serves every worker thread, so the hooks that
+// run there keep per-thread scratch in thread_locals, and per-chunk state
+// by Chunk::slot.
 class CommandRun {
  public:
   explicit CommandRun(const Options& opt) : opt_(opt) {}
@@ -76,9 +83,17 @@ class CommandRun {
   CommandRun(const CommandRun&) = delete;
   CommandRun& operator=(const CommandRun&) = delete;
 
+  // The options only this command takes.
+  virtual void AddOptions(CLI::App* /*app*/) {}
+  // The checks across options: -1 when fine, else the exit status after a
+  // message.
+  virtual int Check() { return -1; }
+  // The whole command; the exit status.
+  virtual int Main();
+
   // Before the first chunk: what the run needs, and the first output (a
-  // header) into `out`. At most `window` chunks are in flight at once.
-  // -1, or the exit status after a message.
+  // header) into `out`. At most `window` chunks are in flight at once, in
+  // slots 0 to window - 1. -1, or the exit status after a message.
   virtual int Begin(size_t /*window*/, std::string* /*out*/) { return -1; }
   // True when records carry their input line number (Chunk::first_line):
   // counting lines is a pass over every byte on the main thread.
@@ -122,16 +137,53 @@ class CommandRun {
   // exit status the command asks for: 0, 1 for invalid input (validate), 2
   // when the report cannot be written.
   virtual int Report(const Totals& t, bool stopped, double wall_seconds);
+  // What the summary line says after the shared counts (", 3 rewritten").
+  virtual std::string SummaryTail(const Totals& /*t*/) const { return {}; }
 
  protected:
   const Options& opt_;
 };
 
-// CommandSpec::make_run of a command whose part is the class `Run`.
+// A line that has no rewrite (invalid, or a resolution --above-root=reject
+// refuses), its diagnostic made, as --on-error says: false to stop (fail);
+// skip drops it; keep writes the line as it was. An over-long one is not
+// held in memory (whatever the chunking), so an empty line stands in for
+// it. With `empty_key`, the crawler profile's KEY<TAB>ORIGINAL gets an
+// empty KEY, so every line has the same two columns.
+bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
+                  Chunk* c);
+
+// One command in the table of commands (options.cc).
+struct CommandSpec {
+  const char* name;
+  // Its usage line after "uriscan ", and its entry under "commands:" in
+  // the help, each line ending in "\n" (made once, from the name tables
+  // where it lists names).
+  const char* usage;
+  std::string (*help)();
+  // Whether it reads input files (and so takes --lenient), and whether it
+  // takes --on-error (its help then explains it).
+  bool reads_input;
+  bool takes_on_error;
+  std::unique_ptr<CommandRun> (*make)(const Options& opt);
+};
+
+// CommandSpec::make of a command whose class is `Run`.
 template <typename Run>
 std::unique_ptr<CommandRun> MakeRun(const Options& opt) {
   return std::make_unique<Run>(opt);
 }
+
+// The commands, in the order of the help (cmd_*.cc).
+extern const CommandSpec kExtractCommand;
+extern const CommandSpec kParseCommand;
+extern const CommandSpec kValidateCommand;
+extern const CommandSpec kStatsCommand;
+extern const CommandSpec kAuditCommand;
+extern const CommandSpec kNormalizeCommand;
+extern const CommandSpec kResolveCommand;
+extern const CommandSpec kDedupCommand;
+extern const CommandSpec kStateCommand;
 
 }  // namespace cli
 }  // namespace uriscan

@@ -14,7 +14,7 @@
 
 #include "src/cli/output.h"
 #include "uriscan/dedup.h"
-#include "uriscan/seen_state.h"
+#include "src/store/seen_state.h"
 
 namespace uriscan {
 namespace cli {

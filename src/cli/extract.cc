@@ -22,10 +22,6 @@ bool IsSpace(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
          c == '\v';
 }
-// The parser's character classes (RFC 3986 Appendix A).
-bool Is(char c, uint16_t cls) {
-  return chars::Is(static_cast<unsigned char>(c), cls);
-}
 // Punctuation that usually ends a sentence rather than a URI (Appendix C).
 bool IsSentencePunct(char c) { return std::strchr(".,;:!?'\"", c) && c; }
 
@@ -103,7 +99,7 @@ bool TakeBracketed(std::string_view text, size_t i, std::string* ref,
 bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
               size_t* end) {
   size_t j = i;
-  while (j < text.size() && Is(text[j], chars::kSchemeChar)) ++j;
+  while (j < text.size() && chars::Is(text[j], chars::kSchemeChar)) ++j;
   if (j == text.size() || text[j] != ':' || j + 1 == text.size()) return false;
   const char first = text[j + 1];
   if (IsSpace(first) || IsSentencePunct(first) || first == ')') return false;
@@ -156,7 +152,8 @@ void ExtractText(std::string_view text, Sink* sink) {
       } else {
         ++i;
       }
-    } else if (Is(c, chars::kAlpha) && (i == 0 || !Is(text[i - 1], chars::kSchemeChar)) &&
+    } else if (chars::Is(c, chars::kAlpha) &&
+               (i == 0 || !chars::Is(text[i - 1], chars::kSchemeChar)) &&
                TakeBare(text, i, &ref, &end)) {
       sink->Emit(line, ref);
       i = end;
@@ -363,7 +360,7 @@ class JsonLine {
     if (s_.size() - i_ < 4) return false;
     for (int k = 0; k < 4; ++k) {
       const char h = s_[i_++];
-      const int d = Is(h, chars::kDigit) ? h - '0'
+      const int d = chars::Is(h, chars::kDigit) ? h - '0'
                   : ((h | 0x20) >= 'a' && (h | 0x20) <= 'f') ? (h | 0x20) - 'a' + 10
                                                              : -1;
       if (d < 0) return false;

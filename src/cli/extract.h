@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // `uriscan extract`: the URI references in free text (RFC 3986 Appendix C),
-// web server logs, RFC 4180 tables and JSON Lines (DESIGN.md sec. 8).
+// web server logs, RFC 4180 tables and JSON Lines (docs/design.md,
+// "Input").
 #ifndef URISCAN_SRC_CLI_EXTRACT_H_
 #define URISCAN_SRC_CLI_EXTRACT_H_
 

@@ -5,9 +5,7 @@
 #include <idn2.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
-#include <cstring>
 
 #include "src/char_class.h"
 
@@ -15,24 +13,22 @@ namespace uriscan {
 namespace cli {
 namespace {
 
-bool IsHex(char c) {
-  return chars::Is(static_cast<unsigned char>(c), chars::kHexDig);
-}
+bool IsHex(char c) { return chars::Is(c, chars::kHexDig); }
 
 // The bytes RFC 3987 sec. 3.1 maps to pct-encoded octets: non-ASCII, and
-// the ASCII ones outside every RFC 3986 character class that logs hold.
+// the printable ASCII ones outside every RFC 3986 character class, which
+// logs hold (space " < > \ ^ ` { | }).
 bool NeedsEncoding(unsigned char c) {
-  return c >= 0x80 || (c != 0 && std::strchr(" \"<>\\^`{|}", c));
+  return c >= 0x80 || (c >= 0x20 && c < 0x7f && !chars::Is(c, chars::kAllowed));
 }
 
 void AppendEncoded(std::string_view s, std::string* out) {
-  static const char kHex[] = "0123456789ABCDEF";
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
     if (NeedsEncoding(c)) {
       out->push_back('%');
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
+      out->push_back(chars::kUpperHexDigits[c >> 4]);
+      out->push_back(chars::kUpperHexDigits[c & 15]);
     } else if (c == '%' &&
                !(i + 2 < s.size() && IsHex(s[i + 1]) && IsHex(s[i + 2]))) {
       out->append("%25");
@@ -47,12 +43,10 @@ void AppendEncoded(std::string_view s, std::string* out) {
 // last '@', before a ":port"; false without one.
 bool FindHost(std::string_view ref, size_t* begin, size_t* end) {
   size_t i = 0;
-  while (i < ref.size() && (std::isalnum(static_cast<unsigned char>(ref[i])) ||
-                            ref[i] == '+' || ref[i] == '-' || ref[i] == '.'))
-    ++i;
+  while (i < ref.size() && chars::Is(ref[i], chars::kSchemeChar)) ++i;
   size_t slashes = 0;
   if (i > 0 && i < ref.size() && ref[i] == ':' &&
-      std::isalpha(static_cast<unsigned char>(ref[0]))) {
+      chars::Is(ref[0], chars::kAlpha)) {
     slashes = i + 1;
   }
   if (ref.compare(slashes, 2, "//") != 0) return false;

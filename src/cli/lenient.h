@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // --lenient: what real logs hold, repaired into a URI reference that the
-// strict scanner then checks (DESIGN.md sec. 8).
+// strict scanner then checks (docs/design.md, "Input").
 #ifndef URISCAN_SRC_CLI_LENIENT_H_
 #define URISCAN_SRC_CLI_LENIENT_H_
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/cli/command_run.h"
 #include "src/cli/pipeline.h"
 
 namespace uriscan {
@@ -57,19 +58,20 @@ bool ParseBytes(const char* text, size_t* out) {
   return true;
 }
 
-int CheckBase(Options* opt) {
-  opt->base = ParseUriReference(opt->base_text);
-  if (!opt->base.valid()) {
+int CheckBase(BaseOption* base) {
+  base->uri = ParseUriReference(base->text);
+  if (!base->uri.valid()) {
     std::fprintf(stderr, "uriscan: --base: invalid URI: %s at byte %u\n",
-                 ErrorKindName(opt->base.error().kind),
-                 opt->base.error().offset + 1);
+                 ErrorKindName(base->uri.error().kind),
+                 base->uri.error().offset + 1);
     return 2;
   }
-  if (!opt->base.scheme()) {
+  if (!base->uri.scheme()) {
+    // "\xc2\xa7" is the section sign in UTF-8 (sources stay ASCII).
     std::fprintf(stderr,
                  "uriscan: --base: '%s' is a relative reference; a base "
-                 "URI needs a scheme (RFC 3986 §5.1)\n",
-                 opt->base_text.c_str());
+                 "URI needs a scheme (RFC 3986 \xc2\xa7" "5.1)\n",
+                 base->text.c_str());
     return 2;
   }
   return -1;
@@ -119,26 +121,20 @@ const CommandSpec* const kCommands[] = {
     &kStatsCommand,   &kAuditCommand,     &kNormalizeCommand,
     &kResolveCommand, &kDedupCommand,     &kStateCommand};
 
-bool TakesOnError(Command c) {
-  return c == Command::kNormalize || c == Command::kResolve ||
-         c == Command::kDedup;
-}
-
 // uriscan --help: every command.
 std::string GeneralHelp() {
   std::string help = kIntroduction;
-  for (const CommandSpec* c : kCommands) help += c->help;
+  for (const CommandSpec* c : kCommands) help += c->help();
   return help + "\n" + kOnErrorHelp + "\n" + kSharedHelp;
 }
 
 // uriscan COMMAND --help: that command, and the options it shares.
 std::string CommandHelp(const CommandSpec& c) {
-  if (c.command == Command::kState)
-    return std::string("usage: uriscan state DIR [--verify] [--compact]\n\n") +
-           c.help;
-  std::string help = std::string("usage: uriscan ") + c.name +
-                     " [OPTIONS] [FILE...]\n\n" + c.help + "\n";
-  if (TakesOnError(c.command)) help += std::string(kOnErrorHelp) + "\n";
+  std::string help = std::string("usage: uriscan ") + c.name + " " +
+                     c.usage + "\n\n" + c.help();
+  if (!c.reads_input) return help;
+  help += "\n";
+  if (c.takes_on_error) help += std::string(kOnErrorHelp) + "\n";
   return help + kSharedHelp;
 }
 
@@ -151,8 +147,8 @@ size_t ParseSize(const std::string& text, const char* message) {
   return v;
 }
 
-// The options every command takes.
-void AddSharedOptions(CLI::App* app, Options* opt) {
+// The options every command takes (--lenient: those that read input).
+void AddSharedOptions(CLI::App* app, bool reads_input, Options* opt) {
   AddValueOption(app, "--max-line", "BYTES", [opt](const std::string& v) {
     opt->max_line = ParseSize(v, "--max-line takes a size from 1 to "
                                  "4294967295 bytes, such as 65536 or 64K");
@@ -169,12 +165,7 @@ void AddSharedOptions(CLI::App* app, Options* opt) {
       throw UsageError("--threads takes a count from 1 to 1024");
   });
   AddFlag(app, "--quiet", [opt] { opt->quiet = true; });
-  if (opt->command != Command::kState) {
-    AddFlag(app, "--lenient", [opt] {
-      opt->lenient = true;
-      opt->extract.lenient = true;
-    });
-  }
+  if (reads_input) AddFlag(app, "--lenient", [opt] { opt->lenient = true; });
 }
 
 // CLI11 reads "--opt=" with an empty value as "--opt" and takes the next
@@ -216,13 +207,6 @@ std::string Describe(const CLI::ParseError& e) {
 
 }  // namespace
 
-const CommandSpec& FindCommand(Command command) {
-  const CommandSpec* found = kCommands[0];
-  for (const CommandSpec* c : kCommands)
-    if (c->command == command) found = c;
-  return *found;
-}
-
 void AddValueOption(CLI::App* app, const char* name, const char* type,
                     std::function<void(const std::string&)> set) {
   // Under --help nothing is checked: the help wins wherever it is.
@@ -238,37 +222,129 @@ void AddFlag(CLI::App* app, const char* name, std::function<void()> set) {
   app->add_flag_callback(name, std::move(set))->disable_flag_override();
 }
 
-void AddProfileOptions(CLI::App* app, Options* opt) {
-  AddValueOption(app, "--profile", "P", [opt](const std::string& v) {
-    if (!ParseProfile(v, &opt->profile))
+std::string HelpEntry(const char* head, const std::string& text) {
+  constexpr size_t kIndent = 30, kWidth = 70;
+  std::string help = head;
+  help.resize(kIndent, ' ');
+  size_t column = kIndent;
+  bool first_word = true;
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t end = std::min(text.find(' ', pos), text.size());
+    const size_t length = end - pos;
+    if (!first_word && column + 1 + length > kWidth) {
+      help += "\n" + std::string(kIndent, ' ');
+      column = kIndent;
+    } else if (!first_word) {
+      help += ' ';
+      ++column;
+    }
+    help.append(text, pos, length);
+    column += length;
+    first_word = false;
+    pos = end + 1;
+  }
+  return help + "\n";
+}
+
+void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
+  AddValueOption(app, "--profile", "P", [p](const std::string& v) {
+    if (!ParseProfile(v, &p->profile))
       throw UsageError(Allowed("--profile", "syntax, scheme or crawler", v));
   });
-  AddValueOption(app, "--tracking-params", "LIST", [opt](const std::string& v) {
-    opt->normalize.tracking_params.clear();
+  AddValueOption(app, "--tracking-params", "LIST", [p](const std::string& v) {
+    p->normalize.tracking_params.clear();
     std::string_view list = v;
     while (!list.empty()) {
       const size_t comma = std::min(list.find(','), list.size());
       if (comma > 0)
-        opt->normalize.tracking_params.emplace_back(list.substr(0, comma));
+        p->normalize.tracking_params.emplace_back(list.substr(0, comma));
       list.remove_prefix(std::min(comma + 1, list.size()));
     }
   });
 }
 
-void AddOnErrorOption(CLI::App* app, Options* opt) {
-  AddValueOption(app, "--on-error", "ACTION", [opt](const std::string& v) {
-    if (v == "keep") opt->on_error = OnError::kKeep;
-    else if (v == "skip") opt->on_error = OnError::kSkip;
-    else if (v == "fail") opt->on_error = OnError::kFail;
+void AddOnErrorOption(CLI::App* app, OnError* on_error) {
+  AddValueOption(app, "--on-error", "ACTION", [on_error](const std::string& v) {
+    if (v == "keep") *on_error = OnError::kKeep;
+    else if (v == "skip") *on_error = OnError::kSkip;
+    else if (v == "fail") *on_error = OnError::kFail;
     else throw UsageError(Allowed("--on-error", "keep, skip or fail", v));
   });
 }
 
-int ParseCommandLine(int argc, char** argv, Options* opt) {
-  if (argc < 2) return Usage("no command given");
+void AddBaseOption(CLI::App* app, BaseOption* base) {
+  AddValueOption(app, "--base", "URI", [base](const std::string& v) {
+    base->given = true;
+    base->text = v;
+  });
+}
+
+namespace {
+
+// The command named `name` with its options read from the rest of argv:
+// null with *status after the help or a usage error.
+std::unique_ptr<CommandRun> ReadCommand(const CommandSpec& spec, int argc,
+                                        char** argv, Options* opt,
+                                        int* status) {
+  std::unique_ptr<CommandRun> command = spec.make(*opt);
+
+  CLI::App app("", std::string("uriscan ") + spec.name);
+  // The help is this command's own text (CommandHelp), not CLI11's.
+  app.set_help_flag();
+  app.add_flag("--help");
+  // An option given twice: the last one counts.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // FILE arguments are what CLI11 leaves (a positional option would split a
+  // name such as "[a,b]" into a list); unknown options are told from them.
+  app.allow_extras();
+  AddSharedOptions(&app, spec.reads_input, opt);
+  command->AddOptions(&app);
+  try {
+    std::vector<std::string> args = SplitEmptyValues(argc, argv);
+    std::reverse(args.begin(), args.end());  // CLI11 takes them from the back
+    app.parse(args);
+  } catch (const UsageError& e) {
+    *status = Usage(e.what());
+    return nullptr;
+  } catch (const CLI::ParseError& e) {
+    *status = Usage(Describe(e));
+    return nullptr;
+  }
+  if (app.count("--help")) {
+    *status = WriteStdout(CommandHelp(spec));
+    return nullptr;
+  }
+  bool options_done = false;
+  for (const std::string& a : app.remaining()) {
+    if (!options_done && a == "--") {
+      options_done = true;
+    } else if (!options_done && a.size() > 1 && a[0] == '-') {
+      *status = Usage("unknown option '" + a + "' for " + spec.name);
+      return nullptr;
+    } else {
+      opt->files.push_back(a);
+    }
+  }
+  *status = command->Check();
+  if (*status >= 0) return nullptr;
+  if (opt->files.empty()) opt->files.emplace_back("-");
+  return command;
+}
+
+}  // namespace
+
+std::unique_ptr<CommandRun> ParseCommandLine(int argc, char** argv,
+                                             Options* opt, int* status) {
+  *status = -1;
+  if (argc < 2) {
+    *status = Usage("no command given");
+    return nullptr;
+  }
   const std::string name = argv[1];
-  if (name == "--help" || name == "-h" || name == "help")
-    return WriteStdout(GeneralHelp());
+  if (name == "--help" || name == "-h" || name == "help") {
+    *status = WriteStdout(GeneralHelp());
+    return nullptr;
+  }
   if (name == "--version") {
     const char* target = DispatchedTargetName();  // URISCAN_TARGET applied
     bool honoured = false;
@@ -282,52 +358,17 @@ int ParseCommandLine(int argc, char** argv, Options* opt) {
     } else {
       std::printf(")\n");
     }
-    return WriteStdout("");
+    *status = WriteStdout("");
+    return nullptr;
   }
-  const CommandSpec* spec = nullptr;
-  for (const CommandSpec* c : kCommands)
-    if (name == c->name) spec = c;
-  if (!spec) return Usage("unknown command '" + name + "'");
-  opt->command = spec->command;
-  opt->threads = AvailableCores();
-
-  CLI::App app("", std::string("uriscan ") + spec->name);
-  // The help is this command's own text (CommandHelp), not CLI11's.
-  app.set_help_flag();
-  app.add_flag("--help");
-  // An option given twice: the last one counts.
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  // FILE arguments are what CLI11 leaves (a positional option would split a
-  // name such as "[a,b]" into a list); unknown options are told from them.
-  app.allow_extras();
-  AddSharedOptions(&app, opt);
-  spec->add_options(&app, opt);
-  try {
-    std::vector<std::string> args = SplitEmptyValues(argc, argv);
-    std::reverse(args.begin(), args.end());  // CLI11 takes them from the back
-    app.parse(args);
-  } catch (const UsageError& e) {
-    return Usage(e.what());
-  } catch (const CLI::ParseError& e) {
-    return Usage(Describe(e));
+  for (const CommandSpec* c : kCommands) {
+    if (name != c->name) continue;
+    opt->command = c->name;
+    opt->threads = AvailableCores();
+    return ReadCommand(*c, argc, argv, opt, status);
   }
-  if (app.count("--help")) return WriteStdout(CommandHelp(*spec));
-  bool options_done = false;
-  for (const std::string& a : app.remaining()) {
-    if (!options_done && a == "--") {
-      options_done = true;
-    } else if (!options_done && a.size() > 1 && a[0] == '-') {
-      return Usage("unknown option '" + a + "' for " + name);
-    } else {
-      opt->files.push_back(a);
-    }
-  }
-  if (spec->check) {
-    const int status = spec->check(opt);
-    if (status >= 0) return status;
-  }
-  if (opt->files.empty()) opt->files.emplace_back("-");
-  return -1;
+  *status = Usage("unknown command '" + name + "'");
+  return nullptr;
 }
 
 }  // namespace cli

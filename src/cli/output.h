@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Record formats of the uriscan command (DESIGN.md §5) and a buffered writer.
+// Record formats of the uriscan command (docs/design.md) and a buffered
+// writer.
 #ifndef URISCAN_SRC_CLI_OUTPUT_H_
 #define URISCAN_SRC_CLI_OUTPUT_H_
 
@@ -40,7 +41,8 @@ void AppendJsonRecord(const UriReference& uri, std::string* out,
 // Ends a record of AppendJsonRecord with ,"repaired":true,"original":"..."}
 // (--lenient): `original` is the line as it was read.
 void AppendJsonRepaired(std::string_view original, std::string* out);
-// One `uriscan audit` record: LINE<TAB>FLAGS<LF> (DESIGN.md sec. 10).
+// One `uriscan audit` record: LINE<TAB>FLAGS<LF> (docs/design.md, "Risk
+// flags").
 void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out);
 // The TSV header line and one row, each with its "\n".
 void AppendTsvHeader(std::string* out);

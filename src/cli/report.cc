@@ -124,7 +124,7 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
 }
 
 void PrintSummary(const Options& opt, const Totals& t, bool stopped,
-                  const DedupSink* dedup) {
+                  const std::string& tail) {
   std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
                   std::to_string(t.valid) + " valid, " +
                   std::to_string(t.lines - t.valid) + " invalid";
@@ -139,17 +139,7 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped,
   }
   if (t.lines != t.valid) s += ')';
   if (opt.lenient) s += ", " + std::to_string(t.repaired) + " repaired";
-  if (opt.command == Command::kNormalize)
-    s += ", " + std::to_string(t.rewritten) + " rewritten";
-  if (opt.command == Command::kAudit)
-    s += ", " + std::to_string(t.flagged) + " with risk flags";
-  if (opt.command == Command::kDedup && dedup) {
-    s += ", " + std::to_string(dedup->distinct()) + " distinct, " +
-         std::to_string(dedup->duplicates()) + " duplicates (" +
-         dedup->Describe() + ")";
-  }
-  if (opt.command == Command::kResolve && t.unresolved)
-    s += ", " + std::to_string(t.unresolved) + " above the root (not resolved)";
+  s += tail;
   if (stopped) s += "; stopped at the first invalid line (--on-error=fail)";
   std::fprintf(stderr, "%s\n", s.c_str());
 }

@@ -12,7 +12,6 @@
 #include <cstdio>
 #include <string>
 
-#include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"
 #include "uriscan/uriscan.h"
 
@@ -82,8 +81,9 @@ class Progress {
 void PrintStats(const Options& opt, const Totals& t, double wall);
 
 // The summary line on stderr at the end of a run (not under --quiet).
+// `tail` is the command's own part (", 3 rewritten").
 void PrintSummary(const Options& opt, const Totals& t, bool stopped,
-                  const DedupSink* dedup);
+                  const std::string& tail);
 
 }  // namespace cli
 }  // namespace uriscan

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The pipeline every command but state shares: files read in chunks, each
-// chunk scanned and counted on a worker thread, then made into output by
-// the command's CommandRun (cmd_*.cc), written out in input order with its
-// diagnostics, and a summary.
+// The pipeline every command that reads input shares: files read in
+// chunks, each chunk scanned and counted on a worker thread, then made into
+// output by the command's CommandRun (cmd_*.cc), written out in input order
+// with its diagnostics, and a summary.
 #include "src/cli/run.h"
 
 #include <algorithm>
@@ -48,6 +48,16 @@ void RepairChunk(Chunk* c) {
 }
 
 }  // namespace
+
+bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
+                  Chunk* c) {
+  if (on_error == OnError::kFail) return false;
+  if (on_error == OnError::kSkip) return true;
+  if (empty_key) c->out.push_back('\t');
+  if (uri.error().kind != ErrorKind::kTooLong) c->out.append(uri.text());
+  c->out.push_back('\n');
+  return true;
+}
 
 void CommandRun::ProcessChunk(Chunk* c) {
   // One scanner (its scratch) per worker thread.
@@ -96,145 +106,180 @@ void CommandRun::ProcessChunk(Chunk* c) {
 }
 
 int CommandRun::Report(const Totals& t, bool stopped, double /*wall*/) {
-  if (!opt_.quiet) PrintSummary(opt_, t, stopped, nullptr);
+  if (!opt_.quiet) PrintSummary(opt_, t, stopped, SummaryTail(t));
   return 0;
 }
 
-int Run(const Options& opt) {
-  const auto start = std::chrono::steady_clock::now();
-  Writer out(stdout);
-  Writer err(stderr);
-  Totals totals;
-  Progress progress(!opt.quiet);
-  LineReader reader(opt.chunk_bytes, opt.max_line);
-  // One thread reads and writes; `threads` workers scan. With one thread the
-  // reader does the work itself. Two chunks per worker keep them all busy
-  // while the oldest is written; memory is bounded by that window.
-  const size_t workers = opt.threads > 1 ? opt.threads : 0;
-  const size_t window = workers ? 2 * workers : 1;
-  std::vector<Chunk> chunks(window);
-  OrderedPool pool(workers, window);
-  int status = 0;
-  const std::unique_ptr<CommandRun> command =
-      FindCommand(opt.command).make_run(opt);
-  const int begun = command->Begin(window, &out.buffer());
-  if (begun >= 0) return begun;
+int CommandRun::Main() { return RunPipeline(opt_, this); }
 
-  bool stopped = false;  // --on-error=fail met an invalid line
-  uint64_t lines_written = 0;  // of the current file, by the chunks emitted
-  auto emit_oldest = [&] {
-    const size_t slot = pool.Next();
-    Chunk& c = chunks[slot];
-    if (stopped) {  // after the failure: read ahead, never written
-      pool.Release(slot);
-      return;
-    }
-    stopped = c.failed;
-    command->Emit(c, &out.buffer(), &totals);
-    out.buffer() += c.out;
-    if (c.starts_file) lines_written = 0;
-    for (const Diagnostic& d : c.diagnostics) {
-      AppendDiagnostic(*c.name, lines_written + d.row + 1, d.column, d.kind,
-                       d.message, &err.buffer());
-    }
-    lines_written += c.input_lines;
-    Add(c.totals, &totals);
-    pool.Release(slot);
-    out.MaybeFlush();
-    err.MaybeFlush();
-    progress.Update(totals);
-  };
-  // Only records that carry their line number need it before the scan.
-  const bool numbered_records = command->NumberedRecords();
-  for (const std::string& file : opt.files) {
-    if (stopped) break;
-    const std::string* name = &file;
-    static const std::string kStdin = "<stdin>";
-    if (file == "-") name = &kStdin;
-    std::string open_error;
-    if (!reader.Open(file, &open_error)) {
-      while (pool.Pending()) emit_oldest();
-      err.Flush();
-      std::fprintf(stderr, "uriscan: cannot open '%s': %s\n", file.c_str(),
-                   open_error.c_str());
-      status = 2;
-      continue;
-    }
-    bool first_chunk = true;
-    uint64_t lines_read = 0;
-    while (!stopped) {
-      if (pool.Full()) emit_oldest();
-      if (stopped) break;
-      const size_t slot = pool.Acquire();
-      Chunk& c = chunks[slot];
-      const LineReader::Status st = reader.Next(&c.input);
-      if (st == LineReader::Status::kEnd || st == LineReader::Status::kError) {
-        pool.Release(slot);
-        if (st == LineReader::Status::kError) {
-          while (pool.Pending()) emit_oldest();
-          err.Flush();
-          if (reader.damaged()) {  // DESIGN.md sec. 8
-            std::fprintf(stderr, "%s: error: %s\n", name->c_str(),
-                         reader.error().c_str());
-          } else {
-            std::fprintf(stderr,
-                       "uriscan: error reading '%s' after line %llu: %s\n",
-                       name->c_str(),
-                       static_cast<unsigned long long>(
-                           first_chunk ? 0 : lines_written),
-                       reader.error().c_str());
-          }
-          status = 2;
-        }
-        break;
-      }
-      c.too_long_line = st == LineReader::Status::kTooLongLine;
-      c.starts_file = first_chunk;
-      c.name = name;
-      std::string records_error;
-      if (!command->TakeRecords(&reader, &c, &records_error)) {
-        pool.Release(slot);
-        while (pool.Pending()) emit_oldest();
-        err.Flush();
-        std::fputs(records_error.c_str(), stderr);
-        status = 2;
-        break;
-      }
-      first_chunk = false;
-      if (numbered_records) {
-        c.first_line = lines_read + 1;
-        lines_read += c.too_long_line ? 1 : CountLines(c.input.text);
-      }
-      pool.Submit(slot, [&] {
-        c.out.clear();
-        c.diagnostics.clear();
-        c.totals = Totals{};
-        c.failed = false;
-        command->ProcessChunk(&c);
-      });
-    }
-    totals.boms += reader.dropped_bom();
+namespace {
+
+// One run: the chunks in flight, written out in input order.
+class Pipeline {
+ public:
+  Pipeline(const Options& opt, CommandRun* command)
+      : opt_(opt),
+        command_(command),
+        progress_(!opt.quiet),
+        reader_(opt.chunk_bytes, opt.max_line),
+        // One thread reads and writes; `threads` workers scan. With one
+        // thread the reader does the work itself. Two chunks per worker keep
+        // them all busy while the oldest is written; memory is bounded by
+        // that window.
+        workers_(opt.threads > 1 ? opt.threads : 0),
+        window_(workers_ ? 2 * workers_ : 1),
+        chunks_(window_),
+        pool_(workers_, window_) {
+    for (size_t slot = 0; slot < window_; ++slot) chunks_[slot].slot = slot;
   }
-  while (pool.Pending()) emit_oldest();
-  err.Flush();
-  if (!command->Finish(&out, &totals)) status = 2;
-  out.Flush();
-  progress.Clear();
-  if (out.failed()) {
+
+  int Run();
+
+ private:
+  // Reads one file to its end (or the first failure); false when the run
+  // must stop there.
+  void ReadFile(const std::string& file);
+  // Writes out the oldest chunk in flight, its diagnostics and counts.
+  void EmitOldest();
+  // Writes out every chunk in flight, then `message` on stderr; status 2.
+  void FailWith(const std::string& message);
+
+  const Options& opt_;
+  CommandRun* const command_;
+  Writer out_{stdout};
+  Writer err_{stderr};
+  Totals totals_;
+  Progress progress_;
+  LineReader reader_;
+  const size_t workers_, window_;
+  std::vector<Chunk> chunks_;
+  OrderedPool pool_;
+  int status_ = 0;
+  bool stopped_ = false;  // --on-error=fail met an invalid line
+  uint64_t lines_written_ = 0;  // of the current file, by the chunks emitted
+};
+
+void Pipeline::EmitOldest() {
+  const size_t slot = pool_.Next();
+  Chunk& c = chunks_[slot];
+  if (stopped_) {  // after the failure: read ahead, never written
+    pool_.Release(slot);
+    return;
+  }
+  stopped_ = c.failed;
+  command_->Emit(c, &out_.buffer(), &totals_);
+  out_.buffer() += c.out;
+  if (c.starts_file) lines_written_ = 0;
+  for (const Diagnostic& d : c.diagnostics) {
+    AppendDiagnostic(*c.name, lines_written_ + d.row + 1, d.column, d.kind,
+                     d.message, &err_.buffer());
+  }
+  lines_written_ += c.input_lines;
+  Add(c.totals, &totals_);
+  pool_.Release(slot);
+  out_.MaybeFlush();
+  err_.MaybeFlush();
+  progress_.Update(totals_);
+}
+
+void Pipeline::FailWith(const std::string& message) {
+  while (pool_.Pending()) EmitOldest();
+  err_.Flush();
+  std::fputs(message.c_str(), stderr);
+  status_ = 2;
+}
+
+void Pipeline::ReadFile(const std::string& file) {
+  static const std::string kStdin = "<stdin>";
+  const std::string* name = file == "-" ? &kStdin : &file;
+  std::string error;
+  if (!reader_.Open(file, &error)) {
+    FailWith("uriscan: cannot open '" + file + "': " + error + "\n");
+    return;
+  }
+  // Only records that carry their line number need it before the scan.
+  const bool numbered_records = command_->NumberedRecords();
+  bool first_chunk = true;
+  uint64_t lines_read = 0;
+  while (!stopped_) {
+    if (pool_.Full()) EmitOldest();
+    if (stopped_) break;
+    const size_t slot = pool_.Acquire();
+    Chunk& c = chunks_[slot];
+    const LineReader::Status st = reader_.Next(&c.input);
+    if (st == LineReader::Status::kEnd) {
+      pool_.Release(slot);
+      break;
+    }
+    if (st == LineReader::Status::kError) {
+      pool_.Release(slot);
+      if (reader_.damaged()) {  // docs/design.md, "Input"
+        FailWith(*name + ": error: " + reader_.error() + "\n");
+      } else {
+        FailWith("uriscan: error reading '" + *name + "' after line " +
+                 std::to_string(first_chunk ? 0 : lines_written_) + ": " +
+                 reader_.error() + "\n");
+      }
+      break;
+    }
+    c.too_long_line = st == LineReader::Status::kTooLongLine;
+    c.starts_file = first_chunk;
+    c.name = name;
+    if (!command_->TakeRecords(&reader_, &c, &error)) {
+      pool_.Release(slot);
+      FailWith(error);
+      break;
+    }
+    first_chunk = false;
+    if (numbered_records) {
+      c.first_line = lines_read + 1;
+      lines_read += c.too_long_line ? 1 : CountLines(c.input.text);
+    }
+    pool_.Submit(slot, [this, &c] {
+      c.out.clear();
+      c.diagnostics.clear();
+      c.totals = Totals{};
+      c.failed = false;
+      command_->ProcessChunk(&c);
+    });
+  }
+  totals_.boms += reader_.dropped_bom();
+}
+
+int Pipeline::Run() {
+  const auto start = std::chrono::steady_clock::now();
+  const int begun = command_->Begin(window_, &out_.buffer());
+  if (begun >= 0) return begun;
+  for (const std::string& file : opt_.files) {
+    if (stopped_) break;
+    ReadFile(file);
+  }
+  while (pool_.Pending()) EmitOldest();
+  err_.Flush();
+  if (!command_->Finish(&out_, &totals_)) status_ = 2;
+  out_.Flush();
+  progress_.Clear();
+  if (out_.failed()) {
     std::fprintf(stderr, "uriscan: error writing output\n");
     return 2;
   }
   // What the run keeps changes only after a whole run (same input, same
   // output when a failed run is repeated), with its output written.
-  if (status == 0 && !stopped && !command->Commit()) status = 2;
+  if (status_ == 0 && !stopped_ && !command_->Commit()) status_ = 2;
   const double wall = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
-  const int reported = command->Report(totals, stopped, wall);
+  const int reported = command_->Report(totals_, stopped_, wall);
   if (reported == 2) return 2;
-  if (status == 0) status = reported;
-  if (status == 0 && stopped) status = 1;  // --on-error=fail
-  return status;
+  if (status_ == 0) status_ = reported;
+  if (status_ == 0 && stopped_) status_ = 1;  // --on-error=fail
+  return status_;
+}
+
+}  // namespace
+
+int RunPipeline(const Options& opt, CommandRun* command) {
+  return Pipeline(opt, command).Run();
 }
 
 }  // namespace cli

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
-// A run of the command over its input files (every command but state).
+// The pipeline every command that reads input shares.
 #ifndef URISCAN_SRC_CLI_RUN_H_
 #define URISCAN_SRC_CLI_RUN_H_
 
+#include "src/cli/command_run.h"
 #include "src/cli/options.h"
 
 namespace uriscan {
 namespace cli {
 
-// Reads opt.files and writes what opt.command makes of them; the exit
-// status (DESIGN.md sec. 5).
-int Run(const Options& opt);
+// Reads opt.files in chunks and writes what `command` makes of them; the
+// exit status (docs/design.md, "The command").
+int RunPipeline(const Options& opt, CommandRun* command);
 
 }  // namespace cli
 }  // namespace uriscan

@@ -27,7 +27,7 @@ using ScannerPtr = std::unique_ptr<uriscan_scanner, ScannerDeleter>;
 // Caller-owned columns for n rows, and the C struct that points at them.
 struct Columns {
   explicit Columns(size_t n) : flags(n), error_kind(n) {
-    for (auto& c : boundaries) c.assign(n, 0xDEADBEEF);
+    for (auto& column : boundaries) column.assign(n, 0xDEADBEEF);
     size_t k = 0;
 #define URISCAN_POINT(name) c.name = boundaries[k++].data();
     URISCAN_SPAN_BOUNDARIES(URISCAN_POINT)

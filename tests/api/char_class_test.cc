@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Every RFC 3986 character class, checked over all 256 byte values against
-// the RFC's own lists (§2.2, §2.3, §3.1, Appendix A).
+// the RFC's own lists (sec. 2.2, sec. 2.3, sec. 3.1, Appendix A).
 #include "src/char_class.h"
 
 #include <string>
@@ -60,8 +60,8 @@ INSTANTIATE_TEST_SUITE_P(
                   kUnreservedList + kSubDelimsList + ":@/?"},
         ClassCase{"allowed", chars::kAllowed,
                   kUnreservedList + kSubDelimsList + kGenDelimsList + "%"}),
-    [](const ::testing::TestParamInfo<ClassCase>& info) {
-      std::string n = info.param.name;
+    [](const ::testing::TestParamInfo<ClassCase>& param_info) {
+      std::string n = param_info.param.name;
       for (char& ch : n)
         if (ch == '-') ch = '_';
       return n;
@@ -74,6 +74,15 @@ TEST(CharClassTest, CountsMatchTheRfc) {
   int allowed = 0;
   for (int b = 0; b < 256; ++b) allowed += chars::Is(b, chars::kAllowed);
   EXPECT_EQ(allowed, 85);
+}
+
+TEST(CharClassTest, HexValueAndDigitsAgree) {
+  for (int v = 0; v < 16; ++v) {
+    const char upper = chars::kUpperHexDigits[v];
+    EXPECT_TRUE(chars::Is(upper, chars::kHexDig));
+    EXPECT_EQ(chars::HexValue(upper), v);
+    EXPECT_EQ(chars::HexValue(upper | 0x20), v);  // lower case
+  }
 }
 
 }  // namespace

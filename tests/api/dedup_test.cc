@@ -244,8 +244,8 @@ TEST_P(DedupTest, FirstOccurrencesEqualTheReferenceInMemoryAndSpilled) {
 
 INSTANTIATE_TEST_SUITE_P(Profiles, DedupTest,
                          ::testing::Values(Profile::kScheme, Profile::kCrawler),
-                         [](const auto& info) {
-                           return std::string(ProfileName(info.param));
+                         [](const auto& param_info) {
+                           return std::string(ProfileName(param_info.param));
                          });
 
 TEST(DedupErrors, AnUnwritableTemporaryDirectoryIsAnError) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The numeric readings of hosts: inet_aton's grammar against glibc's own
 // inet_aton on generated strings, the WHATWG reading, IPv6 values, ranges.
-#include "src/ip_value.h"
+#include "src/parse/ip_value.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

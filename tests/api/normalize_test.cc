@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
-#include "src/already_normal.h"
+#include "src/transform/already_normal.h"
 #include "tests/support/corpus.h"
 #include "tests/support/seed_vectors.h"
 
@@ -94,7 +94,7 @@ TEST(NormalizeTest, SchemeRules) {
   EXPECT_EQ(N("FILE://LocalHost/etc/x", s), "file:///etc/x");
   EXPECT_EQ(N("mailto:Joe@Example.COM,Ann@B.ORG?subject=Hi", s),
             "mailto:Joe@example.com,Ann@b.org?subject=Hi");
-  EXPECT_EQ(N("http://a/?", s), "http://a/?");  // §6.2.3: "?" stays
+  EXPECT_EQ(N("http://a/?", s), "http://a/?");  // sec. 6.2.3: "?" stays
 }
 
 TEST(NormalizeTest, CrawlerRules) {

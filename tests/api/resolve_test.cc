@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Reference resolution (§5.2) and its inverse: every resolve, resolve_1997,
+// Reference resolution (sec. 5.2) and its inverse: every resolve, resolve_1997,
 // resolve_derived and remove_dot_segments seed vector, the policies, the
 // batch forms, and the round trip over the corpora.
 #include "uriscan/resolve.h"
@@ -116,7 +116,7 @@ TEST(ResolveTest, BadInputsAndBaseFragment) {
   EXPECT_EQ(status, ResolveStatus::kBadBase);
   EXPECT_EQ(Resolve("http://a/b", "g h", &status), "");
   EXPECT_EQ(status, ResolveStatus::kBadReference);
-  EXPECT_EQ(Resolve("http://a/b#frag", "", &status), "http://a/b");  // §5.1
+  EXPECT_EQ(Resolve("http://a/b#frag", "", &status), "http://a/b");  // sec. 5.1
   EXPECT_EQ(Resolve("http://a/b#frag", "#x", &status), "http://a/b#x");
   // A path that would start with "//" and no authority keeps its meaning.
   EXPECT_EQ(Resolve("foo:/a/b", "..//c"), "foo:/.//c");

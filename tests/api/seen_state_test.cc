@@ -2,7 +2,7 @@
 // Key runs and the persistent seen-set: round trips, the bytes-per-key
 // bound, damage that must be caught, lookups against a reference set,
 // compaction, the lock, leftovers of a killed run and profile mismatches.
-#include "uriscan/seen_state.h"
+#include "src/store/seen_state.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,7 +20,7 @@
 
 #include "gtest/gtest.h"
 #include "uriscan/dedup.h"
-#include "uriscan/key_runs.h"
+#include "src/store/key_runs.h"
 
 namespace uriscan {
 namespace {

@@ -77,13 +77,13 @@ std::string WithoutIpLiterals(std::string_view s) {
 
 // The documented uriparser deviations; "unexplained" for anything else.
 //  ipv6-full-form: uriparser prints every IPv6 literal in its full
-//    eight-group form ([::1] becomes [0000:...:0001]); RFC 3986 §6.2.2
-//    has no such rule, and §3.2.2 keeps the text as written.
+//    eight-group form ([::1] becomes [0000:...:0001]); RFC 3986 sec. 6.2.2
+//    has no such rule, and sec. 3.2.2 keeps the text as written.
 //  host-pct-lowercase: uriparser leaves the hex of a triplet in a reg-name
-//    in lower case; §6.2.2.1 says all triplets use upper-case hex.
+//    in lower case; sec. 6.2.2.1 says all triplets use upper-case hex.
 //  rootless-merge: for a base whose path is rootless ("foo:a/b") the
 //    RFC's remove_dot_segments turns the merged "a/../g" into "/g"
-//    (§5.2.4 rule C leaves the "/"); uriparser keeps it rootless.
+//    (sec. 5.2.4 rule C leaves the "/"); uriparser keeps it rootless.
 const char* Category(std::string_view base, std::string_view ours,
                      std::string_view theirs) {
   if (WithoutIpLiterals(ours) == WithoutIpLiterals(theirs))

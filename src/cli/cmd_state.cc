@@ -1,40 +1,26 @@
 // SPDX-License-Identifier: MIT
-// `dedup --state=DIR` setup and the `uriscan state` command.
-#include "src/cli/state_command.h"
+// uriscan state DIR: a report on the seen-set that dedup --state=DIR keeps
+// (docs/design.md, "The state"), which it can verify and compact.
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdio>
+#include <string>
+
+#include "src/cli/command_run.h"
+#include "src/cli/options.h"
+#include "src/store/key_runs.h"
+#include "src/store/seen_state.h"
 
 namespace uriscan {
 namespace cli {
+namespace {
 
-SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
-                                  const NormalizeOptions& options) {
-  SeenState::Identity id;
-  id.profile = ProfileName(fingerprinter.profile());
-  id.version = kProfileVersion;
-  if (fingerprinter.profile() == Profile::kCrawler) {
-    for (const std::string& p : options.tracking_params) {
-      if (!id.tracking.empty()) id.tracking += ',';
-      id.tracking += p;
-    }
-  }
-  id.tag = fingerprinter.seed();
-  return id;
-}
-
-std::unique_ptr<SeenState> OpenDedupState(const std::string& dir,
-                                          const Fingerprinter& fingerprinter,
-                                          const NormalizeOptions& options) {
-  auto state = std::make_unique<SeenState>();
-  std::string error;
-  if (!state->OpenForUpdate(dir, StateIdentity(fingerprinter, options),
-                            &error)) {
-    std::fprintf(stderr, "uriscan: dedup --state: %s\n", error.c_str());
-    return nullptr;
-  }
-  return state;
-}
+constexpr char kHelp[] =
+    "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
+    "      [--compact]             runs; --verify decodes every run and checks\n"
+    "                              its checksum (exit 2 when damaged);\n"
+    "                              --compact first merges all runs into one\n";
 
 // Merges every run of `dir` into one, under the exclusive lock.
 bool Compact(const std::string& dir, std::string* error) {
@@ -58,17 +44,8 @@ bool Compact(const std::string& dir, std::string* error) {
   return true;
 }
 
-int RunStateCommand(const std::string& dir, bool verify, bool compact) {
-  SeenState state;
-  std::string error;
-  if (compact && !Compact(dir, &error)) {
-    std::fprintf(stderr, "uriscan: state --compact: %s\n", error.c_str());
-    return 2;
-  }
-  if (!state.OpenForReading(dir, &error)) {
-    std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
-    return 2;
-  }
+// The profile, the key count, the bytes on disk and the runs of a state.
+void PrintState(const std::string& dir, const SeenState& state) {
   const uint64_t keys = state.keys();
   const uint64_t bytes = state.run_bytes() + state.manifest_bytes();
   const double per_key = keys ? static_cast<double>(bytes) / keys : 0;
@@ -92,16 +69,56 @@ int RunStateCommand(const std::string& dir, bool verify, bool compact) {
                 r.keys ? static_cast<double>(r.bytes) / r.keys : 0.0);
   }
   std::fflush(stdout);
-  if (verify) {
+}
+
+// Reads no input files: its one argument is the state's directory.
+class StateRun : public CommandRun {
+ public:
+  using CommandRun::CommandRun;
+
+  void AddOptions(CLI::App* app) override {
+    AddFlag(app, "--verify", [this] { verify_ = true; });
+    AddFlag(app, "--compact", [this] { compact_ = true; });
+  }
+  int Check() override {
+    if (opt_.files.size() != 1) return Usage("state takes one directory");
+    return -1;
+  }
+
+  // Exit status 2 when the state is damaged or in use.
+  int Main() override {
+    const std::string& dir = opt_.files[0];
+    SeenState state;
+    std::string error;
+    if (compact_ && !Compact(dir, &error)) {
+      std::fprintf(stderr, "uriscan: state --compact: %s\n", error.c_str());
+      return 2;
+    }
+    if (!state.OpenForReading(dir, &error)) {
+      std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
+      return 2;
+    }
+    PrintState(dir, state);
+    if (!verify_) return 0;
     if (!state.Verify(&error)) {
       std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
       return 2;
     }
     std::printf("verified  %zu runs: key order, counts and checksums\n",
                 state.runs().size());
+    return 0;
   }
-  return 0;
-}
+
+ private:
+  bool verify_ = false;
+  bool compact_ = false;
+};
+
+}  // namespace
+
+const CommandSpec kStateCommand = {
+    "state", "DIR [--verify] [--compact]", [] { return std::string(kHelp); },
+    false, false, MakeRun<StateRun>};
 
 }  // namespace cli
 }  // namespace uriscan

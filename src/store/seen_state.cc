@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // SeenState: the manifest, the lock, lookups, commit and compaction.
-#include "uriscan/seen_state.h"
+#include "src/store/seen_state.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -20,8 +20,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "src/durable.h"
-#include "src/kway_merge.h"
+#include "src/store/durable.h"
+#include "src/store/kway_merge.h"
 
 namespace uriscan {
 namespace {

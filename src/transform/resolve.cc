@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// RFC 3986 §5.2: remove_dot_segments, the reference transform, merge and
+// RFC 3986 sec. 5.2: remove_dot_segments, the reference transform, merge and
 // recomposition; the 1997 draft's variant; and Relativize, the inverse.
 #include "uriscan/resolve.h"
 
@@ -24,7 +24,7 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
-// §5.3 recomposition around a path the caller appends with `append_path`.
+// sec. 5.3 recomposition around a path the caller appends with `append_path`.
 // When there is no authority and the path starts with "//" (remove_dot_segments
 // can make one: "/a/..//b"), "/." goes first so the result does not reparse
 // with an authority; the path means the same.
@@ -55,7 +55,7 @@ void Recompose(Part scheme, Part authority, AppendPath append_path, Part query,
   }
 }
 
-// §5.2.3 merge: the base path up to its last "/", or "/" for a base with an
+// sec. 5.2.3 merge: the base path up to its last "/", or "/" for a base with an
 // authority and an empty path, then the reference path.
 void Merge(const UriReference& base, std::string_view ref_path,
            std::string* buf) {
@@ -86,7 +86,7 @@ const char* ResolveStatusName(ResolveStatus status) {
 
 bool RemoveDotSegments(std::string_view in, AboveRoot above_root,
                        std::string* out) {
-  // The RFC's input/output buffers (§5.2.4, rules A to E). `out` may hold a
+  // The RFC's input/output buffers (sec. 5.2.4, rules A to E). `out` may hold a
   // prefix already; `floor` is where this path starts plus any ".." kept
   // with AboveRoot::kKeep, which later ".." never remove.
   const size_t start = out->size();
@@ -142,8 +142,9 @@ ResolveStatus Resolve(const UriReference& base, const UriReference& ref,
   if (!ref.valid()) return ResolveStatus::kBadReference;
   const size_t out_begin = out->size();
   Part scheme = ref.scheme();
+  // sec. 5.2.2: "if ((not strict) and (R.scheme == Base.scheme))"
   if (options.nonstrict && scheme && EqualNoCase(*scheme, *base.scheme()))
-    scheme.reset();  // §5.2.2: "if ((not strict) and (R.scheme == Base.scheme))"
+    scheme.reset();
   const Part authority = ref.authority();
   const std::string_view path = ref.path();
   const Part query = ref.query();
@@ -160,7 +161,7 @@ ResolveStatus Resolve(const UriReference& base, const UriReference& ref,
   thread_local std::string merged;
 
   if (options.draft_1997) {
-    // 001 §5.2: steps 2 to 7. Nothing but merged relative paths loses its
+    // 001 sec. 5.2: steps 2 to 7. Nothing but merged relative paths loses its
     // dot segments, and the base query is never used.
     if (!scheme && !authority && path.empty() && !query) {
       if (fragment) {
@@ -182,7 +183,7 @@ ResolveStatus Resolve(const UriReference& base, const UriReference& ref,
       Recompose(base.scheme(), base.authority(), dot_free(merged), query,
                 fragment, out);
     }
-  } else if (scheme) {  // §5.2.2
+  } else if (scheme) {  // sec. 5.2.2
     Recompose(scheme, authority, dot_free(path), query, fragment, out);
   } else if (authority) {
     Recompose(base.scheme(), authority, dot_free(path), query, fragment, out);
@@ -333,10 +334,10 @@ size_t RowBytes(const ComponentSpans& spans) {
 
 // Against one base most references of a crawl are a path (and query) with
 // no dot segment: absolute ("/x?q") or relative to the base's directory
-// ("x?q"). For those §5.2.2 and §5.2.3 reduce to a fixed prefix of the base
-// followed by the reference's own bytes, because remove_dot_segments leaves
-// a path with no "." or ".." segment as it is. Everything else takes the
-// general path.
+// ("x?q"). For those sec. 5.2.2 and sec. 5.2.3 reduce to a fixed prefix of
+// the base followed by the reference's own bytes, because
+// remove_dot_segments leaves a path with no "." or ".." segment as it is.
+// Everything else takes the general path.
 void ResolveBatch(const UriReference& base, const Batch& refs,
                   const ComponentSpans& ref_spans,
                   const ResolveOptions& options, bool keep_errors,

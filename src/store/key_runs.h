@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Sorted runs of 64-bit keys on disk, Golomb-Rice coded: the files of a
 // persistent seen-set (seen_state.h), written and read as streams.
-#ifndef URISCAN_KEY_RUNS_H_
-#define URISCAN_KEY_RUNS_H_
+#ifndef URISCAN_SRC_STORE_KEY_RUNS_H_
+#define URISCAN_SRC_STORE_KEY_RUNS_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -10,8 +10,6 @@
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "uriscan/export.h"
 
 namespace uriscan {
 
@@ -53,7 +51,7 @@ struct KeyRunHeader {
 // Finish() writes the header, flushes and fsyncs. The file is created (or
 // truncated) by Open(). Errors (disk full, I/O) are kept: Add() becomes a
 // no-op and Finish() returns false with error() set.
-class URISCAN_EXPORT KeyRunWriter {
+class KeyRunWriter {
  public:
   KeyRunWriter();
   ~KeyRunWriter();
@@ -92,7 +90,7 @@ class URISCAN_EXPORT KeyRunWriter {
 // its header says; Next() decodes and checks that keys increase; at the end
 // (or from Finish(), which hashes the rest without decoding it) the checksum
 // is compared. Any damage is an error, never an early end.
-class URISCAN_EXPORT KeyRunReader {
+class KeyRunReader {
  public:
   KeyRunReader();
   ~KeyRunReader();
@@ -148,8 +146,8 @@ class URISCAN_EXPORT KeyRunReader {
 
 // Bytes that n keys spread uniformly take at most, by the contract of the
 // seen-set: ((66 - log2 n) / 8 + 1) * n.
-URISCAN_EXPORT double KeyRunBoundBytes(uint64_t n);
+double KeyRunBoundBytes(uint64_t n);
 
 }  // namespace uriscan
 
-#endif  // URISCAN_KEY_RUNS_H_
+#endif  // URISCAN_SRC_STORE_KEY_RUNS_H_

@@ -7,7 +7,7 @@
 #define XXH_INLINE_ALL  // short keys: let the compiler inline XXH3
 #include <xxhash.h>
 
-#include "src/already_normal.h"
+#include "src/transform/already_normal.h"
 
 namespace uriscan {
 namespace {

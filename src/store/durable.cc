@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Crash-safe file helpers and test hooks (see durable.h).
-#include "src/durable.h"
+#include "src/store/durable.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Internal: the common case of AlreadyNormal() from a row's columns alone.
-#ifndef URISCAN_SRC_ALREADY_NORMAL_H_
-#define URISCAN_SRC_ALREADY_NORMAL_H_
+// Internal (not installed): whether a row is already its own normal form,
+// from its columns alone (SurelyNormal) or with its scheme (AlreadyNormal).
+#ifndef URISCAN_SRC_TRANSFORM_ALREADY_NORMAL_H_
+#define URISCAN_SRC_TRANSFORM_ALREADY_NORMAL_H_
 
 #include <cstddef>
 
@@ -9,6 +10,12 @@
 #include "uriscan/spans.h"
 
 namespace uriscan {
+
+// True when row i of `in` (scanned into `spans`, and valid) is already its
+// own normal form under `profile`, as its flags and the scheme rules show
+// without rewriting it. A false answer only means "look closer".
+bool AlreadyNormal(const Batch& in, const ComponentSpans& spans, size_t i,
+                   Profile profile);
 
 // True when row i (valid) is surely its own normal form under the syntax
 // or scheme profile, judged from its flags, its first byte and as few
@@ -40,4 +47,4 @@ inline bool SurelyNormal(const char* data, const ComponentSpans& s, size_t i,
 
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_ALREADY_NORMAL_H_
+#endif  // URISCAN_SRC_TRANSFORM_ALREADY_NORMAL_H_

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // KeyRunWriter and KeyRunReader: Golomb-Rice coded sorted key runs.
-#include "uriscan/key_runs.h"
+#include "src/store/key_runs.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "src/durable.h"
+#include "src/store/durable.h"
 
 namespace uriscan {
 namespace {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The k-way merge of sorted sources shared by Dedup's spilled runs and the
 // compaction of a seen-set's key runs.
-#ifndef URISCAN_SRC_KWAY_MERGE_H_
-#define URISCAN_SRC_KWAY_MERGE_H_
+#ifndef URISCAN_SRC_STORE_KWAY_MERGE_H_
+#define URISCAN_SRC_STORE_KWAY_MERGE_H_
 
 #include <cstddef>
 #include <queue>
@@ -54,4 +54,4 @@ void KWayMerge(std::vector<Source>& sources, Less less, Same same,
 
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_KWAY_MERGE_H_
+#endif  // URISCAN_SRC_STORE_KWAY_MERGE_H_

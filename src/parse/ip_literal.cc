@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// IPv4address, IPv6address (all nine forms) and IPvFuture (RFC 3986 §3.2.2).
+// IPv4address, IPv6address (all nine forms) and IPvFuture (RFC 3986
+// sec. 3.2.2).
 #include <optional>
 #include <string_view>
 
@@ -92,7 +93,7 @@ std::optional<uint32_t> CheckIPv6Address(std::string_view s) {
 }
 
 // IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ); the "v"
-// is case-insensitive (§3.2.2).
+// is case-insensitive (sec. 3.2.2).
 std::optional<uint32_t> CheckIPvFuture(std::string_view s) {
   const uint32_t n = static_cast<uint32_t>(s.size());
   if (n == 0 || (s[0] != 'v' && s[0] != 'V')) return 0;

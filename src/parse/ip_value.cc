@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Numeric readings of IP hosts (inet_aton, WHATWG IPv4, IPv6address) and the
 // special-purpose ranges they fall in.
-#include "src/ip_value.h"
+#include "src/parse/ip_value.h"
 
 #include <algorithm>
 

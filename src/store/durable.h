@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Helpers for files that must survive a crash (the seen-set's state), and
 // the test hooks that simulate a full disk or a kill at a chosen step.
-#ifndef URISCAN_SRC_DURABLE_H_
-#define URISCAN_SRC_DURABLE_H_
+#ifndef URISCAN_SRC_STORE_DURABLE_H_
+#define URISCAN_SRC_STORE_DURABLE_H_
 
 #include <cstddef>
 #include <string>
@@ -30,4 +30,4 @@ bool ReplaceFile(const std::string& path, const std::string& bytes,
 }  // namespace durable
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_DURABLE_H_
+#endif  // URISCAN_SRC_STORE_DURABLE_H_

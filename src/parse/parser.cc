@@ -18,7 +18,7 @@ class Parser {
       : s_(reinterpret_cast<const unsigned char*>(text.data())),
         n_(static_cast<uint32_t>(text.size())) {}
 
-  // URI-reference = URI / relative-ref (§4.1). Returns false on the first
+  // URI-reference = URI / relative-ref (sec. 4.1). Returns false on the first
   // error, which error_ then holds.
   bool Run();
 
@@ -59,7 +59,7 @@ bool Parser::CheckRun(uint32_t begin, uint32_t end, uint16_t cls,
   for (uint32_t i = begin; i < end; ++i) {
     const unsigned char c = s_[i];
     if (Is(c, cls)) continue;
-    if (c == '%') {  // pct-encoded = "%" HEXDIG HEXDIG (§2.1)
+    if (c == '%') {  // pct-encoded = "%" HEXDIG HEXDIG (sec. 2.1)
       if (i + 2 >= end || !Is(s_[i + 1], chars::kHexDig) ||
           !Is(s_[i + 2], chars::kHexDig)) {
         return Fail(ErrorKind::kBadPercentEncoding, i);
@@ -73,7 +73,7 @@ bool Parser::CheckRun(uint32_t begin, uint32_t end, uint16_t cls,
   return true;
 }
 
-// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (§3.1)
+// scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) (sec. 3.1)
 bool Parser::ParseScheme(uint32_t colon) {
   if (colon == 0) return Fail(ErrorKind::kBadScheme, 0);
   if (!Is(s_[0], chars::kAlpha)) return Fail(KindAt(0, ErrorKind::kBadScheme), 0);
@@ -110,7 +110,7 @@ bool Parser::ParseIPLiteral(uint32_t open, uint32_t end) {
   return true;
 }
 
-// authority = [ userinfo "@" ] host [ ":" port ] (§3.2), over [begin, end).
+// authority = [ userinfo "@" ] host [ ":" port ] (sec. 3.2), over [begin, end).
 bool Parser::ParseAuthority(uint32_t begin, uint32_t end) {
   flags_ |= flags::kHasAuthority;
   b_.authority_begin = begin;
@@ -156,7 +156,7 @@ bool Parser::ParseAuthority(uint32_t begin, uint32_t end) {
   return true;
 }
 
-// Flags a path with a "." or ".." segment (§3.3, §5.2.4).
+// Flags a path with a "." or ".." segment (sec. 3.3, sec. 5.2.4).
 void Parser::MarkDotSegments(uint32_t begin, uint32_t end) {
   uint32_t seg = begin;
   for (uint32_t i = begin; i <= end; ++i) {
@@ -173,7 +173,7 @@ void Parser::MarkDotSegments(uint32_t begin, uint32_t end) {
 
 bool Parser::Run() {
   // A ':' before any '/', '?' or '#' can only end a scheme: path-noscheme
-  // forbids ':' in a relative reference's first segment (§4.2).
+  // forbids ':' in a relative reference's first segment (sec. 4.2).
   uint32_t pos = 0;
   const uint32_t first = Find<':', '/', '?', '#'>(0, n_);
   if (first < n_ && s_[first] == ':') {
@@ -260,7 +260,7 @@ std::optional<std::string_view> UriReference::fragment() const {
   return Slice(b_.fragment_begin, size32());
 }
 
-// §5.3 Component Recomposition.
+// sec. 5.3 Component Recomposition.
 std::string Recompose(const UriReference& uri) {
   std::string out;
   if (!uri.valid()) return out;

@@ -7,14 +7,15 @@
 #include <string>
 
 #include "src/char_class.h"
-#include "src/ip_value.h"
+#include "src/parse/ip_value.h"
 
 namespace uriscan {
 namespace {
 
 using chars::Is;
 
-// Names in bit order: the FLAGS field of `uriscan audit` (DESIGN.md sec. 10).
+// Names in bit order: the FLAGS field of `uriscan audit` (docs/design.md,
+// "Risk flags").
 constexpr const char* kNames[risks::kCount] = {
     "credentials",         "password",
     "userinfo-host-like",  "ip-rare-form",
@@ -26,15 +27,11 @@ constexpr const char* kNames[risks::kCount] = {
     "encoded-dot-segment", "script-scheme",
     "port-out-of-range"};
 
-int HexValue(unsigned char c) {
-  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-
 // The octet a valid "%HH" at s[i] stands for.
 unsigned char PctOctet(std::string_view s, size_t i) {
   return static_cast<unsigned char>(
-      HexValue(static_cast<unsigned char>(s[i + 1])) * 16 +
-      HexValue(static_cast<unsigned char>(s[i + 2])));
+      chars::HexValue(static_cast<unsigned char>(s[i + 1])) * 16 +
+      chars::HexValue(static_cast<unsigned char>(s[i + 2])));
 }
 
 bool EqualsIgnoreCase(std::string_view s, std::string_view lower) {

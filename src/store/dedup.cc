@@ -11,7 +11,7 @@
 #include <cstring>
 #include <utility>
 
-#include "src/kway_merge.h"
+#include "src/store/kway_merge.h"
 
 namespace uriscan {
 namespace {

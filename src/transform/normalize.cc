@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The normalization profiles (RFC 3986 §6.2.2, §6.2.3 and the crawler's
+// The normalization profiles (RFC 3986 sec. 6.2.2, sec. 6.2.3 and the crawler's
 // extras), batch normalization into a mimalloc arena, and the ladder.
 #include "uriscan/normalize.h"
 
@@ -13,14 +13,14 @@
 #include <memory>
 #include <new>
 
-#include "src/already_normal.h"
+#include "src/transform/already_normal.h"
 #include "src/char_class.h"
 #include "uriscan/resolve.h"
 
 namespace uriscan {
 namespace {
 
-// §6.2.3 for the schemes we know; anything else is left alone.
+// sec. 6.2.3 for the schemes we know; anything else is left alone.
 struct SchemeRule {
   std::string_view name;
   uint32_t default_port;
@@ -43,16 +43,8 @@ const SchemeRule* FindScheme(std::string_view lower_scheme) {
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 char Upper(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
-int HexValue(char c) {
-  return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
-}
-bool IsUnreserved(unsigned char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-         c == '~';
-}
 
-// §6.2.2.1 and §6.2.2.2 over one component of a valid reference: every
+// sec. 6.2.2.1 and sec. 6.2.2.2 over one component of a valid reference: every
 // triplet's hex uppercased, unreserved ones decoded; with `lower` (scheme,
 // host) letters outside triplets are lowercased too.
 void AppendPctNormal(std::string_view s, bool lower, std::string* out) {
@@ -64,8 +56,8 @@ void AppendPctNormal(std::string_view s, bool lower, std::string* out) {
     const char c = s[i];
     if (c == '%' && i + 2 < s.size()) {  // a valid reference's triplet
       const unsigned char v = static_cast<unsigned char>(
-          HexValue(s[i + 1]) * 16 + HexValue(s[i + 2]));
-      if (IsUnreserved(v)) {
+          chars::HexValue(s[i + 1]) * 16 + chars::HexValue(s[i + 2]));
+      if (chars::Is(v, chars::kUnreserved)) {
         out->push_back(lower ? Lower(static_cast<char>(v))
                              : static_cast<char>(v));
       } else {
@@ -209,7 +201,7 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
       while (n > 0 && host[n - 1] == '.') --n;
       if (n > 0) host.resize(n);  // "example.com." is "example.com"
     }
-    // file://localhost/x is file:///x (§6.2.3 and 003's void host).
+    // file://localhost/x is file:///x (sec. 6.2.3 and 003's void host).
     if (!(by_scheme && scheme == "file" && !uri.userinfo() && !uri.port() &&
           IsLocalhost(host))) {
       out->append(host);

@@ -2,8 +2,8 @@
 // The address a host denotes: the IPv4 readings of inet_aton and of the
 // WHATWG URL Standard, the value of an IPv6address, and the ranges they fall
 // in.
-#ifndef URISCAN_SRC_IP_VALUE_H_
-#define URISCAN_SRC_IP_VALUE_H_
+#ifndef URISCAN_SRC_PARSE_IP_VALUE_H_
+#define URISCAN_SRC_PARSE_IP_VALUE_H_
 
 #include <array>
 #include <cstdint>
@@ -64,4 +64,4 @@ IPv6Class ClassifyIPv6(const std::array<uint8_t, 16>& address);
 }  // namespace ip
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_IP_VALUE_H_
+#endif  // URISCAN_SRC_PARSE_IP_VALUE_H_

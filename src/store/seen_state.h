@@ -2,8 +2,8 @@
 // A persistent seen-set: the keys of every earlier run in a directory of
 // sorted key runs (key_runs.h), updated atomically and looked up by a
 // merge join, so memory stays bounded whatever its size.
-#ifndef URISCAN_SEEN_STATE_H_
-#define URISCAN_SEEN_STATE_H_
+#ifndef URISCAN_SRC_STORE_SEEN_STATE_H_
+#define URISCAN_SRC_STORE_SEEN_STATE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -11,8 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "uriscan/export.h"
-#include "uriscan/key_runs.h"
+#include "src/store/key_runs.h"
 
 namespace uriscan {
 
@@ -27,7 +26,7 @@ namespace uriscan {
 // it and renames it into place, merges runs when they grow too many, then
 // replaces the manifest and fsyncs the directory: until that rename the
 // earlier state is untouched, after it the new one is whole.
-class URISCAN_EXPORT SeenState {
+class SeenState {
  public:
   // What the keys are keys of: a state holds one profile's keys only.
   struct Identity {
@@ -126,4 +125,4 @@ class URISCAN_EXPORT SeenState {
 
 }  // namespace uriscan
 
-#endif  // URISCAN_SEEN_STATE_H_
+#endif  // URISCAN_SRC_STORE_SEEN_STATE_H_

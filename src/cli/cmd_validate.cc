@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+// uriscan validate: diagnostics for the invalid lines only, and exit 1 when
+// there is any.
+#include <algorithm>
+#include <string>
+
+#include "src/cli/command_run.h"
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+constexpr char kHelp[] =
+    "  validate                    diagnostics for invalid lines only;\n"
+    "                              exit 1 if there is any\n";
+
+// True when some row of `s` is longer than max_line bytes.
+bool AnyLongerThan(const ComponentSpans& s, size_t max_line) {
+  uint32_t longest = 0;
+  for (size_t i = 0; i < s.size(); ++i)
+    longest = std::max(longest, s.uri_end[i] - s.uri_begin[i]);
+  return longest > max_line;
+}
+
+class ValidateRun : public CommandRun {
+ public:
+  using CommandRun::CommandRun;
+
+  // With no over-long row, the columns are counted at once and only the
+  // invalid rows are visited, without a UriReference per row.
+  bool PrepareChunk(const Batch& /*rows*/, Chunk* c) override {
+    if (c->too_long_line || AnyLongerThan(c->spans, opt_.max_line))
+      return true;
+    CountColumns(c->spans, &c->totals);
+    for (size_t i = 0; i < c->spans.size(); ++i) {
+      if (c->spans.error_kind[i] == 0) continue;
+      c->Diagnose(i, c->spans.Error(i));
+    }
+    return false;
+  }
+  bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
+           Chunk* c) override {
+    if (!uri.valid()) c->Diagnose(i, uri.error());
+    return true;
+  }
+  int Report(const Totals& t, bool stopped, double wall) override {
+    CommandRun::Report(t, stopped, wall);
+    return t.valid != t.lines ? 1 : 0;
+  }
+};
+
+}  // namespace
+
+const CommandSpec kValidateCommand = {
+    "validate", "[OPTIONS] [FILE...]", [] { return std::string(kHelp); },
+    true, false, MakeRun<ValidateRun>};
+
+}  // namespace cli
+}  // namespace uriscan

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+// The uriscan command end to end, normalize: --on-error, and the crawler
+// profile's two columns.
+#include "tests/cli/cli_test.h"
+
+namespace uriscan_cli_test {
+
+TEST_F(CliTest, NormalizeOnErrorKeepSkipFail) {
+  const std::string in = "HTTP://A:80/x/../y#f\nbad uri\n%zz\nhttp://a\n";
+  Result r = Run("normalize", in);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://a/y#f\nbad uri\n%zz\nhttp://a/\n");
+  EXPECT_NE(r.err.find("<stdin>:2:4: error: disallowed-byte"), std::string::npos);
+  EXPECT_NE(r.err.find("4 lines, 2 valid, 2 invalid"), std::string::npos);
+  EXPECT_NE(r.err.find("2 rewritten"), std::string::npos);
+  r = Run("normalize --on-error=skip --profile=syntax", in);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://a:80/y#f\nhttp://a\n");
+  r = Run("normalize --on-error=fail", in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "http://a/y#f\n");
+  EXPECT_NE(r.err.find("stopped at the first invalid line"), std::string::npos);
+  EXPECT_EQ(Run("normalize --profile=fancy").status, 2);
+  EXPECT_EQ(Run("normalize --on-error=ignore").status, 2);
+}
+
+TEST_F(CliTest, NormalizeCrawlerKeepsTheOriginal) {
+  const Result r = Run("normalize --profile=crawler --quiet",
+                       "HTTP://Ex.COM.:80/a?z=1&utm_source=x&a=2#top\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://ex.com/a?a=2&z=1\tHTTP://Ex.COM.:80/a?z=1&utm_source=x&a=2#top\n");
+  const Result own = Run("normalize --profile=crawler --quiet "
+                         "--tracking-params=z,a",
+                         "http://e/?z=1&utm_source=x&a=2\n");
+  EXPECT_EQ(own.out, "http://e/?utm_source=x\thttp://e/?z=1&utm_source=x&a=2\n");
+}
+
+TEST_F(CliTest, NormalizeCrawlerAlwaysWritesTwoColumns) {
+  const Result r = Run("normalize --profile=crawler --quiet",
+                       "http://a/?\nbad uri\nhttp://a/?&\n"
+                       "http://a/?utm_source=1\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "http://a/\thttp://a/?\n"
+            "\tbad uri\n"
+            "http://a/\thttp://a/?&\n"
+            "http://a/\thttp://a/?utm_source=1\n");
+  const Result keys = Run("dedup --profile=crawler --quiet",
+                          "http://a/?\nhttp://a/?&\nhttp://a/\n");
+  EXPECT_EQ(keys.out, "http://a/?\n");
+}
+
+}  // namespace uriscan_cli_test

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+// The uriscan command end to end, its command line: usage errors, option
+// values, help, file names, sizes and write errors.
+#include "tests/cli/cli_test.h"
+
+namespace uriscan_cli_test {
+
+TEST_F(CliTest, UsageErrorsExit2) {
+  EXPECT_EQ(Run("").status, 2);
+  EXPECT_EQ(Run("frobnicate").status, 2);
+  EXPECT_EQ(Run("parse --format=xml").status, 2);
+  EXPECT_EQ(Run("validate --max-line=0").status, 2);
+  const Result help = Run("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("usage: uriscan"), std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorIsOneLineNamingTheAllowedValues) {
+  Result r = Run("parse --format=xml");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err,
+            "uriscan: --format takes jsonl or tsv, not 'xml'\n"
+            "try 'uriscan --help'\n");
+  r = Run("normalize --profile fancy");
+  EXPECT_EQ(r.err,
+            "uriscan: --profile takes syntax, scheme or crawler, not "
+            "'fancy'\ntry 'uriscan --help'\n");
+  r = Run("frobnicate");
+  EXPECT_EQ(r.err, "uriscan: unknown command 'frobnicate'\n"
+                   "try 'uriscan --help'\n");
+}
+
+TEST_F(CliTest, OptionValueMayBeTheNextArgument) {
+  const std::string in = "http://a/x/../y\n/rel\n";
+  const Result joined = Run("resolve --quiet --base=http://h/p/q", in);
+  const Result split = Run("resolve --quiet --base http://h/p/q", in);
+  EXPECT_EQ(joined.status, 0);
+  EXPECT_EQ(split.out, joined.out);
+  EXPECT_EQ(split.out, "http://a/y\nhttp://h/rel\n");
+  EXPECT_EQ(Run("parse --format tsv --quiet", in).out,
+            Run("parse --format=tsv --quiet", in).out);
+  EXPECT_EQ(Run("parse --format").err,
+            "uriscan: --format needs a value\ntry 'uriscan --help'\n");
+  // After "--" nothing is an option, not even a value option's name.
+  EXPECT_EQ(Run("validate --quiet -- --base").status, 2);  // no such file
+}
+
+TEST_F(CliTest, EachCommandHasItsOwnHelp) {
+  const Result all = Run("--help");
+  for (const char* command : {"extract", "parse", "validate", "stats", "audit",
+                              "normalize", "resolve", "dedup", "state"}) {
+    const Result r = Run(std::string(command) + " --help");
+    EXPECT_EQ(r.status, 0) << command;
+    EXPECT_EQ(r.err, "") << command;
+    EXPECT_EQ(r.out.rfind(std::string("usage: uriscan ") + command + " ", 0),
+              0u)
+        << r.out;
+    // Its entry, after the usage line, is the one in the whole help.
+    const size_t from = r.out.find("\n\n") + 2;
+    const std::string entry = r.out.substr(from, r.out.find('\n', from) - from);
+    EXPECT_EQ(entry.rfind(std::string("  ") + command, 0), 0u) << entry;
+    EXPECT_NE(all.out.find(entry + "\n"), std::string::npos) << command;
+  }
+  const Result parse = Run("parse --help");
+  EXPECT_NE(parse.out.find("--columns=LIST"), std::string::npos);
+  EXPECT_NE(parse.out.find("--max-line=BYTES"), std::string::npos);
+  EXPECT_EQ(parse.out.find("--bloom"), std::string::npos);
+  EXPECT_NE(Run("dedup --help").out.find("--on-error=keep"), std::string::npos);
+  // The help wins over the other options, wherever it is.
+  EXPECT_EQ(Run("parse --format=xml --help").out, parse.out);
+}
+
+TEST_F(CliTest, UnknownOptionsAndFlagValuesAreUsageErrors) {
+  Result r = Run("validate --base http://x");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "uriscan: unknown option '--base' for validate\n"
+                   "try 'uriscan --help'\n");
+  r = Run("parse --quiet=yes");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, "uriscan: --quiet takes no value\ntry 'uriscan --help'\n");
+  EXPECT_EQ(Run("state --lenient x").status, 2);  // state repairs nothing
+  // An empty value after '=' is the value, not the next argument.
+  r = Run("dedup --state= " + Path("x"));
+  EXPECT_EQ(r.err, "uriscan: --state takes a directory\n"
+                   "try 'uriscan --help'\n");
+  EXPECT_EQ(Run("parse --format=").err,
+            "uriscan: --format takes jsonl or tsv, not ''\n"
+            "try 'uriscan --help'\n");
+  // The last of an option given twice counts.
+  EXPECT_EQ(Run("parse --quiet --format=xml --format=tsv", "a\n").status, 0);
+}
+
+TEST_F(CliTest, FileNamesAreTakenAsWritten) {
+  // Neither a list in brackets nor a second "--" is read as anything else.
+  Write(Path("[a,b]"), "http://a/\n");
+  Write(Path("--"), "%\n");
+  Result r = Run("validate --quiet '" + Path("[a,b]") + "'");
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = Run("validate --quiet -- --quiet -- '" + Path("--") + "'");
+  EXPECT_EQ(r.status, 2);  // no file named --quiet nor --
+  EXPECT_NE(r.err.find("cannot open '--quiet'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(Path("--") + ":1:1: error: pct-encoded"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(CliTest, SizeOptionsTakeSuffixes) {
+  const std::string in = std::string(2000, 'a') + "\nhttp://a/\n";
+  Result r = Run("validate --quiet --max-line=1K --chunk-size 64K", in);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("<stdin>:1:1025: error: too-long"), std::string::npos)
+      << r.err;
+  r = Run("validate --quiet --max-line=2k --chunk-size=1M", in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Run("validate --max-line=4G").status, 2);  // past 32 bits
+  EXPECT_EQ(Run("validate --chunk-size=12Q").status, 2);
+}
+
+TEST_F(CliTest, WriteErrorsExit2) {
+  if (access("/dev/full", W_OK) != 0) GTEST_SKIP() << "no /dev/full";
+  for (const char* args : {"stats", "--help", "--version", "parse --help"}) {
+    const std::string cmd = std::string(URISCAN_CLI) + " " + args +
+                            " < /dev/null > /dev/full 2>/dev/null";
+    const int raw = std::system(cmd.c_str());
+    EXPECT_EQ(WIFEXITED(raw) ? WEXITSTATUS(raw) : -1, 2) << args;
+  }
+}
+
+}  // namespace uriscan_cli_test
