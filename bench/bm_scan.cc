@@ -79,6 +79,36 @@ void BM_ScanLines(benchmark::State& state, const Corpus* c) {
   Report(state, *c);
 }
 
+// BatchFromLines over the corpus file as read, into a reused batch (the
+// steady state of a caller that cuts chunk after chunk into batches);
+// checked once against a byte loop that splits the same lines.
+void BM_BatchFromLines(benchmark::State& state, const Corpus* c) {
+  OwnedBatch expected;
+  size_t begin = 0;
+  const std::string& text = c->text;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    const size_t next = end == std::string::npos ? text.size() : end + 1;
+    if (end == std::string::npos) end = text.size();
+    if (end > begin && next == end + 1 && text[end - 1] == '\r') --end;
+    expected.data.insert(expected.data.end(), text.begin() + begin,
+                         text.begin() + end);
+    expected.offsets.push_back(static_cast<uint32_t>(expected.data.size()));
+    begin = next;
+  }
+  OwnedBatch batch;
+  if (!uriscan::BatchFromLines(text, &batch) ||
+      batch.offsets != expected.offsets || batch.data != expected.data) {
+    state.SkipWithError("BatchFromLines differs from a byte loop");
+    return;
+  }
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(uriscan::BatchFromLines(text, &batch));
+    benchmark::ClobberMemory();
+  }
+  Report(state, *c);
+}
+
 // Stage 1 alone over the batch bytes, window by window into the same
 // L1-sized scratch the scan uses: the floor of BM_Scan. The class counts
 // are checked against a byte loop once, outside the timing.
@@ -216,6 +246,8 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_Scan/" + c.name).c_str(), BM_Scan, &c);
     benchmark::RegisterBenchmark(("BM_ScanLines/" + c.name).c_str(),
                                  BM_ScanLines, &c);
+    benchmark::RegisterBenchmark(("BM_BatchFromLines/" + c.name).c_str(),
+                                 BM_BatchFromLines, &c);
     RegisterRiskBenchmarks(&c);
     benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
                                  BM_ScanScalar, &c);

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/class_tables.h"
 #include "kernels/kernels.h"
 #include "kernels/ops-inl.h"
 #include "kernels/planes-inl.h"
@@ -24,54 +25,6 @@ namespace hn = hwy::HWY_NAMESPACE;
 using namespace kernels;  // NOLINT: the Class names
 
 using BlockMasks = uint64_t[kNumClasses];
-
-// Table pairs classify a byte by its nibbles: a class bit is set when
-// both the low-nibble and the high-nibble entry hold it, so each bit is a
-// rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
-// Table A: bit 3 '#' '%' (2,3 5); bit 4 ':' (3,A); bit 5 DIGIT (3,0-9);
-// bits 6-7 ALPHA (4 6,1-F) (5 7,0-A). ALPHA / DIGIT are the top three
-// bits: those bytes are the ones >= 0x20.
-// Table B: the bytes the fast path accepts (unreserved, reserved but '['
-// and ']', and '%'); a byte with no B bit is kStop. Its top three bits are
-// exactly kUpperDotAt: bit 5 '.' (2,E), bit 6 upper case (5,0-A), bit 7
-// '@' and upper case (4,0-F), so those bytes are the ones >= 0x20; five
-// more rectangles cover the rest: (3 4 5 7,0-A) (2 4 6,1 3-F) (6 7,2 E)
-// (3 4,B D) (3 4 5,F).
-// Table C, one bit per byte value: bit 1 '\n' (0,A); bit 2 '%' (2,5); bit 3
-// '/' (2,F); bit 4 ':' (3,A); bit 5 '@' (4,0); bit 6 '#' (2,3); bit 7 '?'
-// (3,F). '?' '#' '@' are the bytes >= 0x20, ':' '/' the bytes 0x08-0x1F.
-// Table H, looked up next to a '%' only: bit 0 DIGIT, bit 1 the hex
-// letters (4 6,1-6).
-alignas(16) inline constexpr uint8_t kTableALow[16] = {
-    0xA0, 0xE0, 0xE0, 0xE8, 0xE0, 0xE8, 0xE0, 0xE0,
-    0xE0, 0xE0, 0xD0, 0x40, 0x40, 0x40, 0x40, 0x40};
-alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
-    0, 0, 0x08, 0x30, 0x40, 0x80, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableBLow[16] = {
-    0xC1, 0xC3, 0xC5, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3,
-    0xC3, 0xC3, 0xC3, 0x8A, 0x82, 0x8A, 0xA6, 0x92};
-alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
-    0, 0, 0x22, 0x19, 0x9B, 0x51, 0x06, 0x05, 0, 0, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableCLow[16] = {
-    0x20, 0, 0, 0x40, 0, 0x04, 0, 0, 0, 0, 0x12, 0, 0, 0, 0, 0x88};
-alignas(16) inline constexpr uint8_t kTableCHigh[16] = {
-    0x02, 0, 0x4C, 0x90, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableHLow[16] = {
-    1, 3, 3, 3, 3, 3, 3, 1, 1, 1, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableHHigh[16] = {
-    0, 0, 0, 1, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-// Table A's, B's and C's bits of each class (see kernels::Class).
-inline constexpr uint8_t kADigitPercentColonHash = 0x38, kBUpperDotAt = 0xE0,
-                         kAAlnum = 0xE0, kCColonSlash = 0x18,
-                         kCQuestionHashAt = 0xE0, kCPercent = 0x04,
-                         kCNewline = 0x02;
-
-// Byte values that the saturating adds and subtracts below bring to bit 7:
-// "byte >= 0x20" (table B: 'A'-'Z' '.' '@'; table C: '?' '#' '@'), "byte >=
-// 0x08" (table C: ':' '/' '?' '#' '@'), and the minuend whose saturating
-// difference has bit 7 for "byte < 0x20" (table A: not ALPHA / DIGIT).
-inline constexpr uint8_t kFrom0x20ToTop = 0x80 - 0x20, kFrom0x08ToTop = 0x80 - 0x08,
-                         kBelow0x20ToTop = 0x80 + 0x1F;
 
 // How a target's stage 1 turns class bytes into masks:
 //   kByteLoop      one lane (HWY_SCALAR): the rectangles tested byte by byte;

@@ -114,7 +114,8 @@ int64_t CompiledTargets();
 
 // Newline splitting: bit i of words[i / 64] is set when data[i] == '\n'.
 // `words` has room for (size + 63) / 64 words; nothing past `size` is read.
-void NewlineMasks(const uint8_t* data, size_t size, uint64_t* words);
+// Returns how many bits are set.
+size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words);
 
 }  // namespace kernels
 }  // namespace uriscan

@@ -28,14 +28,20 @@ HWY_INLINE uint64_t NewlineBits(const uint8_t* HWY_RESTRICT p) {
 
 }  // namespace
 
-void NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
-  size_t i = 0;
-  for (; i + 64 <= size; i += 64) *words++ = NewlineBits(data + i);
+size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
+  size_t i = 0, count = 0;
+  for (; i + 64 <= size; i += 64) {
+    const uint64_t word = NewlineBits(data + i);
+    count += hwy::PopCount(word);
+    *words++ = word;
+  }
   if (i < size) {  // the tail through a zeroed copy: nothing past size is read
     HWY_ALIGN uint8_t tail[64] = {0};
     std::memcpy(tail, data + i, size - i);
     *words = NewlineBits(tail);
+    count += hwy::PopCount(*words);
   }
+  return count;
 }
 
 }  // namespace HWY_NAMESPACE
@@ -49,9 +55,9 @@ HWY_EXPORT(NewlineMasks);
 }  // namespace
 
 namespace kernels {
-void NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
+size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
   ApplyTargetRequest();
-  HWY_DYNAMIC_DISPATCH(NewlineMasks)(data, size, words);
+  return HWY_DYNAMIC_DISPATCH(NewlineMasks)(data, size, words);
 }
 }  // namespace kernels
 }  // namespace uriscan

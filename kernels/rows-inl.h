@@ -193,17 +193,52 @@ HWY_INLINE void StructureOf(const uint64_t* HWY_RESTRICT masks, uint32_t base,
   Structurize<NW, kFaultsBeforeStop>(win, len, s);
 }
 
-// Rows the fast path left to the scalar parser (N at b[], e[], the first
-// `valid` real, at most 64 * NW bytes, output rows out_row[]) whose first
-// fault is a byte allowed nowhere, the common error in real traffic, get
-// that error here rather than from the scalar parser (see Structurize).
+// One stage-1 window and where stage 2 writes its rows: what every step
+// over the window reads.
+struct WindowScan {
+  const uint8_t* data;    // the scanned bytes (offsets are from here)
+  const uint64_t* masks;  // the window's class masks
+  uint32_t base;          // the offset of the window's first byte
+  const kernels::SpanColumns& cols;  // every column but the staged ones
+};
+
+// A step: N rows (one vector of lanes) from row j of a RowSet, their bounds
+// where they lie or, for a last step short of N, padded with empty rows at
+// the last row's start (which keeps the starts in order); `valid` of the N
+// are real.
+struct Step {
+  const uint32_t* b;
+  const uint32_t* e;
+  size_t valid;
+  size_t j;
+};
+HWY_INLINE Step StepRows(const RowSet& rows, size_t j, size_t N,
+                         uint32_t* pad_b, uint32_t* pad_e) {
+  const uint32_t* b = rows.b + j;
+  const uint32_t* e = rows.e + j;
+  if (j + N <= rows.n) return Step{b, e, N, j};
+  const size_t last = rows.n - 1 - j;
+  for (size_t i = 0; i < N; ++i) {
+    pad_b[i] = i <= last ? b[i] : b[last];
+    pad_e[i] = i <= last ? e[i] : b[last];
+  }
+  return Step{pad_b, pad_e, last + 1, j};
+}
+
+// Rows the fast path left to the scalar parser (a step of rows at most
+// 64 * NW bytes long, output rows out_row[]) whose first fault is a byte
+// allowed nowhere, the common error in real traffic, get that error here
+// rather than from the scalar parser (see Structurize).
 template <size_t NW>
-HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
-                                   const uint64_t* HWY_RESTRICT masks,
-                                   uint32_t base, const uint32_t* b,
-                                   const uint32_t* e, size_t valid,
-                                   const uint32_t* out_row,
-                                   const kernels::SpanColumns& cols) {
+HWY_NOINLINE void SettleDisallowed(const WindowScan& w, const Step& step,
+                                   const uint32_t* out_row) {
+  const uint8_t* HWY_RESTRICT data = w.data;
+  const uint64_t* HWY_RESTRICT masks = w.masks;
+  const uint32_t base = w.base;
+  const kernels::SpanColumns& cols = w.cols;
+  const uint32_t* b = step.b;
+  const uint32_t* e = step.e;
+  const size_t valid = step.valid;
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
   {
@@ -235,15 +270,16 @@ HWY_NOINLINE void SettleDisallowed(const uint8_t* HWY_RESTRICT data,
   }
 }
 
-// Stage 2 for the N rows (one vector of lanes) at b[0..N), e[0..N), on
-// NW-word windows: rows j.. of `rows`, `whole` unless padded. The boundary
-// columns go to `bounds`, the others to `cols`.
+// Stage 2 for one step of `rows` on NW-word windows. The boundary columns
+// go to `bounds`, the others to the window's columns.
 template <size_t NW>
-HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
-                      const uint64_t* HWY_RESTRICT masks, uint32_t base,
-                      const RowSet& rows, size_t j, const uint32_t* b,
-                      const uint32_t* e, bool whole, const BoundaryOut& bounds,
-                      const kernels::SpanColumns& cols) {
+HWY_INLINE void GroupBody(const WindowScan& w, const RowSet& rows,
+                          const Step& step, const BoundaryOut& bounds) {
+  const uint8_t* HWY_RESTRICT data = w.data;
+  const kernels::SpanColumns& cols = w.cols;
+  const uint32_t* b = step.b;
+  const uint32_t* e = step.e;
+  const size_t j = step.j;
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
   const hn::Rebind<uint16_t, D64> d16;
@@ -253,8 +289,9 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   const V64 begin = hn::PromoteTo(d, hn::LoadU(d32, b));
   const V64 end = hn::PromoteTo(d, hn::LoadU(d32, e));
   const V64 len = hn::Sub(end, begin);
+  const bool whole = step.valid == N;
   Structure s;
-  StructureOf<NW>(masks, base, b, begin, len, &s);
+  StructureOf<NW>(w.masks, w.base, b, begin, len, &s);
   const M64 longer = Less(K(64 * NW), len);
   const V64 error = hn::IfThenElse(
       longer, K(kLonger),
@@ -320,7 +357,7 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
       }
     }
   }
-  const size_t valid = whole ? N : rows.n - j;
+  const size_t valid = step.valid;
   if (!direct) {
     for (size_t i = 0; i < valid; ++i) {
       const size_t r = rows.out_row ? rows.out_row[j + i] : row + i;
@@ -332,39 +369,13 @@ HWY_INLINE void GroupBody(const uint8_t* HWY_RESTRICT data,
   }
 }
 
-// The bounds of the step of N rows from row j of `rows`: where they lie,
-// or, for a last step short of N, in pad_b/pad_e, padded with empty rows
-// at the last row's start (which keeps the starts in order); `valid` of
-// the N are real.
-struct Step {
-  const uint32_t* b;
-  const uint32_t* e;
-  size_t valid;
-};
-HWY_INLINE Step StepRows(const RowSet& rows, size_t j, size_t N,
-                         uint32_t* pad_b, uint32_t* pad_e) {
-  const uint32_t* b = rows.b + j;
-  const uint32_t* e = rows.e + j;
-  if (j + N <= rows.n) return Step{b, e, N};
-  const size_t last = rows.n - 1 - j;
-  for (size_t i = 0; i < N; ++i) {
-    pad_b[i] = i <= last ? b[i] : b[last];
-    pad_e[i] = i <= last ? e[i] : b[last];
-  }
-  return Step{pad_b, pad_e, last + 1};
-}
-
 // The step for the common 64-byte windows is inlined into the loop (see
 // ScanRows); the wider ones are calls, so their many live registers do not
 // make the compiler spill in the common step.
 template <size_t NW>
-HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
-                            const uint64_t* HWY_RESTRICT masks, uint32_t base,
-                            const RowSet& rows, size_t j, const uint32_t* b,
-                            const uint32_t* e, bool whole,
-                            const BoundaryOut& bounds,
-                            const kernels::SpanColumns& cols) {
-  GroupBody<NW>(data, masks, base, rows, j, b, e, whole, bounds, cols);
+HWY_NOINLINE void WideGroup(const WindowScan& w, const RowSet& rows,
+                            const Step& step, const BoundaryOut& bounds) {
+  GroupBody<NW>(w, rows, step, bounds);
 }
 // Stage 2, N rows per step, each step on the narrowest window that all of
 // its rows fit (so a corpus of long rows does not try 64 bytes first).
@@ -373,9 +384,8 @@ HWY_NOINLINE void WideGroup(const uint8_t* HWY_RESTRICT data,
 // BoundaryOut); the passes over the longer rows write them in place.
 inline constexpr size_t kStageRows = 256;  // a multiple of every N
 template <size_t NW>
-inline void ScanRows(const uint8_t* HWY_RESTRICT data,
-              const uint64_t* HWY_RESTRICT masks, uint32_t base,
-              const RowSet& rows, const kernels::SpanColumns& cols) {
+inline void ScanRows(const WindowScan& w, const RowSet& rows) {
+  const kernels::SpanColumns& cols = w.cols;
   const D64 d;
   const hn::Rebind<uint32_t, D64> d32;
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
@@ -400,24 +410,21 @@ inline void ScanRows(const uint8_t* HWY_RESTRICT data,
     // A padded last step's results go through a copy.
     HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
     const Step step = StepRows(rows, j, N, pad_b, pad_e);
-    const uint32_t* b = step.b;
-    const uint32_t* e = step.e;
-    const bool whole = step.valid == N;
     if (staged) held += step.valid;
     if (NW == 1) {
-      const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, e)),
-                              hn::PromoteTo(d, hn::LoadU(d32, b)));
+      const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, step.e)),
+                              hn::PromoteTo(d, hn::LoadU(d32, step.b)));
       if (!hn::AllFalse(d, Less(K(64), len))) {
         if (!hn::AllFalse(d, Less(K(128), len))) {
-          WideGroup<4>(data, masks, base, rows, j, b, e, whole, bounds, cols);
+          WideGroup<4>(w, rows, step, bounds);
         } else {
-          WideGroup<2>(data, masks, base, rows, j, b, e, whole, bounds, cols);
+          WideGroup<2>(w, rows, step, bounds);
         }
         continue;
       }
-      GroupBody<NW>(data, masks, base, rows, j, b, e, whole, bounds, cols);
+      GroupBody<NW>(w, rows, step, bounds);
     } else {
-      WideGroup<NW>(data, masks, base, rows, j, b, e, whole, bounds, cols);
+      WideGroup<NW>(w, rows, step, bounds);
     }
   }
   if (staged) flush();
@@ -456,17 +463,19 @@ HWY_INLINE RowSet RowsOfKind(const RowSet& in, uint8_t kind, uint32_t max_len,
 // Stage 2 on 64-byte windows, then the longer rows on 128 and 256; rows
 // longer still go to the scalar parser, and so do those that break a rule,
 // unless the first fault is a byte allowed nowhere (SettleDisallowed).
-inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t base,
-                    const RowSet& rows, const kernels::ScanScratch& scratch,
-                    const kernels::SpanColumns& cols) {
+inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks,
+                           uint32_t base, const RowSet& rows,
+                           const kernels::ScanScratch& scratch,
+                           const kernels::SpanColumns& cols) {
   constexpr uint32_t kAny = ~uint32_t{0};
-  ScanRows<1>(data, masks, base, rows, cols);
+  const WindowScan w{data, masks, base, cols};
+  ScanRows<1>(w, rows);
   const RowSet r128 = RowsOfKind(rows, kLonger, kAny, scratch, cols);
   if (r128.n != 0) {
-    ScanRows<2>(data, masks, base, r128, cols);
+    ScanRows<2>(w, r128);
     const RowSet r256 = RowsOfKind(r128, kLonger, kAny, scratch, cols);
     if (r256.n != 0) {
-      ScanRows<4>(data, masks, base, r256, cols);
+      ScanRows<4>(w, r256);
       for (size_t j = 0; j < r256.n; ++j) {
         uint8_t& kind = cols.error_kind[r256.out_row[j]];
         if (kind == kLonger) kind = kernels::kNeedsScalar;
@@ -481,18 +490,16 @@ inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks, uint32_t 
     // Each step takes the narrowest window its rows fit.
     HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
     const Step step = StepRows(left, j, N, pad_b, pad_e);
-    const uint32_t* b = step.b;
-    const uint32_t* e = step.e;
-    const size_t valid = step.valid;
     uint32_t longest = 0;
-    for (size_t i = 0; i < N; ++i) longest = HWY_MAX(longest, e[i] - b[i]);
+    for (size_t i = 0; i < N; ++i)
+      longest = HWY_MAX(longest, step.e[i] - step.b[i]);
     const uint32_t* out_row = left.out_row + j;
     if (longest <= 64) {
-      SettleDisallowed<1>(data, masks, base, b, e, valid, out_row, cols);
+      SettleDisallowed<1>(w, step, out_row);
     } else if (longest <= 128) {
-      SettleDisallowed<2>(data, masks, base, b, e, valid, out_row, cols);
+      SettleDisallowed<2>(w, step, out_row);
     } else {
-      SettleDisallowed<4>(data, masks, base, b, e, valid, out_row, cols);
+      SettleDisallowed<4>(w, step, out_row);
     }
   }
 }

@@ -246,55 +246,65 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   slow = hn::Or(slow, hn::And(has_scheme,
                               hn::Or(bad_first, Fault<kFaultsBeforeStop>(before_stop, And(not_alnum, scheme)))));
   Put(s->scheme_end, hn::IfThenElseZero(has_scheme, first));
-  const V64 pos = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
+  // Where hier-part or relative-part starts: after "scheme:", if any.
+  const V64 after_scheme = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
   // "//" authority, up to the first of "/?#" (section 3.2).
   const M64 has_authority =
-      Any(And(And(slash, Down<1>(slash)), BitAt<NW>(pos)));
-  const V64 a = hn::Add(pos, K(2));
-  const V64 a_end = MinPos(First(AndNot(Below<NW>(a), Or(slash, query))), len);
-  const Bits<NW> authority = AndNot(Below<NW>(a), Below<NW>(a_end));
+      Any(And(And(slash, Down<1>(slash)), BitAt<NW>(after_scheme)));
+  const V64 after_slashes = hn::Add(after_scheme, K(2));
+  const V64 authority_end =
+      MinPos(First(AndNot(Below<NW>(after_slashes), Or(slash, query))), len);
+  const Bits<NW> authority =
+      AndNot(Below<NW>(after_slashes), Below<NW>(authority_end));
   // userinfo "@" (section 3.2.1); a second '@' is in the host, which no
   // reg-name allows.
   M64 has_userinfo = NoLane();
-  V64 h = a;
+  V64 host_at = after_slashes;  // the host's first byte
   const Bits<NW> at = And(And(question_hash_at, upper_dot_at), authority);
   if (HWY_UNLIKELY(SomeLane(at))) {
     has_userinfo = hn::And(has_authority, Any(at));
-    h = hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), a);
+    host_at =
+        hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), after_slashes);
     slow = hn::Or(slow, hn::And(has_authority, Fault<kFaultsBeforeStop>(before_stop, Later(at))));
   }
-  const Bits<NW> host_port = AndNot(Below<NW>(h), authority);
+  const Bits<NW> host_port = AndNot(Below<NW>(host_at), authority);
   // ":" port, and the port is *DIGIT (section 3.2.3).
   const Bits<NW> port_colon = And(colon, host_port);
   M64 has_port = NoLane();
-  V64 c = a_end;
+  V64 host_stop = authority_end;  // the port's ':', or the authority's end
   if (HWY_UNLIKELY(SomeLane(port_colon))) {
     has_port = hn::And(has_authority, Any(port_colon));
-    c = MinPos(First(port_colon), a_end);
-    const Bits<NW> port = AndNot(Below<NW>(hn::Add(c, K(1))), authority);
+    host_stop = MinPos(First(port_colon), authority_end);
+    const Bits<NW> port =
+        AndNot(Below<NW>(hn::Add(host_stop, K(1))), authority);
     slow = hn::Or(slow, hn::And(has_port, Fault<kFaultsBeforeStop>(before_stop, AndNot(digit, port))));
   }
-  const Bits<NW> host = AndNot(Below<NW>(h), Below<NW>(c));
-  PutMask(s->ipv4, hn::AndNot(slow, hn::And(has_authority,
-                                            Any(And(digit, And(host, BitAt<NW>(h)))))));
+  const Bits<NW> host = AndNot(Below<NW>(host_at), Below<NW>(host_stop));
+  PutMask(s->ipv4,
+          hn::AndNot(slow,
+                     hn::And(has_authority,
+                             Any(And(digit, And(host, BitAt<NW>(host_at)))))));
   Bits<NW> cased;
   for (size_t j = 0; j < NW; ++j) {
     Put(cased.w[j], hn::Or(hn::IfThenElseZero(has_scheme, Word(scheme, j)),
                            hn::IfThenElseZero(has_authority, Word(host, j))));
   }
-  const V64 authority_begin = hn::IfThenElse(has_authority, a, pos);
-  const V64 host_end = hn::IfThenElse(has_authority, c, pos);
+  const V64 authority_begin =
+      hn::IfThenElse(has_authority, after_slashes, after_scheme);
+  const V64 host_end = hn::IfThenElse(has_authority, host_stop, after_scheme);
   Put(s->authority_begin, authority_begin);
   Put(s->userinfo_end,
-      hn::IfThenElse(has_userinfo, hn::Sub(h, K(1)), authority_begin));
-  Put(s->host_begin, hn::IfThenElse(has_authority, h, pos));
+      hn::IfThenElse(has_userinfo, hn::Sub(host_at, K(1)), authority_begin));
+  Put(s->host_begin, hn::IfThenElse(has_authority, host_at, after_scheme));
   Put(s->host_end, host_end);
-  Put(s->port_begin, hn::IfThenElse(has_port, hn::Add(c, K(1)), host_end));
+  Put(s->port_begin,
+      hn::IfThenElse(has_port, hn::Add(host_stop, K(1)), host_end));
   // The path, up to the first '?' or '#' (section 3.3). Neither can come
   // earlier (a scheme ends at the first of ":/?#", an authority at the
   // first of "/?#"), so that is the first of the whole row, found without
   // waiting for the scheme and authority.
-  const V64 path_begin = hn::IfThenElse(has_authority, a_end, pos);
+  const V64 path_begin =
+      hn::IfThenElse(has_authority, authority_end, after_scheme);
   const V64 path_end = MinPos(First(query), len);
   Put(s->path_begin, path_begin);
   Put(s->path_end, path_end);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a job needs, only when some are missing.
-# usage: tools/setup.sh build|test|bench|fuzz|package|python
+# usage: tools/setup.sh build|test|bench|fuzz|package|python|cross
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
        libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev)
@@ -15,6 +15,12 @@ test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
       gzip zstd "${python[@]}")
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
+# The aarch64 cross build (tools/cross-test.sh): Debian's cross compiler,
+# qemu-user, and the arm64 -dev packages the library and its tests link
+# (multiarch; libisal-dev:arm64 is never wanted: it would replace the
+# amd64 one the command links).
+cross=(g++-aarch64-linux-gnu qemu-user cmake make pkgconf nlohmann-json3-dev
+       libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
@@ -22,7 +28,8 @@ case "${1:-}" in
   fuzz) want=("${build[@]}" clang libclang-rt-14-dev) ;;
   package) want=("${package[@]}") ;;
   python) want=("${build[@]}" "${python[@]}") ;;
-  *) echo "usage: $0 build|test|bench|fuzz|package|python" >&2; exit 2 ;;
+  cross) want=("${cross[@]}") ;;
+  *) echo "usage: $0 build|test|bench|fuzz|package|python|cross" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do
@@ -38,5 +45,9 @@ if [ "$(id -u)" -ne 0 ]; then
   sudo=(sudo)
 fi
 export DEBIAN_FRONTEND=noninteractive
+if [[ " ${missing[*]}" == *:arm64* ]] &&
+   ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${sudo[@]}" dpkg --add-architecture arm64
+fi
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

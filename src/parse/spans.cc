@@ -12,52 +12,83 @@ namespace uriscan {
 
 namespace {
 
-// Calls visit(i) for each "\n" at bytes[i], in order. The newline kernel
-// marks them in 64 KiB pieces so the bit words stay on the stack.
-template <class Visit>
-void ForEachNewline(std::string_view bytes, Visit visit) {
-  constexpr size_t kPiece = 64 * 1024;
-  uint64_t words[kPiece / 64];
-  for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
-    const size_t n = std::min(kPiece, bytes.size() - piece);
-    kernels::NewlineMasks(
-        reinterpret_cast<const uint8_t*>(bytes.data() + piece), n, words);
-    for (size_t w = 0; w < (n + 63) / 64; ++w) {
-      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1)
-        visit(piece + w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
-    }
+// The newline kernel marks "\n" bytes in 64 KiB pieces, so the bit words
+// stay on the stack.
+constexpr size_t kPiece = 64 * 1024;
+
+// Lines are copied in whole 64-byte pieces, the first always (most lines
+// are shorter: no branch on the length to mispredict), so the last piece
+// may write past the line (the next line overwrites it): the batch's bytes
+// have this much room past the end while they are built.
+constexpr size_t kCopyPiece = 64;
+
+// Copies the n bytes at src to dst in whole pieces when the bytes read stay
+// before src_end, else exactly.
+inline void CopyLine(char* dst, const char* src, size_t n,
+                     const char* src_end) {
+  if (static_cast<size_t>(src_end - src) >= n + kCopyPiece) {
+    std::memcpy(dst, src, kCopyPiece);
+    for (size_t k = kCopyPiece; k < n; k += kCopyPiece)
+      std::memcpy(dst + k, src + k, kCopyPiece);
+  } else {
+    std::memcpy(dst, src, n);
   }
 }
 
 }  // namespace
 
 bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
-  out->data.clear();
   out->offsets.assign(1, 0);
-  if (bytes.size() >= std::numeric_limits<uint32_t>::max()) return false;
-  out->data.resize(bytes.size());
+  if (bytes.size() >= std::numeric_limits<uint32_t>::max()) {
+    out->data.clear();
+    return false;
+  }
+  // Growing the vector value-initializes only the part beyond its old size,
+  // so a reused batch is not cleared first.
+  out->data.resize(bytes.size() + kCopyPiece);
   const char* in = bytes.data();
+  const char* in_end = in + bytes.size();
   char* dst = out->data.data();
-  size_t written = 0;
-  size_t line_begin = 0;
-  auto end_line = [&](size_t end) {  // the line [line_begin, end)
-    std::memcpy(dst + written, in + line_begin, end - line_begin);
-    written += end - line_begin;
+  size_t written = 0, line_begin = 0;
+  uint64_t words[kPiece / 64];
+  for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
+    const size_t n = std::min(kPiece, bytes.size() - piece);
+    const size_t word_count = (n + 63) / 64;
+    const size_t lines = kernels::NewlineMasks(
+        reinterpret_cast<const uint8_t*>(in + piece), n, words);
+    const size_t first = out->offsets.size();
+    out->offsets.resize(first + lines);
+    uint32_t* offset = out->offsets.data() + first;
+    for (size_t w = 0; w < word_count; ++w) {
+      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
+        const size_t nl =
+            piece + w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+        // The line [line_begin, end): a "\r" just before the "\n" dropped.
+        const size_t end = nl > line_begin && in[nl - 1] == '\r' ? nl - 1 : nl;
+        CopyLine(dst + written, in + line_begin, end - line_begin, in_end);
+        written += end - line_begin;
+        *offset++ = static_cast<uint32_t>(written);
+        line_begin = nl + 1;
+      }
+    }
+  }
+  if (line_begin < bytes.size()) {  // a last line without "\n"
+    CopyLine(dst + written, in + line_begin, bytes.size() - line_begin, in_end);
+    written += bytes.size() - line_begin;
     out->offsets.push_back(static_cast<uint32_t>(written));
-  };
-  // Lines are copied between the "\n"s, a "\r" just before one dropped.
-  ForEachNewline(bytes, [&](size_t nl) {
-    end_line(nl > line_begin && in[nl - 1] == '\r' ? nl - 1 : nl);
-    line_begin = nl + 1;
-  });
-  if (line_begin < bytes.size()) end_line(bytes.size());
+  }
   out->data.resize(written);
   return true;
 }
 
 size_t CountLines(std::string_view bytes) {
+  uint64_t words[kPiece / 64];
   size_t n = 0;
-  ForEachNewline(bytes, [&n](size_t) { ++n; });
+  for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
+    n += kernels::NewlineMasks(
+        reinterpret_cast<const uint8_t*>(bytes.data() + piece),
+        std::min(kPiece, bytes.size() - piece), words);
+  }
   return n + (!bytes.empty() && bytes.back() != '\n');
 }
 

@@ -181,7 +181,7 @@ TEST_P(ScanTargetTest, ScanLinesEqualsTheOracleOverBatchFromLines) {
   pool.push_back(std::string(kernels::kWindowBytes + 100, 'a'));
   pool.push_back("http://h/" + std::string(3 * kernels::kWindowBytes, 'p'));
   pool.push_back("");
-#if URISCAN_SANITIZED
+#if URISCAN_SANITIZED || URISCAN_EMULATED
   constexpr int kRounds = 8;  // the one-lane SCALAR target is slow there
 #else
   constexpr int kRounds = 40;
@@ -345,7 +345,7 @@ TEST_P(ScanTargetTest, KernelsSettleBytesAllowedNowhere) {
 // of the first 400 URIs of each corpus (a few thousand URIs in all). The
 // sanitizer build, where the one-lane SCALAR target runs about 20x slower,
 // takes the first 60: the normal build runs them all on every target.
-#if URISCAN_SANITIZED
+#if URISCAN_SANITIZED || URISCAN_EMULATED
 constexpr size_t kMutatedPerCorpus = 60;
 #else
 constexpr size_t kMutatedPerCorpus = 400;
