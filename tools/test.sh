@@ -1,39 +1,57 @@
 #!/usr/bin/env bash
-# The whole test suite: the Release-mode suite, then the packaging test
-# (tools/package-test.sh: install, find_package, pkg-config, the C API from
-# C, a shared build), then the Python package's pytest suite in a fresh venv
-# (tools/python-test.sh), then the same suite under
-# AddressSanitizer + UndefinedBehaviorSanitizer (a separate Debug build),
-# then the shared CLI contract checker, then a 2-minute differential fuzzing
-# run (clang, libFuzzer). Installs what it needs on Debian 12.
+# The whole test suite, each step timed (the README's "Tests and their time
+# budget" gives the budget of each): the RelWithDebInfo suite, the packaging
+# test (install, find_package, pkg-config, the C API from C, a shared
+# build), the Python package's pytest suite in a fresh venv, the suite again
+# under AddressSanitizer + UndefinedBehaviorSanitizer, the shared CLI
+# contract checker, the kernels on 64-bit Arm under qemu (every Arm target
+# forced), then a 2-minute differential fuzzing run (clang, libFuzzer).
+# Installs what it needs on Debian 12.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-bash tools/setup.sh test
 
-echo "== build/test (RelWithDebInfo)"
-cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build/test -j2
-ctest --test-dir build/test -j2 --output-on-failure
+timings=()
+# step NAME COMMAND...: runs COMMAND under a heading and records its time.
+step() {
+  local name=$1 start
+  shift
+  start=$(date +%s)
+  echo "== $name"
+  "$@"
+  timings+=("$(printf '%5d s  %s' $(( $(date +%s) - start )) "$name")")
+}
 
-echo "== packaging: install, find_package, pkg-config, C, shared build"
-bash tools/package-test.sh build/test
+build_and_test() {
+  cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build build/test -j2
+  ctest --test-dir build/test -j2 --output-on-failure
+}
 
-echo "== Python: offline install into a venv, pytest (Dask cluster included)"
-bash tools/python-test.sh build/test
+sanitized() {
+  cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DURISCAN_SANITIZE=ON \
+    -DURISCAN_BUILD_BENCH=OFF >/dev/null
+  cmake --build build/asan -j2
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build/asan -j2 --output-on-failure
+}
 
-echo "== build/asan (Debug, -fsanitize=address,undefined)"
-cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DURISCAN_SANITIZE=ON \
-  -DURISCAN_BUILD_BENCH=OFF >/dev/null
-cmake --build build/asan -j2
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
-UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/asan -j2 --output-on-failure
-
+step "setup: Debian packages" bash tools/setup.sh test
+step "build/test (RelWithDebInfo) and ctest" build_and_test
+step "packaging: install, find_package, pkg-config, C, shared build" \
+  bash tools/package-test.sh build/test
+step "Python: offline install into a venv, pytest (Dask cluster included)" \
+  bash tools/python-test.sh build/test
+step "build/asan (Debug, -fsanitize=address,undefined) and ctest" sanitized
 if [ -f ../shared/tools/check_cli.py ]; then
-  echo "== ../shared/tools/check_cli.py all"
-  python3 ../shared/tools/check_cli.py build/test/uriscan all
+  step "the shared command-line contract checker" \
+    /usr/bin/python3 ../shared/tools/check_cli.py build/test/uriscan all
 fi
+step "aarch64 under qemu: NEON, SVE, SVE2, SVE_256, SVE2_128" \
+  bash tools/cross-test.sh
+step "libFuzzer differential run (every Highway target against the oracle)" \
+  bash tools/fuzz.sh 120
 
-echo "== libFuzzer differential run (every Highway target against the oracle)"
-bash tools/fuzz.sh 120
+echo "== time per step"
+printf '%s\n' "${timings[@]}"

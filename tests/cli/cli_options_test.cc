@@ -128,3 +128,34 @@ TEST_F(CliTest, WriteErrorsExit2) {
 }
 
 }  // namespace uriscan_cli_test
+
+namespace uriscan_cli_test {
+
+// URISCAN_TARGET lowers the SIMD target (SCALAR is built and supported on
+// every CPU), --version says so, the output stays byte for byte the same,
+// and a name that is no target here is ignored with a word.
+TEST_F(CliTest, UriscanTargetPicksTheKernelsTarget) {
+  const std::string tricky = "parse --format=tsv '" + kTricky + "'";
+  const Result best = Run(tricky);
+  ASSERT_EQ(best.status, 0) << best.err;
+  ASSERT_NE(best.err.find("error: "), std::string::npos);  // invalid lines
+  ASSERT_EQ(setenv("URISCAN_TARGET", "scalar", 1), 0);
+  const Result version = Run("--version");
+  const Result scalar = Run(tricky);
+  ASSERT_EQ(setenv("URISCAN_TARGET", "NO_SUCH_TARGET", 1), 0);
+  const Result bogus = Run("--version");
+  ASSERT_EQ(unsetenv("URISCAN_TARGET"), 0);
+  EXPECT_EQ(version.status, 0);
+  EXPECT_NE(version.out.find("Highway target SCALAR, chosen by "
+                             "URISCAN_TARGET=scalar"),
+            std::string::npos)
+      << version.out;
+  EXPECT_EQ(scalar.out, best.out);
+  EXPECT_EQ(scalar.err, best.err);
+  EXPECT_NE(bogus.out.find("URISCAN_TARGET=NO_SUCH_TARGET ignored"),
+            std::string::npos)
+      << bogus.out;
+  EXPECT_EQ(bogus.out.find("Highway target SCALAR"), std::string::npos);
+}
+
+}  // namespace uriscan_cli_test
