@@ -23,6 +23,11 @@ uint64_t ProfileSeed(Profile profile, const NormalizeOptions& options) {
       tag.push_back('\0');
       tag += p;
     }
+    // No parameter name starts with '+', so no list reads as this flag.
+    if (options.fold_www) {
+      tag.push_back('\0');
+      tag += "+fold-www";
+    }
   }
   return XXH3_64bits(tag.data(), tag.size());
 }
