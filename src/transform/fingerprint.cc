@@ -74,7 +74,7 @@ void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
     if (spans.error_kind[i] != 0) {
       (*keys)[i] = Key{};
     } else if (SurelyNormal(batch.data, spans, i, profile_) ||
-               AlreadyNormal(batch, spans, i, profile_)) {
+               AlreadyNormal(batch, spans, i, profile_, options_.fold_www)) {
       (*keys)[i] = hash(std::string_view(batch.data + spans.uri_begin[i],
                                          spans.uri_end[i] - spans.uri_begin[i]),
                         seed_);

@@ -436,7 +436,7 @@ char* NormalizedBatch::Reserve(size_t more) {
 
 // Judged from the scan's flags and a few boundary checks, with no re-parse.
 bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
-                   Profile profile) {
+                   Profile profile, bool fold_www) {
   const uint16_t f = s.flags[i];
   if (f & (flags::kHasPctEncoded | flags::kHasUpperCase |
            flags::kHasDotSegment)) {
@@ -477,11 +477,11 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
   if (path.find(';') != std::string_view::npos) return false;  // jsessionid
   if (!(f & flags::kHasAuthority) || host.empty()) return true;
   // A trailing dot, and a reg-name that may be an IPv4 address (every
-  // reading starts with a digit) or start with "www." (--fold-www): the
+  // reading starts with a digit) or, with fold_www, start with "www.": the
   // host rules decide.
   return host.back() != '.' &&
          !((f & flags::kHostKindMask) == 0 &&  // HostKind::kRegName
-           (chars::Is(host[0], chars::kDigit) || host[0] == 'w'));
+           (chars::Is(host[0], chars::kDigit) || (fold_www && host[0] == 'w')));
 }
 
 void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
@@ -506,7 +506,7 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
     const uint32_t b = s.uri_begin[i];
     shift[i] = out_begin - b;  // wraps; the sums below do not
     if (s.error_kind[i] != 0 || SurelyNormal(in.data, s, i, profile) ||
-        AlreadyNormal(in, s, i, profile)) {
+        AlreadyNormal(in, s, i, profile, options.fold_www)) {
       const uint32_t e = s.uri_end[i];
       if (e > b) {  // an empty row may come with no data at all
         std::memcpy(out->Reserve(e - b), in.data + b, e - b);
