@@ -230,7 +230,8 @@ void BM_BoostUrl_Resolve(benchmark::State& state, const References* refs) {
 }  // namespace
 
 void RegisterTransformBenchmarks(const Corpus* c) {
-  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
+  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler,
+                    Profile::kW3lib}) {
     benchmark::RegisterBenchmark(
         ("BM_Normalize/" + std::string(uriscan::ProfileName(p)) + "/" + c->name)
             .c_str(),

@@ -9,7 +9,10 @@
 2. scan(Batch(data, offsets)) over the file's bytes (no copy) beside the
    C++ benchmark BM_Scan on the same corpus (--cxx-bench: the project's
    uriscan_bench binary; skipped without it).
-3. fingerprint() of a pandas Series, and first_occurrence().
+3. fingerprint() of a pandas Series, first_occurrence(), normalize(), and
+   normalize(profile="w3lib") beside a loop of w3lib.url.canonicalize_url
+   (Debian's python3-w3lib; skipped without it) over the valid http(s)
+   URLs.
 4. With --dask-count=N and the two binaries: N URLs from uriscan_gen (30 %
    duplicates), deduplicated by uriscan.dask.dedup on a LocalCluster of
    two single-threaded workers, beside `uriscan dedup` on the same file.
@@ -143,6 +146,31 @@ def _digest(part):
     return pd.Series([_digest_rows(rows)], dtype=object, name=part.name)
 
 
+def w3lib_against_loop(strs, repeat, ns):
+    """normalize(profile="w3lib") beside a loop of w3lib's canonicalize_url
+    over the valid http(s) URLs of the list (where the two agree)."""
+    try:
+        from w3lib.url import canonicalize_url
+    except ImportError:
+        print("w3lib: not installed (Debian's python3-w3lib); skipped")
+        return
+    spans = uriscan.scan(strs)
+    schemes = spans.component("scheme")
+    urls = [s for s, ok, scheme in zip(strs, spans.valid, schemes)
+            if ok and scheme and scheme.lower() in ("http", "https")]
+    t_ours = best(lambda: uriscan.normalize(urls, profile="w3lib"), repeat)
+
+    def loop():
+        for u in urls:
+            canonicalize_url(u)
+    t_loop = best(loop, max(3, repeat // 2))
+    per = len(strs) / len(urls)  # ns() divides by the whole list
+    print(f"normalize(w3lib)         {ns(t_ours) * per:8.1f} ns/URL   "
+          f"({t_loop / t_ours:.0f}x canonicalize_url, {len(urls)} "
+          f"valid http(s) URLs)")
+    print(f"w3lib canonicalize_url   {ns(t_loop) * per:8.1f} ns/URL")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--corpus", default=str(DEFAULT_CORPUS))
@@ -211,6 +239,7 @@ def main():
     print(f"fingerprint(Batch)       {ns(t_fp_batch):8.1f} ns/URL")
     print(f"first_occurrence(Series) {ns(t_first):8.1f} ns/URL")
     print(f"normalize(Series)        {ns(t_norm):8.1f} ns/URL  (list of str)")
+    w3lib_against_loop(strs, args.repeat, ns)
 
     if args.dask_count:
         if not (args.uriscan and args.uriscan_gen):

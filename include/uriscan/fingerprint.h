@@ -30,7 +30,8 @@ struct Key128 {
 //                      ["\0" PARAM ...])
 //
 // NAME is ProfileName(profile), VERSION is kProfileVersion in decimal, and
-// the PARAMs (crawler only) are NormalizeOptions::tracking_params in order.
+// the PARAMs (crawler only) are NormalizeOptions::tracking_params in order,
+// then "+fold-www" when NormalizeOptions::fold_www is set.
 // Two profiles, two versions of one, or two lists of tracking parameters
 // thus hash the same bytes to unrelated keys. The 64-bit key is
 // XXH3_64bits_withSeed; the 128-bit one XXH3_128bits_withSeed. Key 0 (both

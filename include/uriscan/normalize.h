@@ -28,27 +28,51 @@ namespace uriscan {
 //           "file://localhost/x" becomes "file:///x"; a mailto domain is
 //           lowercased. Other schemes are left alone.
 //  crawler: scheme, then what crawler frontiers merge: no fragment, query
-//           parameters without tracking ones (NormalizeOptions), sorted by
-//           name (stable, byte-wise), empty ones dropped, and no trailing
-//           "." on a host name. Not an RFC equivalence: the URL to fetch is
-//           the original, which the batch API keeps beside the key.
-enum class Profile : uint8_t { kSyntax, kScheme, kCrawler };
-inline constexpr int kProfileCount = 3;
+//           parameters without tracking and session ones (NormalizeOptions;
+//           names compared without case), sorted by name (stable,
+//           byte-wise), empty ones dropped, no ";jsessionid=" path
+//           parameter, no trailing "." on a host name, an IPv4 address in
+//           any inet_aton form as its dotted quad, and with
+//           NormalizeOptions::fold_www no leading "www.". Not an RFC
+//           equivalence: the URL to fetch is the original, which the batch
+//           API keeps beside the key.
+//  w3lib:   byte for byte what w3lib.url.canonicalize_url (w3lib 2.1, the
+//           canonical form behind Scrapy's request fingerprints) returns
+//           for a valid http or https reference with its defaults; other
+//           valid references get the same steps with Python's urllib tables
+//           for their scheme. Not idempotent where w3lib is not (docs/cli.md
+//           lists the cases); its output need not be a valid reference.
+enum class Profile : uint8_t { kSyntax, kScheme, kCrawler, kW3lib };
+inline constexpr int kProfileCount = 4;
 // Bumped whenever a profile's output changes for some input; mixed into
 // fingerprints with the profile's name.
 // 2: the crawler profile drops an empty query ("http://a/?" is "http://a/").
-inline constexpr uint32_t kProfileVersion = 2;
-// "syntax", "scheme", "crawler"
+// 3: the crawler profile drops session ids, matches tracking names without
+//    case and writes inet_aton IPv4 forms as dotted quads; the w3lib profile.
+inline constexpr uint32_t kProfileVersion = 3;
+// "syntax", "scheme", "crawler", "w3lib"
 URISCAN_EXPORT const char* ProfileName(Profile profile);
 URISCAN_EXPORT bool ParseProfile(std::string_view name, Profile* profile);
 
 struct NormalizeOptions {
   // Query parameter names the crawler profile drops; a trailing '*' makes a
-  // prefix. Compared with the parameter's name after sec. 6.2.2 normalization.
-  std::vector<std::string> tracking_params = {
-      "utm_*",  "gclid", "gclsrc", "dclid",  "fbclid", "msclkid",
-      "yclid",  "igshid", "mc_cid", "mc_eid", "_ga",    "_gl"};
+  // prefix. Compared without ASCII case with the parameter's name after
+  // sec. 6.2.2 normalization. `uriscan normalize --help` prints this list.
+  std::vector<std::string> tracking_params = DefaultTrackingParams();
+  // The crawler profile drops one leading "www." of a host name: off by
+  // default, as www.example.com and example.com may serve different pages.
+  bool fold_www = false;
+
+  static std::vector<std::string> DefaultTrackingParams() {
+    return {"utm_*", "gclid",  "gclsrc", "dclid",  "fbclid", "msclkid",
+            "yclid", "igshid", "mc_cid", "mc_eid", "_ga",    "_gl"};
+  }
 };
+
+// The session-id query parameters the crawler profile always drops
+// (compared without case, '*' a prefix, as for tracking_params), and the
+// path parameter ";jsessionid=" it drops from any path segment.
+URISCAN_EXPORT const std::vector<std::string>& SessionParams();
 
 // Appends the normal form of `uri` to *out. Returns false (appending
 // nothing) when `uri` is invalid.

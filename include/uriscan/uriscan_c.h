@@ -74,11 +74,13 @@ typedef enum uriscan_error_kind {
 
 /* Normalization profiles (see normalize.h): "syntax" is RFC 3986 6.2.2,
    "scheme" adds 6.2.3, "crawler" adds what crawler frontiers merge (not an
-   RFC equivalence; the default tracking-parameter list). */
+   RFC equivalence; the default tracking-parameter list), "w3lib" is what
+   Scrapy's w3lib.url.canonicalize_url returns. */
 typedef enum uriscan_profile {
   URISCAN_PROFILE_SYNTAX = 0,
   URISCAN_PROFILE_SCHEME = 1,
   URISCAN_PROFILE_CRAWLER = 2,
+  URISCAN_PROFILE_W3LIB = 3,
   URISCAN_PROFILE_MAX_ENUM = 0x7FFFFFFF /* not a profile */
 } uriscan_profile;
 

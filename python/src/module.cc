@@ -25,8 +25,8 @@ Profile ProfileFrom(const py::handle& profile) {
   Profile out;
   if (!ParseProfile(name, &out)) {
     throw py::value_error("profile: '" + name +
-                          "' is not a profile; expected 'syntax', 'scheme' "
-                          "or 'crawler'");
+                          "' is not a profile; expected 'syntax', 'scheme', "
+                          "'crawler' or 'w3lib'");
   }
   return out;
 }

@@ -35,8 +35,9 @@ __all__ = [
 
 __version__: str = _uriscan.__version__
 
-#: The normalization profiles, in increasing order of merging.
-PROFILES = ("syntax", "scheme", "crawler")
+#: The normalization profiles: three in increasing order of merging, then
+#: Scrapy's canonical form (w3lib.url.canonicalize_url).
+PROFILES = ("syntax", "scheme", "crawler", "w3lib")
 #: The names Spans.component() accepts.
 COMPONENTS = ("scheme", "authority", "userinfo", "host", "port", "path",
               "query", "fragment")
@@ -73,9 +74,11 @@ def normalize(urls: Any, profile: str = "scheme",
               tracking_params: Optional[Sequence[str]] = None
               ) -> List[Optional[str]]:
     """The normal form of every row under ``profile``: ``"syntax"`` (RFC
-    3986 section 6.2.2), ``"scheme"`` (adds 6.2.3) or ``"crawler"`` (adds:
-    no fragment, sorted query without tracking parameters, no trailing dot
-    on the host). None for an invalid row. The same text as
+    3986 section 6.2.2), ``"scheme"`` (adds 6.2.3), ``"crawler"`` (adds:
+    no fragment, sorted query without tracking or session-id parameters,
+    no trailing dot on the host, IPv4 forms as dotted quads) or ``"w3lib"``
+    (byte for byte what ``w3lib.url.canonicalize_url`` returns for a valid
+    http(s) URL). None for an invalid row. The same text as
     ``uriscan normalize --profile=P`` (its first field for crawler).
     ``tracking_params`` replaces the crawler profile's list of parameters
     to drop (a trailing ``*`` makes a prefix).

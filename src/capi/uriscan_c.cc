@@ -37,6 +37,7 @@ static_assert(URISCAN_ERROR_KIND_COUNT == uriscan::kErrorKindCount);
   X(URISCAN_PROFILE_SYNTAX, Profile::kSyntax)                                \
   X(URISCAN_PROFILE_SCHEME, Profile::kScheme)                                \
   X(URISCAN_PROFILE_CRAWLER, Profile::kCrawler)                              \
+  X(URISCAN_PROFILE_W3LIB, Profile::kW3lib)                                  \
   X(URISCAN_HOST_REG_NAME, HostKind::kRegName)                               \
   X(URISCAN_HOST_IPV4, HostKind::kIPv4)                                      \
   X(URISCAN_HOST_IPV6, HostKind::kIPv6)                                      \
@@ -109,7 +110,7 @@ const NormalizeOptions& DefaultOptions() {
 const Fingerprinter& SharedFingerprinter(uriscan_profile profile) {
   static const Fingerprinter fingerprinters[kProfileCount] = {
       Fingerprinter(Profile::kSyntax), Fingerprinter(Profile::kScheme),
-      Fingerprinter(Profile::kCrawler)};
+      Fingerprinter(Profile::kCrawler), Fingerprinter(Profile::kW3lib)};
   return fingerprinters[profile];
 }
 

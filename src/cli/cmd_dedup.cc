@@ -53,6 +53,7 @@ SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
       if (!id.tracking.empty()) id.tracking += ',';
       id.tracking += p;
     }
+    if (options.fold_www) id.tracking += id.tracking.empty() ? "+fold-www" : ",+fold-www";
   }
   id.tag = fingerprinter.seed();
   return id;

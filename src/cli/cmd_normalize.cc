@@ -19,12 +19,14 @@ constexpr char kHelp[] =
     "\xc2\xa7" "6);\n"
     "                              P is syntax (\xc2\xa7" "6.2.2), scheme "
     "(default,\n"
-    "                              adds \xc2\xa7" "6.2.3) or crawler "
+    "                              adds \xc2\xa7" "6.2.3), crawler "
     "(adds: no\n"
-    "                              fragment, sorted query without tracking\n"
-    "                              or empty parameters, no empty query;\n"
-    "                              prints KEY<TAB>ORIGINAL, KEY empty for\n"
-    "                              an invalid line)\n";
+    "                              fragment, sorted query without tracking,\n"
+    "                              session-id or empty parameters, no empty\n"
+    "                              query, IPv4 in dotted quads; prints\n"
+    "                              KEY<TAB>ORIGINAL, KEY empty for an\n"
+    "                              invalid line) or w3lib (what Scrapy's\n"
+    "                              w3lib.url.canonicalize_url returns)\n";
 
 // The normal forms of a chunk's rows, per worker thread (the batch
 // allocates from that thread's heap).

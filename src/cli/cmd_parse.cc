@@ -28,9 +28,12 @@ constexpr char kHelp[] =
     "                              registrable_domain, public_suffix (of\n"
     "                              the lower-cased host, by the Public\n"
     "                              Suffix List; \\N for an IP address),\n"
-    "                              surt (the SURT key, com,example)/a?b=1),\n"
+    "                              surt (the Internet Archive surt\n"
+    "                              library's key, com,example)/a?b=1),\n"
     "                              key (as dedup --keys under --profile),\n"
-    "                              normalized (under --profile)\n"
+    "                              normalized (under --profile),\n"
+    "                              surt_crawler (the crawler normal form\n"
+    "                              in SURT shape)\n"
     "      [--psl=FILE]            another Public Suffix List than libpsl's\n";
 
 enum class Format { kJsonl, kTsv };

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "src/cli/output.h"
+#include "src/cli/surt.h"
 
 namespace uriscan {
 namespace cli {
@@ -18,7 +19,7 @@ namespace {
 constexpr const char* kColumnNames[] = {
     "line", "valid", "scheme", "userinfo", "host", "port", "path", "query",
     "fragment", "host_type", "error", "registrable_domain", "public_suffix",
-    "surt", "key", "normalized"};
+    "surt", "key", "normalized", "surt_crawler"};
 
 constexpr size_t kSuffixCacheSize = 1 << 16;  // hosts per thread
 
@@ -85,15 +86,30 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
                            DerivedRows* derived) const {
   if (Wants(Column::kNormalized))
     NormalizeBatch(rows, spans, profile_, &derived->normalized, options_);
-  if (Wants(Column::kSurt))
+  if (Wants(Column::kSurtCrawler))
     NormalizeBatch(rows, spans, Profile::kCrawler, &derived->crawler,
                    options_);
   if (Wants(Column::kKey)) fingerprinter_.Batch64(rows, spans, &derived->keys);
 }
 
-// The SURT key (docs/cli.md) of the crawler normal form of row i:
+// The surt library's key of a valid row with a scheme ("\\N" otherwise,
+// and where the library raises), '\\' written "\\\\" as TSV text wants.
+void ColumnWriter::AppendSurt(const UriReference& uri, std::string* out) {
+  thread_local std::string key;
+  key.clear();
+  if (!uri.scheme() || !AppendIaSurt(uri.text(), &key)) {
+    out->append("\\N");
+    return;
+  }
+  for (char c : key) {
+    if (c == '\\') out->push_back('\\');
+    out->push_back(c);
+  }
+}
+
+// The SURT shape (docs/cli.md) of the crawler normal form of row i:
 // "com,example)/a?b=1" for "http://www.Example.com:80/a?b=1#f".
-void ColumnWriter::AppendSurt(size_t i, const DerivedRows& derived,
+void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
                               std::string* out) const {
   const NormalizedBatch& nb = derived.crawler;
   const UriReference n = nb.spans().Row(i, nb.view().data);
@@ -196,7 +212,14 @@ void ColumnWriter::AppendRow(size_t i, uint64_t line, const UriReference& uri,
       case Column::kPublicSuffix: AppendSuffix(uri, false, out); break;
       case Column::kSurt:
         if (valid) {
-          AppendSurt(i, derived, out);
+          AppendSurt(uri, out);
+        } else {
+          out->append("\\N");
+        }
+        break;
+      case Column::kSurtCrawler:
+        if (valid) {
+          AppendSurtCrawler(i, derived, out);
         } else {
           out->append("\\N");
         }

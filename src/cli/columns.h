@@ -22,7 +22,7 @@ namespace cli {
 enum class Column : uint8_t {
   kLine, kValid, kScheme, kUserinfo, kHost, kPort, kPath, kQuery, kFragment,
   kHostType, kError,
-  kRegistrableDomain, kPublicSuffix, kSurt, kKey, kNormalized,
+  kRegistrableDomain, kPublicSuffix, kSurt, kKey, kNormalized, kSurtCrawler,
 };
 // "line, valid, ..., normalized": every name, for messages.
 std::string ColumnNames();
@@ -34,7 +34,7 @@ bool ParseColumns(std::string_view list, std::vector<Column>* out,
 // What each chunk computes once for all its rows before they are written.
 struct DerivedRows {
   NormalizedBatch normalized;  // --profile: normalized
-  NormalizedBatch crawler;     // surt
+  NormalizedBatch crawler;     // surt_crawler
   std::vector<uint64_t> keys;  // key
 };
 
@@ -57,7 +57,9 @@ class ColumnWriter {
 
  private:
   bool Wants(Column c) const;
-  void AppendSurt(size_t i, const DerivedRows& derived, std::string* out) const;
+  static void AppendSurt(const UriReference& uri, std::string* out);
+  void AppendSurtCrawler(size_t i, const DerivedRows& derived,
+                         std::string* out) const;
   void AppendSuffix(const UriReference& uri, bool registrable,
                     std::string* out) const;
 

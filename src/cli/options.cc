@@ -94,7 +94,9 @@ constexpr char kOnErrorHelp[] =
     "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
     "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
     "each invalid line gets a diagnostic. --tracking-params=a,b,utm_*\n"
-    "replaces the crawler profile's list of parameters to drop.\n";
+    "replaces the crawler profile's list of parameters to drop, and\n"
+    "--tracking-params=+a,b adds to it; --fold-www drops a leading\n"
+    "\"www.\" from a host under the crawler profile.\n";
 
 constexpr char kSharedHelp[] =
     "options (\"--opt=VALUE\" or \"--opt VALUE\"; sizes take K, M or G):\n"
@@ -135,6 +137,8 @@ std::string CommandHelp(const CommandSpec& c) {
   if (!c.reads_input) return help;
   help += "\n";
   if (c.takes_on_error) help += std::string(kOnErrorHelp) + "\n";
+  const std::string_view name = c.name;
+  if (name == "normalize" || name == "dedup") help += ProfileListsHelp() + "\n";
   return help + kSharedHelp;
 }
 
@@ -249,11 +253,17 @@ std::string HelpEntry(const char* head, const std::string& text) {
 void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
   AddValueOption(app, "--profile", "P", [p](const std::string& v) {
     if (!ParseProfile(v, &p->profile))
-      throw UsageError(Allowed("--profile", "syntax, scheme or crawler", v));
+      throw UsageError(
+          Allowed("--profile", "syntax, scheme, crawler or w3lib", v));
   });
+  // "a,b" replaces the list; "+a,b" adds to it.
   AddValueOption(app, "--tracking-params", "LIST", [p](const std::string& v) {
-    p->normalize.tracking_params.clear();
     std::string_view list = v;
+    if (!list.empty() && list[0] == '+') {
+      list.remove_prefix(1);
+    } else {
+      p->normalize.tracking_params.clear();
+    }
     while (!list.empty()) {
       const size_t comma = std::min(list.find(','), list.size());
       if (comma > 0)
@@ -261,6 +271,30 @@ void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
       list.remove_prefix(std::min(comma + 1, list.size()));
     }
   });
+  AddFlag(app, "--fold-www", [p] { p->normalize.fold_www = true; });
+}
+
+std::string ProfileListsHelp() {
+  std::string help =
+      "The crawler profile drops these tracking parameters (a trailing *\n"
+      "is a prefix; --tracking-params=a,b replaces the list, =+a,b adds to\n"
+      "it) and session ids, names compared without case:\n  ";
+  std::string line;
+  auto add = [&](const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+      if (line.size() + n.size() + 1 > 70) {
+        help += line + "\n  ";
+        line.clear();
+      }
+      line += n + " ";
+    }
+  };
+  add(NormalizeOptions::DefaultTrackingParams());
+  help += line + "\n  session ids: ";
+  line.clear();
+  add(SessionParams());
+  help += line + ";jsessionid= in a path\n";
+  return help;
 }
 
 void AddOnErrorOption(CLI::App* app, OnError* on_error) {

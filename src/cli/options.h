@@ -42,6 +42,8 @@ struct ProfileOptions {
   NormalizeOptions normalize;
 };
 void AddProfileOptions(CLI::App* app, ProfileOptions* p);
+// The crawler profile's default tracking and session-id names, for help.
+std::string ProfileListsHelp();
 
 // --on-error (normalize, resolve, dedup).
 enum class OnError { kKeep, kSkip, kFail };

@@ -4,6 +4,7 @@
 #include "src/parse/ip_value.h"
 
 #include <algorithm>
+#include <string>
 
 #include "src/char_class.h"
 #include "uriscan/uri.h"
@@ -74,6 +75,26 @@ std::optional<uint32_t> ParseInetAton(std::string_view s) {
     ++pos;
   }
   return Join(parts, n);
+}
+
+std::optional<uint32_t> ParseRegNameIPv4(std::string_view host) {
+  if (host.empty() || !(Is(host[0], chars::kDigit) || host[0] == '%'))
+    return std::nullopt;
+  if (auto v = ParseInetAton(host)) return v;
+  // WHATWG also lower-cases, which changes nothing its IPv4 parser reads.
+  if (host.find('%') == std::string_view::npos) return ParseWhatwgIPv4(host);
+  std::string decoded;  // rare: a percent-encoded host led by a digit or '%'
+  for (size_t i = 0; i < host.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(host[i]);
+    if (c == '%') {  // the scan checked that two hex digits follow
+      c = static_cast<unsigned char>(chars::HexValue(host[i + 1]) * 16 +
+                                     chars::HexValue(host[i + 2]));
+      i += 2;
+    }
+    if (c >= 0x80) return std::nullopt;  // UTS #46 mapping: not done here
+    decoded.push_back(static_cast<char>(c));
+  }
+  return ParseWhatwgIPv4(decoded);
 }
 
 std::optional<uint32_t> ParseWhatwgIPv4(std::string_view s) {

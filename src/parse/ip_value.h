@@ -31,6 +31,13 @@ std::optional<uint32_t> ParseInetAton(std::string_view text);
 // four parts, a digit outside its radix and any value out of range.
 std::optional<uint32_t> ParseWhatwgIPv4(std::string_view text);
 
+// A reg-name host as an IPv4 address, the reading behind the ip-rare-form
+// risk flag: inet_aton on the text as written, else the WHATWG reading of
+// the percent-decoded text ("127.1", "0x7f.1", "2130706433", "127.1.").
+// Both need a digit first, so most names are settled by their first byte.
+// The host's letters may be in either case; a triplet must be valid.
+std::optional<uint32_t> ParseRegNameIPv4(std::string_view host);
+
 // The 128-bit value of a text that matches IPv6address (RFC 3986 sec. 3.2.2),
 // without brackets; nullopt if it does not match.
 std::optional<std::array<uint8_t, 16>> ParseIPv6Value(std::string_view text);

@@ -57,31 +57,6 @@ uint32_t RangeBit(ip::Range r) {
   return 0;
 }
 
-// A reg-name as an IPv4 address: inet_aton on the raw text, else the WHATWG
-// reading of the percent-decoded, lower-cased text (the host parser of the
-// WHATWG URL Standard decodes before it looks for an address). Both need a
-// digit first (inet_aton's parts and WHATWG's numbers all start with one),
-// so most names are settled by their first byte.
-std::optional<uint32_t> RareFormAddress(std::string_view host) {
-  if (host.empty() || !(Is(host[0], chars::kDigit) || host[0] == '%'))
-    return std::nullopt;
-  if (auto v = ip::ParseInetAton(host)) return v;
-  // WHATWG also lower-cases, which changes nothing its IPv4 parser reads.
-  if (host.find('%') == std::string_view::npos)
-    return ip::ParseWhatwgIPv4(host);
-  std::string decoded;  // rare: a percent-encoded host led by a digit or '%'
-  for (size_t i = 0; i < host.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(host[i]);
-    if (c == '%') {  // the scan checked that two hex digits follow
-      c = PctOctet(host, i);
-      i += 2;
-    }
-    if (c >= 0x80) return std::nullopt;  // UTS #46 mapping: not done here
-    decoded.push_back(static_cast<char>(c));
-  }
-  return ip::ParseWhatwgIPv4(decoded);
-}
-
 uint32_t HostRisks(std::string_view host, HostKind kind) {
   switch (kind) {
     case HostKind::kIPv4:
@@ -95,7 +70,7 @@ uint32_t HostRisks(std::string_view host, HostKind kind) {
       return RangeBit(c.range) | (c.embeds_ipv4 ? risks::kIpEmbeddedIPv4 : 0);
     }
     case HostKind::kRegName:
-      if (auto v = RareFormAddress(host))
+      if (auto v = ip::ParseRegNameIPv4(host))
         return risks::kIpRareForm | RangeBit(ip::ClassifyIPv4(*v));
       return 0;
     case HostKind::kIPvFuture:

@@ -253,6 +253,15 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
       return false;
     exists_ = true;
     manifest_bytes_ = manifest.size();
+  } else if (identity_.tag != identity.tag &&
+             identity_.version != identity.version) {
+    *error = "state " + dir + " holds keys of profile " +
+             identity_.Describe() + ", made by another uriscan: version " +
+             std::to_string(identity.version) +
+             " of the profiles writes other normal forms, so none of its "
+             "keys can match this run's; build the state again from the "
+             "URLs it was made of, or use another directory";
+    return false;
   } else if (identity_.tag != identity.tag) {
     *error = "state " + dir + " holds keys of profile " +
              identity_.Describe() + ", not of profile " +

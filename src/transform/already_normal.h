@@ -13,9 +13,10 @@ namespace uriscan {
 
 // True when row i of `in` (scanned into `spans`, and valid) is already its
 // own normal form under `profile`, as its flags and the scheme rules show
-// without rewriting it. A false answer only means "look closer".
+// without rewriting it. A false answer only means "look closer". `fold_www`
+// is NormalizeOptions::fold_www (the crawler profile's host rule).
 bool AlreadyNormal(const Batch& in, const ComponentSpans& spans, size_t i,
-                   Profile profile);
+                   Profile profile, bool fold_www = false);
 
 // True when row i (valid) is surely its own normal form under the syntax
 // or scheme profile, judged from its flags, its first byte and as few

@@ -23,6 +23,11 @@ uint64_t ProfileSeed(Profile profile, const NormalizeOptions& options) {
       tag.push_back('\0');
       tag += p;
     }
+    // No parameter name starts with '+', so no list reads as this flag.
+    if (options.fold_www) {
+      tag.push_back('\0');
+      tag += "+fold-www";
+    }
   }
   return XXH3_64bits(tag.data(), tag.size());
 }
@@ -69,7 +74,7 @@ void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
     if (spans.error_kind[i] != 0) {
       (*keys)[i] = Key{};
     } else if (SurelyNormal(batch.data, spans, i, profile_) ||
-               AlreadyNormal(batch, spans, i, profile_)) {
+               AlreadyNormal(batch, spans, i, profile_, options_.fold_www)) {
       (*keys)[i] = hash(std::string_view(batch.data + spans.uri_begin[i],
                                          spans.uri_end[i] - spans.uri_begin[i]),
                         seed_);

@@ -15,6 +15,8 @@
 
 #include "src/transform/already_normal.h"
 #include "src/char_class.h"
+#include "src/parse/ip_value.h"
+#include "src/transform/w3lib.h"
 #include "uriscan/resolve.h"
 
 namespace uriscan {
@@ -91,16 +93,25 @@ void AppendRelativePathDotFree(std::string_view path, std::string* out) {
   out->append(rel);
 }
 
+// `name` equals `pattern` without ASCII case; a trailing '*' in `pattern`
+// makes it a prefix.
+bool NameMatches(std::string_view name, std::string_view pattern) {
+  if (!pattern.empty() && pattern.back() == '*') {
+    pattern.remove_suffix(1);
+    if (name.size() < pattern.size()) return false;
+    name = name.substr(0, pattern.size());
+  } else if (name.size() != pattern.size()) {
+    return false;
+  }
+  for (size_t k = 0; k < name.size(); ++k)
+    if (Lower(name[k]) != Lower(pattern[k])) return false;
+  return true;
+}
+
 bool ParamMatches(std::string_view name,
                   const std::vector<std::string>& patterns) {
-  for (const std::string& p : patterns) {
-    if (!p.empty() && p.back() == '*') {
-      if (name.substr(0, p.size() - 1) == std::string_view(p).substr(0, p.size() - 1))
-        return true;
-    } else if (name == p) {
-      return true;
-    }
-  }
+  for (const std::string& p : patterns)
+    if (!p.empty() && NameMatches(name, p)) return true;
   return false;
 }
 
@@ -108,10 +119,10 @@ std::string_view ParamName(std::string_view param) {
   return param.substr(0, param.find('='));
 }
 
-// The crawler's query: tracking and empty parameters out, the rest sorted by
-// name (stable, byte-wise). Returns false when no parameter is left: the
-// whole query is then dropped, so "?", "?&" and "?utm_source=1" all merge
-// with no query at all.
+// The crawler's query: tracking, session-id and empty parameters out, the
+// rest sorted by name (stable, byte-wise). Returns false when no parameter
+// is left: the whole query is then dropped, so "?", "?&" and
+// "?utm_source=1" all merge with no query at all.
 bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
                         std::string* out) {
   thread_local std::vector<std::string_view> params;
@@ -121,7 +132,8 @@ bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
     size_t end = query.find('&', begin);
     if (end == std::string_view::npos) end = query.size();
     const std::string_view p = query.substr(begin, end - begin);
-    if (!p.empty() && !ParamMatches(ParamName(p), opt.tracking_params))
+    if (!p.empty() && !ParamMatches(ParamName(p), opt.tracking_params) &&
+        !ParamMatches(ParamName(p), SessionParams()))
       params.push_back(p);
     begin = end + 1;
   }
@@ -138,21 +150,68 @@ bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
   return true;
 }
 
+// Servlet containers put the session in the path: "/a;jsessionid=X?q".
+// Every ";jsessionid" parameter (name without case, with or without a
+// value) of every segment of the path written from `begin` is removed.
+void DropPathSessionIds(size_t begin, std::string* out) {
+  size_t i = out->find(';', begin);
+  while (i != std::string::npos) {
+    size_t end = i + 1;
+    while (end < out->size() && (*out)[end] != ';' && (*out)[end] != '/')
+      ++end;
+    const std::string_view param(out->data() + i + 1, end - i - 1);
+    if (NameMatches(ParamName(param), "jsessionid")) {
+      out->erase(i, end - i);
+      i = out->find(';', i);
+    } else {
+      i = out->find(';', end);
+    }
+  }
+}
+
+// The crawler's host rules on a lower-cased reg-name: no trailing dots, an
+// IPv4 address in any inet_aton form (or the WHATWG reading the ip-rare-form
+// risk flag uses) as its dotted quad, and with fold_www no leading "www.".
+void CrawlerHost(const NormalizeOptions& options, std::string* host) {
+  size_t n = host->size();
+  while (n > 0 && (*host)[n - 1] == '.') --n;
+  if (n > 0) host->resize(n);  // "example.com." is "example.com"
+  if (auto v = ip::ParseRegNameIPv4(*host)) {
+    host->clear();
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      host->append(std::to_string((*v >> shift) & 0xff));
+      if (shift) host->push_back('.');
+    }
+  } else if (options.fold_www && host->size() > 4 &&
+             host->compare(0, 4, "www.") == 0) {
+    host->erase(0, 4);
+  }
+}
+
 bool IsLocalhost(std::string_view host) { return host == "localhost"; }
 
 }  // namespace
+
+const std::vector<std::string>& SessionParams() {
+  static const std::vector<std::string> names = {
+      "jsessionid", "phpsessid", "sid",    "sessionid",
+      "aspsessionid*", "cfid",   "cftoken"};
+  return names;
+}
 
 const char* ProfileName(Profile profile) {
   switch (profile) {
     case Profile::kSyntax: return "syntax";
     case Profile::kScheme: return "scheme";
     case Profile::kCrawler: return "crawler";
+    case Profile::kW3lib: return "w3lib";
   }
   return "?";
 }
 
 bool ParseProfile(std::string_view name, Profile* profile) {
-  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler}) {
+  for (Profile p : {Profile::kSyntax, Profile::kScheme, Profile::kCrawler,
+                    Profile::kW3lib}) {
     if (name == ProfileName(p)) {
       *profile = p;
       return true;
@@ -175,6 +234,10 @@ const char* RungName(Rung rung) {
 bool Normalize(const UriReference& uri, Profile profile, std::string* out,
                const NormalizeOptions& options) {
   if (!uri.valid()) return false;
+  if (profile == Profile::kW3lib) {
+    AppendW3libCanonical(uri, out);
+    return true;
+  }
   const bool by_scheme = profile != Profile::kSyntax;
   const bool crawler = profile == Profile::kCrawler;
   thread_local std::string scheme, host, path;
@@ -196,11 +259,8 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
       out->push_back('@');
     }
     AppendPctNormal(*uri.host(), true, &host);
-    if (crawler && uri.host_kind() == HostKind::kRegName) {
-      size_t n = host.size();
-      while (n > 0 && host[n - 1] == '.') --n;
-      if (n > 0) host.resize(n);  // "example.com." is "example.com"
-    }
+    if (crawler && uri.host_kind() == HostKind::kRegName)
+      CrawlerHost(options, &host);
     // file://localhost/x is file:///x (sec. 6.2.3 and 003's void host).
     if (!(by_scheme && scheme == "file" && !uri.userinfo() && !uri.port() &&
           IsLocalhost(host))) {
@@ -228,6 +288,7 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
   } else {
     AppendRelativePathDotFree(path, out);
   }
+  if (crawler) DropPathSessionIds(path_begin, out);
   if (!authority && out->size() - path_begin >= 2 && (*out)[path_begin] == '/' &&
       (*out)[path_begin + 1] == '/') {
     out->insert(path_begin, "/.");  // not to be read as an authority
@@ -375,7 +436,7 @@ char* NormalizedBatch::Reserve(size_t more) {
 
 // Judged from the scan's flags and a few boundary checks, with no re-parse.
 bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
-                   Profile profile) {
+                   Profile profile, bool fold_www) {
   const uint16_t f = s.flags[i];
   if (f & (flags::kHasPctEncoded | flags::kHasUpperCase |
            flags::kHasDotSegment)) {
@@ -384,27 +445,43 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
   if (profile == Profile::kSyntax) return true;
   const std::string_view scheme(in.data + s.uri_begin[i],
                                 s.scheme_end[i] - s.uri_begin[i]);
+  const std::string_view host(in.data + s.host_begin[i],
+                              s.host_end[i] - s.host_begin[i]);
+  const std::string_view path(in.data + s.path_begin[i],
+                              s.path_end[i] - s.path_begin[i]);
+  if (profile == Profile::kW3lib) {
+    // canonicalize_url keeps an http(s) URL with a host, a path, no
+    // userinfo (it lower-cases it), port, query, fragment or ';' (a
+    // trailing empty parameter goes) as it is.
+    return (f & flags::kHasScheme) && (scheme == "http" || scheme == "https") &&
+           (f & flags::kHasAuthority) && !host.empty() && !path.empty() &&
+           !(f & (flags::kHasUserinfo | flags::kHasPort | flags::kHasQuery |
+                  flags::kHasFragment)) &&
+           path.find(';') == std::string_view::npos;
+  }
   if (scheme == "file") {  // file://localhost/x becomes file:///x
-    if ((f & flags::kHasAuthority) &&
-        std::string_view(in.data + s.host_begin[i],
-                         s.host_end[i] - s.host_begin[i]) == "localhost")
-      return false;
+    if ((f & flags::kHasAuthority) && host == "localhost") return false;
   } else if (scheme == "mailto") {  // upper case in a domain is lowered
-    for (uint32_t j = s.path_begin[i]; j < s.path_end[i]; ++j)
-      if (in.data[j] >= 'A' && in.data[j] <= 'Z') return false;
+    for (char c : path)
+      if (c >= 'A' && c <= 'Z') return false;
   }
   if (f & flags::kHasAuthority) {
     const SchemeRule* rule = (f & flags::kHasScheme) ? FindScheme(scheme) : nullptr;
     if (f & flags::kHasPort) {
       if (s.port_begin[i] == s.path_begin[i] || rule) return false;
     }
-    if (rule && rule->empty_path_is_slash && s.path_begin[i] == s.path_end[i])
-      return false;
+    if (rule && rule->empty_path_is_slash && path.empty()) return false;
   }
   if (profile == Profile::kScheme) return true;
   if (f & (flags::kHasQuery | flags::kHasFragment)) return false;
-  return !(f & flags::kHasAuthority) || s.host_begin[i] == s.host_end[i] ||
-         in.data[s.host_end[i] - 1] != '.';
+  if (path.find(';') != std::string_view::npos) return false;  // jsessionid
+  if (!(f & flags::kHasAuthority) || host.empty()) return true;
+  // A trailing dot, and a reg-name that may be an IPv4 address (every
+  // reading starts with a digit) or, with fold_www, start with "www.": the
+  // host rules decide.
+  return host.back() != '.' &&
+         !((f & flags::kHostKindMask) == 0 &&  // HostKind::kRegName
+           (chars::Is(host[0], chars::kDigit) || (fold_www && host[0] == 'w')));
 }
 
 void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
@@ -429,7 +506,7 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
     const uint32_t b = s.uri_begin[i];
     shift[i] = out_begin - b;  // wraps; the sums below do not
     if (s.error_kind[i] != 0 || SurelyNormal(in.data, s, i, profile) ||
-        AlreadyNormal(in, s, i, profile)) {
+        AlreadyNormal(in, s, i, profile, options.fold_www)) {
       const uint32_t e = s.uri_end[i];
       if (e > b) {  // an empty row may come with no data at all
         std::memcpy(out->Reserve(e - b), in.data + b, e - b);

@@ -166,7 +166,8 @@ TEST(CApiTest, EveryNameMatchesTheCxxOne) {
               URISCAN_OK);
     EXPECT_EQ(back, p);
   }
-  EXPECT_EQ(uriscan_profile_name(static_cast<uriscan_profile>(3)), nullptr);
+  EXPECT_EQ(uriscan_profile_name(static_cast<uriscan_profile>(kProfileCount)),
+            nullptr);
 }
 
 }  // namespace

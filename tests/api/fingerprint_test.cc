@@ -21,17 +21,20 @@ using test_corpus::SeedVectors;
 TEST(FingerprintTest, GoldenValues) {
   const Fingerprinter syntax(Profile::kSyntax), scheme(Profile::kScheme),
       crawler(Profile::kCrawler);
-  EXPECT_EQ(syntax.seed(), 0xdaa6ec460ca247a6ull);
-  EXPECT_EQ(scheme.seed(), 0x2ee8807d892793c0ull);
-  EXPECT_EQ(crawler.seed(), 0xc8687ed617f08785ull);
-  EXPECT_EQ(syntax.Key64("http://example.com/a"), 0x2697c9da42ba1352ull);
-  EXPECT_EQ(scheme.Key64("http://example.com/a"), 0x79f357715e675138ull);
-  EXPECT_EQ(crawler.Key64("http://example.com/a"), 0x97e1ea6cd1018e4cull);
+  EXPECT_EQ(syntax.seed(), 0xcd0317579cfb648eull);
+  EXPECT_EQ(scheme.seed(), 0x6d22ad57ddda6f5cull);
+  EXPECT_EQ(crawler.seed(), 0x369885a8423c8c65ull);
+  EXPECT_EQ(syntax.Key64("http://example.com/a"), 0x3036cc574efcb7a4ull);
+  EXPECT_EQ(scheme.Key64("http://example.com/a"), 0x86dbc9efaae8cbe7ull);
+  EXPECT_EQ(crawler.Key64("http://example.com/a"), 0xb7720fdb3c45a5c7ull);
   EXPECT_EQ(scheme.Key64("HTTP://Example.COM:80/%7Ea/./b?q#f"),
-            0x7bbea56ea940f673ull);
+            0xfa01058692f4da0full);
+  EXPECT_EQ(Fingerprinter(Profile::kW3lib).seed(), 0x3e8d8681b5333261ull);
+  EXPECT_EQ(Fingerprinter(Profile::kW3lib).Key64("http://example.com/a?b&a"),
+            0x782d9cbdaa4cd8e2ull);
   const Key128 k = scheme.Key128Of("http://example.com/a");
-  EXPECT_EQ(k.low, 0x05812201a0dde787ull);
-  EXPECT_EQ(k.high, 0xb3460bb3b562062cull);
+  EXPECT_EQ(k.low, 0xf4e3b9214857ebb3ull);
+  EXPECT_EQ(k.high, 0x09f9b080658b1772ull);
 }
 
 TEST(FingerprintTest, InvalidIsZeroAndProfilesNeverShareKeys) {
@@ -52,6 +55,12 @@ TEST(FingerprintTest, InvalidIsZeroAndProfilesNeverShareKeys) {
   const Fingerprinter crawler_sid(Profile::kCrawler, other);
   EXPECT_NE(crawler_sid.seed(), crawler.seed());
   EXPECT_NE(crawler_sid.Key64("http://a/x"), c);
+  // Nor does folding "www.".
+  NormalizeOptions fold;
+  fold.fold_www = true;
+  EXPECT_NE(Fingerprinter(Profile::kCrawler, fold).seed(), crawler.seed());
+  EXPECT_EQ(Fingerprinter(Profile::kW3lib, fold).seed(),
+            Fingerprinter(Profile::kW3lib).seed());
   // The list does not matter to the profiles that do not use it.
   EXPECT_EQ(Fingerprinter(Profile::kScheme, other).seed(), scheme.seed());
 }

@@ -242,6 +242,20 @@ TEST_F(StateFiles, AnotherProfileIsRefusedWithBothNames) {
       << error;
 }
 
+TEST_F(StateFiles, AnOlderProfileVersionIsRefusedSayingWhy) {
+  Day(dir_, RandomKeys(10, 3));
+  SeenState state;
+  std::string error;
+  SeenState::Identity newer = TestIdentity(0x7777);
+  newer.version = 2;
+  EXPECT_FALSE(state.OpenForUpdate(dir_, newer, &error));
+  EXPECT_NE(error.find("'scheme' (version 1), made by another uriscan: "
+                       "version 2 of the profiles writes other normal forms"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("build the state again"), std::string::npos) << error;
+}
+
 TEST_F(StateFiles, LeftoversOfAKilledRunAreRemoved) {
   Day(dir_, RandomKeys(100, 4));
   Spit(Path("run-000099.keys"), "partial");

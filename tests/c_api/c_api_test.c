@@ -40,6 +40,17 @@ static void TestNamesAndVersion(void) {
   CHECK(strlen(uriscan_error_message(URISCAN_ERROR_BAD_PORT)) > 0);
   CHECK(strcmp(uriscan_profile_name(URISCAN_PROFILE_CRAWLER), "crawler") ==
         0);
+  {
+    /* The w3lib profile by name, and Scrapy's form of a URL. */
+    uriscan_profile w3lib = URISCAN_PROFILE_SYNTAX;
+    char out[64];
+    size_t written = 0;
+    CHECK(uriscan_profile_from_name("w3lib", 5, &w3lib) == URISCAN_OK);
+    CHECK(w3lib == URISCAN_PROFILE_W3LIB);
+    CHECK(uriscan_normalize("HTTP://A/?b=1&a=2#f", 19, w3lib, out,
+                            sizeof(out), &written) == URISCAN_OK);
+    CHECK(written == 17 && strcmp(out, "http://a/?a=2&b=1") == 0);
+  }
   CHECK(strcmp(uriscan_status_name(URISCAN_BUFFER_TOO_SMALL),
                "buffer-too-small") == 0);
   {

@@ -51,4 +51,49 @@ TEST_F(CliTest, NormalizeCrawlerAlwaysWritesTwoColumns) {
   EXPECT_EQ(keys.out, "http://a/?\n");
 }
 
+TEST_F(CliTest, NormalizeCrawlerTrackingListAndWww) {
+  const std::string in = "http://www.e/?REF=1&utm_source=x&SID=2&k\n";
+  EXPECT_EQ(Run("normalize --profile=crawler --quiet", in).out,
+            "http://www.e/?REF=1&k\t" + in);
+  EXPECT_EQ(Run("normalize --profile=crawler --quiet --tracking-params=+ref "
+                "--fold-www",
+                in)
+                .out,
+            "http://e/?k\t" + in);
+  // Without '+' the list is replaced: utm_source stays.
+  EXPECT_EQ(Run("normalize --profile=crawler --quiet --tracking-params=ref",
+                in)
+                .out,
+            "http://www.e/?k&utm_source=x\t" + in);
+  // Another list, or the folding, gives other keys.
+  const std::string u = "http://a/x\n";
+  const std::string k = Run("dedup --keys --quiet --profile=crawler", u).out;
+  EXPECT_NE(Run("dedup --keys --quiet --profile=crawler --fold-www", u).out,
+            k);
+  EXPECT_NE(
+      Run("dedup --keys --quiet --profile=crawler --tracking-params=+x", u).out,
+      k);
+}
+
+TEST_F(CliTest, NormalizeHelpListsTheDefaultNames) {
+  const Result r = Run("normalize --help");
+  EXPECT_EQ(r.status, 0);
+  for (const char* name : {"utm_*", "gclid", "fbclid", "_gl", "jsessionid",
+                           "phpsessid", "aspsessionid*", "cftoken",
+                           ";jsessionid=", "w3lib", "--fold-www"}) {
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  }
+}
+
+TEST_F(CliTest, NormalizeW3libWritesTheFormAlone) {
+  const Result r = Run("normalize --profile=w3lib --quiet",
+                       "HTTP://A.example/b?z=1&a=%7e#f\nbad uri\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://a.example/b?a=~&z=1\nbad uri\n");
+  EXPECT_EQ(Run("dedup --quiet --profile=w3lib",
+                "http://a.example/?b=1&a=2\nhttp://A.example/?a=2&b=1#x\n")
+                .out,
+            "http://a.example/?b=1&a=2\n");
+}
+
 }  // namespace uriscan_cli_test

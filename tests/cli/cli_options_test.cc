@@ -24,7 +24,7 @@ TEST_F(CliTest, UsageErrorIsOneLineNamingTheAllowedValues) {
             "try 'uriscan --help'\n");
   r = Run("normalize --profile fancy");
   EXPECT_EQ(r.err,
-            "uriscan: --profile takes syntax, scheme or crawler, not "
+            "uriscan: --profile takes syntax, scheme, crawler or w3lib, not "
             "'fancy'\ntry 'uriscan --help'\n");
   r = Run("frobnicate");
   EXPECT_EQ(r.err, "uriscan: unknown command 'frobnicate'\n"

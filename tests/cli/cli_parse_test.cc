@@ -45,9 +45,7 @@ TEST_F(CliTest, ParseJsonlAddsRisksOnlyWhenThereAreAny) {
 }
 
 TEST_F(CliTest, DerivedColumnsPublicSuffixAndSurt) {
-  const Result r = Run(
-      "parse --format=tsv --quiet "
-      "--columns=line,registrable_domain,public_suffix,surt",
+  const std::string in =
       "http://www.Example.co.uk:8080/a?b=1&utm_source=x#f\n"  // ICANN
       "https://foo.blogspot.com/\n"                            // private
       "http://192.168.0.1/x\n"                                 // IPv4
@@ -55,18 +53,45 @@ TEST_F(CliTest, DerivedColumnsPublicSuffixAndSurt) {
       "http://co.uk/\n"                           // itself a public suffix
       "mailto:a@b\n"                              // no host
       "bad uri\n"
-      "HTTP://WWW.EXAMPLE.COM:80/A/./B?\n");
+      "HTTP://WWW.EXAMPLE.COM:80/A/./B?\n"
+      "a/relative\n";
+  const Result r = Run(
+      "parse --format=tsv --quiet "
+      "--columns=line,registrable_domain,public_suffix,surt",
+      in);
   EXPECT_EQ(r.status, 0);
+  // surt: what the Internet Archive's surt.surt() returned for each.
   EXPECT_EQ(r.out,
             "line\tregistrable_domain\tpublic_suffix\tsurt\n"
-            "1\texample.co.uk\tco.uk\tuk,co,example:8080)/a?b=1\n"
+            "1\texample.co.uk\tco.uk\tuk,co,example:8080)/a?b=1&utm_source=x\n"
             "2\tfoo.blogspot.com\tblogspot.com\tcom,blogspot,foo)/\n"
-            "3\t\\N\t\\N\t192.168.0.1)/x\n"
-            "4\t\\N\t\\N\t[::1])/\n"
+            "3\t\\N\t\\N\t1,0,168,192)/x\n"
+            "4\t\\N\t\\N\t::1)/\n"
             "5\t\\N\tco.uk\tuk,co)/\n"
-            "6\t\\N\t\\N\t\\N\n"
+            "6\t\\N\t\\N\tmailto:a@b\n"
             "7\t\\N\t\\N\t\\N\n"
-            "8\texample.com\tcom\tcom,example)/A/B\n");
+            "8\texample.com\tcom\tcom,example)/a/b\n"
+            "9\t\\N\t\\N\t\\N\n");
+  // The crawler normal form in SURT shape, as the surt column was before.
+  const Result old = Run("parse --format=tsv --quiet --columns=surt_crawler",
+                         in);
+  EXPECT_EQ(old.out,
+            "surt_crawler\n"
+            "uk,co,example:8080)/a?b=1\n"
+            "com,blogspot,foo)/\n"
+            "192.168.0.1)/x\n"
+            "[::1])/\n"
+            "uk,co)/\n"
+            "\\N\n"
+            "\\N\n"
+            "com,example)/A/B\n"
+            "\\N\n");
+  // A backslash the library writes is escaped as TSV text; a port it
+  // refuses (above 65535) gives \N.
+  EXPECT_EQ(Run("parse --format=tsv --quiet --columns=surt",
+                "http://a.example/x%5Cy\nhttp://a.example:99999/\n")
+                .out,
+            "surt\nexample,a)/x\\\\y\n\\N\n");
 }
 
 TEST_F(CliTest, DerivedColumnsKeyAndNormalizedFollowTheProfile) {

@@ -177,7 +177,7 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
       << again.err;
   const Result info = Run("state " + state_);
   EXPECT_EQ(info.status, 0);
-  EXPECT_NE(info.out.find("profile   'scheme' (version 2)"), std::string::npos)
+  EXPECT_NE(info.out.find("profile   'scheme' (version 3)"), std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("bytes per key"), std::string::npos);
   // --compact leaves one run with the same keys, and the same answers.
@@ -210,6 +210,23 @@ TEST_F(StateCliTest, AnotherProfileIsAUsageErrorNamingBoth) {
           "http://a/\n");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("tracking x)"), std::string::npos) << r.err;
+  r = Run("dedup --profile=crawler --fold-www --state=" + state_,
+          "http://a/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("+fold-www)"), std::string::npos) << r.err;
+  // The w3lib profile keeps a state of its own like the others.
+  ASSERT_EQ(std::system(("rm -rf '" + state_ + "'").c_str()), 0);
+  EXPECT_EQ(Run("dedup --profile=w3lib --state=" + state_,
+                "http://a/?b=1&a=2\n")
+                .out,
+            "http://a/?b=1&a=2\n");
+  EXPECT_EQ(Run("dedup --profile=w3lib --state=" + state_,
+                "http://A/?a=2&b=1\nhttp://a/?c\n")
+                .out,
+            "http://a/?c\n");
+  r = Run("dedup --state=" + state_, "http://a/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("'w3lib'"), std::string::npos) << r.err;
   EXPECT_EQ(Run("dedup --bloom=10 --state=" + state_).status, 2);
   EXPECT_EQ(Run("state").status, 2);
   EXPECT_EQ(Run("state " + Path("nothing")).status, 2);

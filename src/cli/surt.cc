@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+// surt.surt(url) of the Internet Archive's surt library, step by step: its
+// URL split (handyurl), GoogleURLCanonicalizer, IAURLCanonicalizer, then
+// the SURT form. Each step names the library's function it follows.
+#include "src/cli/surt.h"
+
+#include <idn2.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <vector>
+
+#include "src/char_class.h"
+#include "src/parse/ip_value.h"
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+
+void LowerAll(std::string* s) {
+  for (char& c : *s) c = Lower(c);
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool StartsWith(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k)
+    if (Lower(a[k]) != Lower(b[k])) return false;
+  return true;
+}
+
+// urllib's unquote_to_bytes: each '%' and two hex digits after it become
+// that byte, in one pass. Returns whether anything changed.
+bool UnquoteOnce(const std::string& in, std::string* out) {
+  out->clear();
+  bool changed = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == '%' && i + 2 < in.size() &&
+        chars::Is(in[i + 1], chars::kHexDig) &&
+        chars::Is(in[i + 2], chars::kHexDig)) {
+      out->push_back(static_cast<char>(chars::HexValue(in[i + 1]) * 16 +
+                                       chars::HexValue(in[i + 2])));
+      i += 2;
+      changed = true;
+    } else {
+      out->push_back(in[i]);
+    }
+  }
+  return changed;
+}
+
+// unescapeRepeatedly(): unquote until nothing changes ("%2541" is "A").
+void UnescapeRepeatedly(std::string* s) {
+  thread_local std::string next;
+  while (UnquoteOnce(*s, &next)) s->swap(next);
+}
+
+// escapeOnce(): quote_from_bytes with the library's safe set, which is all
+// of printable ASCII but '#' and '%'; so controls, space, '#', '%', DEL and
+// every byte above 0x7f are written %XX.
+void EscapeOnce(std::string* s) {
+  thread_local std::string out;
+  out.clear();
+  for (char ch : *s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c > 0x20 && c < 0x7f && c != '#' && c != '%') {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(chars::kUpperHexDigits[c >> 4]);
+      out.push_back(chars::kUpperHexDigits[c & 15]);
+    }
+  }
+  s->swap(out);
+}
+
+// host.decode('utf-8', 'ignore'): well-formed UTF-8 sequences kept, other
+// bytes dropped.
+std::string DropInvalidUtf8(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2
+             : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
+    bool ok = n > 0 && i + n <= s.size();
+    for (size_t k = 1; ok && k < n; ++k)
+      ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
+    if (ok && n == 3) {  // no overlong form, no surrogate
+      const unsigned char d = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0);
+    } else if (ok && n == 4) {
+      const unsigned char d = static_cast<unsigned char>(s[i + 1]);
+      ok = !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90);
+    }
+    if (ok) {
+      out.append(s.substr(i, n));
+      i += n;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+// A host with bytes above 0x7f: the library encodes it with Python's
+// "idna" codec (IDNA 2003) and keeps it as it is when that fails. Here
+// libidn2's UTS #46 transitional processing, which maps as IDNA 2003 does
+// for the characters both accept.
+void IdnaOrKeep(std::string* host) {
+  if (std::all_of(host->begin(), host->end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return;
+  const std::string text = DropInvalidUtf8(*host);
+  char* ace = nullptr;
+  if (idn2_lookup_u8(reinterpret_cast<const uint8_t*>(text.c_str()),
+                     reinterpret_cast<uint8_t**>(&ace),
+                     IDN2_NFC_INPUT | IDN2_TRANSITIONAL) == IDN2_OK)
+    *host = ace;
+  std::free(ace);
+}
+
+// attemptIPFormats(): a host of digits alone is a number taken modulo
+// 2^32; one that matches the library's DECIMAL_IP or OCTAL_IP patterns
+// (one to four parts of digits, led by a non-zero digit or by '0' and
+// octal digits) is what the resolver makes of it, inet_aton's reading.
+std::optional<uint32_t> AttemptIpFormats(std::string_view host) {
+  if (host.empty()) return std::nullopt;
+  if (std::all_of(host.begin(), host.end(), IsDigit)) {
+    uint32_t v = 0;  // unsigned arithmetic wraps modulo 2^32
+    for (char c : host) v = v * 10 + static_cast<uint32_t>(c - '0');
+    return v;
+  }
+  const bool octal = host[0] == '0';
+  size_t parts = 1;
+  bool part_empty = true;
+  for (size_t k = 0; k < host.size(); ++k) {
+    const char c = host[k];
+    if (c == '.') {
+      if (part_empty || ++parts > 4) return std::nullopt;
+      part_empty = true;
+    } else if (IsDigit(c) && !(octal && c > '7')) {
+      part_empty = false;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (part_empty) return std::nullopt;
+  return ip::ParseInetAton(host);
+}
+
+// normalizePath(): dot segments resolved ("." dropped, ".." pops, or stays
+// when there is nothing to pop), empty segments dropped but a last one
+// (a trailing '/'), always led by '/'. The first segment is skipped, as
+// the library splits a path that starts with '/'.
+void NormalizePath(std::string* path) {
+  if (path->empty()) {
+    *path = "/";
+    return;
+  }
+  std::vector<std::string_view> kept;
+  const std::string_view p = *path;
+  size_t begin = p.find('/');
+  if (begin == std::string_view::npos) {
+    *path = "/";  // one segment only: skipped
+    return;
+  }
+  ++begin;
+  while (true) {
+    const size_t end = std::min(p.find('/', begin), p.size());
+    const std::string_view seg = p.substr(begin, end - begin);
+    if (seg == ".") {
+    } else if (seg == "..") {
+      if (kept.empty()) {
+        kept.push_back(seg);
+      } else {
+        kept.pop_back();
+      }
+    } else {
+      kept.push_back(seg);
+    }
+    if (end == p.size()) break;
+    begin = end + 1;
+  }
+  std::string out = "/";
+  for (size_t k = 0; k + 1 < kept.size(); ++k) {
+    if (!kept[k].empty()) {
+      out.append(kept[k]);
+      out.push_back('/');
+    }
+  }
+  if (!kept.empty()) out.append(kept.back());
+  path->swap(out);
+}
+
+// A match of one of the library's query session-id patterns at q[s]:
+// its end, or npos.
+size_t SessionIdAt(std::string_view q, size_t s, int pattern) {
+  auto run = [&](size_t at, size_t n, bool digits) {
+    if (at + n > q.size()) return false;
+    for (size_t k = at; k < at + n; ++k) {
+      const char c = Lower(q[k]);
+      if (!((c >= 'a' && c <= 'z') || (digits && IsDigit(c)))) return false;
+    }
+    return true;
+  };
+  auto literal = [&](size_t at, std::string_view text) {
+    return at + text.size() <= q.size() &&
+           EqualsIgnoreCase(q.substr(at, text.size()), text);
+  };
+  auto non_amp = [&](size_t at) {  // [^&]+ from at: its end, or npos
+    size_t e = at;
+    while (e < q.size() && q[e] != '&') ++e;
+    return e > at ? e : std::string_view::npos;
+  };
+  static constexpr std::string_view kAlnum32[] = {"jsessionid=",
+                                                  "phpsessid=", "sid="};
+  if (pattern < 3) {
+    const std::string_view lit = kAlnum32[pattern];
+    if (!literal(s, lit) || !run(s + lit.size(), 32, true))
+      return std::string_view::npos;
+    return s + lit.size() + 32;
+  }
+  if (pattern == 3) {  // ASPSESSIONID[a-zA-Z]{8}=[a-zA-Z]{24}
+    if (!literal(s, "aspsessionid") || !run(s + 12, 8, false) ||
+        !literal(s + 20, "=") || !run(s + 21, 24, false))
+      return std::string_view::npos;
+    return s + 45;
+  }
+  // cfid=[^&]+&cftoken=[^&]+
+  if (!literal(s, "cfid=")) return std::string_view::npos;
+  const size_t v1 = non_amp(s + 5);
+  if (v1 == std::string_view::npos || !literal(v1, "&cftoken="))
+    return std::string_view::npos;
+  return non_amp(v1 + 9);
+}
+
+// stripQuerySessionID(): each pattern "^(.*)ID(?:&(.*))?$" in turn, the
+// last place it matches (the first group is greedy), the id and the '&'
+// after it removed.
+void StripQuerySessionIds(std::string* query) {
+  for (int pattern = 0; pattern < 5; ++pattern) {
+    const std::string_view q = *query;
+    for (size_t s = q.size() + 1; s-- > 0;) {
+      const size_t e = SessionIdAt(q, s, pattern);
+      if (e == std::string_view::npos || (e < q.size() && q[e] != '&'))
+        continue;
+      std::string out(q.substr(0, s));
+      if (e < q.size()) out.append(q.substr(e + 1));
+      query->swap(out);
+      break;
+    }
+  }
+}
+
+// The end of "(" then one or more "[a-z](" 24 [0-9a-z] ")" then ")/"
+// at p[k] (pattern 0), or of "(" 24 [0-9a-z] ")/" (pattern 1); npos if
+// none.
+size_t PathSessionIdAt(std::string_view p, size_t k, int pattern) {
+  auto id24 = [&](size_t at) {
+    if (at + 24 > p.size()) return false;
+    for (size_t j = at; j < at + 24; ++j) {
+      const char c = Lower(p[j]);
+      if (!((c >= 'a' && c <= 'z') || IsDigit(c))) return false;
+    }
+    return true;
+  };
+  if (k >= p.size() || p[k] != '(') return std::string_view::npos;
+  size_t at = k + 1;
+  if (pattern == 1) {
+    if (!id24(at)) return std::string_view::npos;
+    at += 24;
+  } else {
+    int reps = 0;
+    while (at + 27 <= p.size() && Lower(p[at]) >= 'a' && Lower(p[at]) <= 'z' &&
+           p[at + 1] == '(' && id24(at + 2) && p[at + 26] == ')') {
+      at += 27;
+      ++reps;
+    }
+    if (reps == 0) return std::string_view::npos;
+  }
+  if (at + 2 > p.size() || p[at] != ')' || p[at + 1] != '/')
+    return std::string_view::npos;
+  return at + 2;
+}
+
+// stripPathSessionID(): ASP.NET's "/(S(id))/" and "/(id)/" session
+// segments before a path to an .aspx page, the last place they match.
+void StripPathSessionIds(std::string* path) {
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    const std::string_view p = *path;
+    for (size_t j = p.size(); j-- > 0;) {
+      if (p[j] != '/') continue;
+      const size_t m = PathSessionIdAt(p, j + 1, pattern);
+      if (m == std::string_view::npos) continue;
+      // The rest must read "[^?]+\.aspx.*".
+      const std::string_view rest = p.substr(m);
+      const size_t question = std::min(rest.find('?'), rest.size());
+      bool aspx = false;
+      for (size_t t = 1; !aspx && t < question && t + 5 <= rest.size(); ++t)
+        aspx = EqualsIgnoreCase(rest.substr(t, 5), ".aspx");
+      if (!aspx) continue;
+      std::string out(p.substr(0, j + 1));
+      out.append(rest);
+      path->swap(out);
+      break;
+    }
+  }
+}
+
+// alphaReorderQuery(): fields split on '&' (empty ones kept), each at its
+// first '=', sorted as Python sorts the tuples (a field without '=' before
+// the same name with one).
+void AlphaReorderQuery(std::string* query) {
+  if (query->size() <= 1) return;
+  struct Arg {
+    std::string_view name, value;
+    bool has_value;
+  };
+  std::vector<Arg> args;
+  const std::string_view q = *query;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = std::min(q.find('&', begin), q.size());
+    const std::string_view a = q.substr(begin, end - begin);
+    const size_t eq = a.find('=');
+    if (eq == std::string_view::npos) {
+      args.push_back({a, {}, false});
+    } else {
+      args.push_back({a.substr(0, eq), a.substr(eq + 1), true});
+    }
+    if (end == q.size()) break;
+    begin = end + 1;
+  }
+  std::sort(args.begin(), args.end(), [](const Arg& x, const Arg& y) {
+    if (x.name != y.name) return x.name < y.name;
+    if (x.has_value != y.has_value) return !x.has_value;
+    return x.value < y.value;
+  });
+  std::string out;
+  for (const Arg& a : args) {
+    if (&a != &args[0]) out.push_back('&');
+    out.append(a.name);
+    if (a.has_value) {
+      out.push_back('=');
+      out.append(a.value);
+    }
+  }
+  query->swap(out);
+}
+
+}  // namespace
+
+bool AppendIaSurt(std::string_view url, std::string* out) {
+  if (url.empty()) {
+    out->push_back('-');
+    return true;
+  }
+  if (StartsWith(url, "filedesc")) {
+    out->append(url);
+    return true;
+  }
+  // handyurl.parse(): "http://https://a/" is "https://a/" (the last of
+  // the leading "http://" and "https://").
+  for (size_t p = 0, last = std::string_view::npos;;) {
+    const std::string_view rest = url.substr(p);
+    if (StartsWith(rest, "http://")) {
+      last = p;
+      p += 7;
+    } else if (StartsWith(rest, "https://")) {
+      last = p;
+      p += 8;
+    } else {
+      if (last != std::string_view::npos) url.remove_prefix(last);
+      break;
+    }
+  }
+  // The RFC 2396 regular expression (no scheme: not called).
+  const size_t colon = url.find(':');
+  if (colon == std::string_view::npos) return false;
+  const std::string_view scheme = url.substr(0, colon);
+  std::string_view rest = url.substr(colon + 1), netloc;
+  if (StartsWith(rest, "//")) {
+    const size_t end = std::min(rest.find_first_of("/?#", 2), rest.size());
+    netloc = rest.substr(2, end - 2);
+    rest.remove_prefix(end);
+  }
+  const size_t path_end = std::min(rest.find_first_of("?#"), rest.size());
+  std::string path(rest.substr(0, path_end));
+  std::optional<std::string> query;
+  if (path_end < rest.size() && rest[path_end] == '?') {
+    const std::string_view q = rest.substr(path_end + 1);
+    const std::string_view qv = q.substr(0, std::min(q.find('#'), q.size()));
+    if (!qv.empty()) query.emplace(qv);
+  }
+  // urllib's hostname and port of the netloc, trailing ':' dropped.
+  while (!netloc.empty() && netloc.back() == ':') netloc.remove_suffix(1);
+  std::string_view hostinfo = netloc.substr(netloc.rfind('@') + 1);
+  std::string_view hostname, port_text;
+  if (const size_t br = hostinfo.find('['); br != std::string_view::npos) {
+    const std::string_view bracketed = hostinfo.substr(br + 1);
+    const size_t close = std::min(bracketed.find(']'), bracketed.size());
+    hostname = bracketed.substr(0, close);
+    const std::string_view after =
+        bracketed.substr(std::min(close + 1, bracketed.size()));
+    const size_t c = after.find(':');
+    if (c != std::string_view::npos) port_text = after.substr(c + 1);
+  } else {
+    const size_t c = hostinfo.find(':');
+    hostname = hostinfo.substr(0, c);
+    if (c != std::string_view::npos) port_text = hostinfo.substr(c + 1);
+  }
+  uint32_t port = 0;  // 0: none ("o.port or None")
+  if (!port_text.empty()) {
+    uint64_t v = 0;
+    for (char c : port_text) {
+      if (!IsDigit(c)) return false;  // ValueError
+      v = std::min<uint64_t>(v * 10 + static_cast<uint64_t>(c - '0'), 1u << 20);
+    }
+    if (v > 65535) return false;  // ValueError: port out of range
+    port = static_cast<uint32_t>(v);
+  }
+  std::optional<std::string> host;
+  if (!hostname.empty()) {
+    // .hostname lower-cases up to the first '%' (an IPv6 zone's case).
+    const size_t pct = std::min(hostname.find('%'), hostname.size());
+    host.emplace(hostname);
+    for (size_t k = 0; k < pct; ++k) (*host)[k] = Lower((*host)[k]);
+  }
+  bool has_path = !path.empty();
+  // "http:////www.vikings.com": the host from the path.
+  if (StartsWith(scheme, "http") && !host && has_path) {
+    size_t b = path.find_first_not_of('/');
+    if (b == std::string::npos) b = path.size();
+    const size_t e = std::min(path.find('/', b), path.size());
+    host.emplace(path.substr(b, e - b));
+    path = "/" + (e < path.size() ? path.substr(e + 1) : std::string());
+    has_path = true;
+  }
+
+  // GoogleURLCanonicalizer.canonicalize()
+  if (query) {  // minimalEscape()
+    UnescapeRepeatedly(&*query);
+    EscapeOnce(&*query);
+  }
+  if (host && !host->empty()) {
+    UnescapeRepeatedly(&*host);
+    IdnaOrKeep(&*host);
+    std::string h;  // replace(b'..', b'.'), one pass, then strip(b'.')
+    for (size_t k = 0; k < host->size(); ++k) {
+      h.push_back((*host)[k]);
+      if ((*host)[k] == '.' && k + 1 < host->size() && (*host)[k + 1] == '.')
+        ++k;
+    }
+    const size_t b = h.find_first_not_of('.');
+    if (b == std::string::npos) {
+      h.clear();
+    } else {
+      h = h.substr(b, h.find_last_not_of('.') + 1 - b);
+    }
+    if (const auto ip = AttemptIpFormats(h)) {
+      h.clear();
+      for (int shift = 24; shift >= 0; shift -= 8) {
+        h.append(std::to_string((*ip >> shift) & 0xff));
+        if (shift) h.push_back('.');
+      }
+    } else {
+      LowerAll(&h);
+      EscapeOnce(&h);
+    }
+    *host = h;
+  }
+  const bool with_host = host && !host->empty();
+  if (has_path || with_host) {
+    if (has_path) UnescapeRepeatedly(&path);
+    if (with_host) {
+      NormalizePath(&path);
+      has_path = true;
+    }
+    EscapeOnce(&path);
+  }
+
+  // IAURLCanonicalizer.canonicalize()
+  if (with_host && scheme != "dns") {
+    // massageHost(): "www", digits, '.' at the start go.
+    const std::string& h = *host;
+    if (StartsWith(h, "www")) {
+      size_t k = 3;
+      while (k < h.size() && IsDigit(h[k])) ++k;
+      if (k < h.size() && h[k] == '.') host->erase(0, k + 1);
+    }
+  }
+  if (port != 0) {
+    std::string lower(scheme);
+    LowerAll(&lower);
+    if ((lower == "http" && port == 80) || (lower == "https" && port == 443))
+      port = 0;
+  }
+  if (!path.empty()) {
+    LowerAll(&path);
+    StripPathSessionIds(&path);
+    if (path.size() > 1 && path.back() == '/') path.pop_back();
+  }
+  if (query) {
+    StripQuerySessionIds(&*query);
+    LowerAll(&*query);
+    AlphaReorderQuery(&*query);
+    if (query->empty()) query.reset();
+  }
+
+  // handyurl.geturl_bytes(surt=True, with_scheme=False)
+  const bool host_out = host && !host->empty();
+  if (!host_out) {
+    out->append(scheme);
+    out->push_back(':');
+  } else {
+    // hostToSURT(): labels reversed, joined by ','.
+    const std::string_view h = *host;
+    size_t end = h.size();
+    while (true) {
+      const size_t dot = end == 0 ? std::string_view::npos : h.rfind('.', end - 1);
+      const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
+      out->append(h.substr(begin, end - begin));
+      if (dot == std::string_view::npos) break;
+      out->push_back(',');
+      end = dot;
+    }
+    if (port != 0) {
+      out->push_back(':');
+      out->append(std::to_string(port));
+    }
+    out->push_back(')');
+  }
+  if (!path.empty()) {
+    out->append(path);
+  } else if (query) {
+    out->push_back('/');
+  }
+  if (query) {
+    out->push_back('?');
+    out->append(*query);
+  }
+  return true;
+}
+
+}  // namespace cli
+}  // namespace uriscan

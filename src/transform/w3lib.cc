@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// The w3lib profile: w3lib.url.canonicalize_url as urllib.parse and w3lib
+// apply it to a valid RFC 3986 reference, one step at a time.
+#include "src/transform/w3lib.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "src/char_class.h"
+
+namespace uriscan {
+namespace {
+
+// urllib.parse.uses_params and uses_netloc (Python 3.11), without the empty
+// scheme both hold (a relative reference: see the callers).
+constexpr std::string_view kUsesParams[] = {
+    "ftp",  "hdl", "prospero", "http", "imap", "https", "shttp",
+    "rtsp", "rtspu", "sip",    "sips", "mms",  "sftp",  "tel"};
+constexpr std::string_view kUsesNetloc[] = {
+    "ftp",   "http",   "gopher",  "nntp", "telnet", "imap",    "wais",
+    "file",  "mms",    "https",   "shttp", "snews", "prospero", "rtsp",
+    "rtspu", "rsync",  "svn",     "svn+ssh", "sftp", "nfs",    "git",
+    "git+ssh", "ws",   "wss"};
+
+template <size_t N>
+bool Listed(std::string_view scheme, const std::string_view (&list)[N]) {
+  return std::find(list, list + N, scheme) != list + N;
+}
+
+char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
+char Upper(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
+
+unsigned char Octet(std::string_view s, size_t i) {  // "%HH" at s[i]
+  return static_cast<unsigned char>(chars::HexValue(s[i + 1]) * 16 +
+                                    chars::HexValue(s[i + 2]));
+}
+
+void AppendEncoded(unsigned char c, std::string* out) {
+  out->push_back('%');
+  out->push_back(chars::kUpperHexDigits[c >> 4]);
+  out->push_back(chars::kUpperHexDigits[c & 15]);
+}
+
+// What quote(path, _path_safe_chars) leaves as it is: urllib's always-safe
+// bytes (RFC 3986's unreserved set) and w3lib's safe set for a path: the
+// reserved characters but '#', then '|' and '%'.
+bool PathSafe(unsigned char c) {
+  if (chars::Is(c, chars::kUnreserved)) return true;
+  switch (c) {
+    case ':': case '/': case '?': case '[': case ']': case '@': case '!':
+    case '$': case '&': case '\'': case '(': case ')': case '*': case '+':
+    case ',': case ';': case '=': case '|': case '%':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// _unquotepath() then quote(): every triplet decoded but "%2F" and "%3F"
+// (kept, hex in upper case), then each byte outside the safe set encoded.
+// A decoded '%' stays bare ("%2541" gives "%41"). "/" when empty.
+void AppendPath(std::string_view path, std::string* out) {
+  const size_t begin = out->size();
+  for (size_t i = 0; i < path.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(path[i]);
+    if (c == '%') {  // a valid reference's triplet
+      const unsigned char v = Octet(path, i);
+      if (v == '/' || v == '?') {
+        out->push_back('%');
+        out->push_back(Upper(path[i + 1]));
+        out->push_back(Upper(path[i + 2]));
+        i += 2;
+        continue;
+      }
+      c = v;
+      i += 2;
+    }
+    if (PathSafe(c)) {
+      out->push_back(static_cast<char>(c));
+    } else {
+      AppendEncoded(c, out);
+    }
+  }
+  if (out->size() == begin) out->push_back('/');
+}
+
+// A form field's text decoded as parse_qsl_to_bytes() does: '+' is a
+// space, then each triplet its byte.
+void AppendFormDecoded(std::string_view s, std::string* out) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out->push_back(' ');
+    } else if (s[i] == '%') {
+      out->push_back(static_cast<char>(Octet(s, i)));
+      i += 2;
+    } else {
+      out->push_back(s[i]);
+    }
+  }
+}
+
+// urlencode()'s quote_plus: unreserved bytes as they are, space as '+'.
+void AppendFormEncoded(std::string_view s, std::string* out) {
+  for (char ch : s) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (chars::Is(c, chars::kUnreserved)) {
+      out->push_back(ch);
+    } else if (c == ' ') {
+      out->push_back('+');
+    } else {
+      AppendEncoded(c, out);
+    }
+  }
+}
+
+// One decoded field: offsets into the decoded bytes.
+struct Field {
+  uint32_t name_begin, value_begin, value_end;
+};
+
+// parse_qsl_to_bytes(query, keep_blank_values=True), sort(), urlencode():
+// fields split on '&' and ';', empty ones skipped, a field without '=' a
+// name with an empty value; sorted by name then value, bytes compared.
+void AppendQuery(std::string_view query, std::string* out) {
+  thread_local std::string decoded;
+  thread_local std::vector<Field> fields;
+  decoded.clear();
+  fields.clear();
+  size_t begin = 0;
+  while (begin <= query.size()) {
+    size_t end = query.find_first_of("&;", begin);
+    if (end == std::string_view::npos) end = query.size();
+    const std::string_view field = query.substr(begin, end - begin);
+    begin = end + 1;
+    if (field.empty()) continue;
+    const size_t eq = std::min(field.find('='), field.size());
+    Field f;
+    f.name_begin = static_cast<uint32_t>(decoded.size());
+    AppendFormDecoded(field.substr(0, eq), &decoded);
+    f.value_begin = static_cast<uint32_t>(decoded.size());
+    if (eq < field.size()) AppendFormDecoded(field.substr(eq + 1), &decoded);
+    f.value_end = static_cast<uint32_t>(decoded.size());
+    fields.push_back(f);
+  }
+  if (fields.empty()) return;  // urlunsplit writes no '?' for ""
+  const std::string_view d = decoded;
+  auto name = [d](const Field& f) {
+    return d.substr(f.name_begin, f.value_begin - f.name_begin);
+  };
+  auto value = [d](const Field& f) {
+    return d.substr(f.value_begin, f.value_end - f.value_begin);
+  };
+  // std::string_view compares as unsigned bytes, as Python's bytes do.
+  std::sort(fields.begin(), fields.end(),
+            [&](const Field& a, const Field& b) {
+              const int c = name(a).compare(name(b));
+              return c < 0 || (c == 0 && value(a) < value(b));
+            });
+  out->push_back('?');
+  for (size_t k = 0; k < fields.size(); ++k) {
+    if (k) out->push_back('&');
+    AppendFormEncoded(name(fields[k]), out);
+    out->push_back('=');
+    AppendFormEncoded(value(fields[k]), out);
+  }
+}
+
+}  // namespace
+
+void AppendW3libCanonical(const UriReference& uri, std::string* out) {
+  // urlsplit() lower-cases the scheme.
+  thread_local std::string scheme, path;
+  scheme.clear();
+  if (const auto s = uri.scheme())
+    for (char c : *s) scheme.push_back(Lower(c));
+  // urlparse() takes the ';' parameters of the last segment off the path,
+  // for the schemes of uses_params.
+  std::string_view full_path = uri.path(), params;
+  if ((scheme.empty() || Listed(scheme, kUsesParams)) &&
+      full_path.find(';') != std::string_view::npos) {
+    const size_t last_slash = full_path.rfind('/');
+    const size_t semi = full_path.find(
+        ';', last_slash == std::string_view::npos ? 0 : last_slash);
+    if (semi != std::string_view::npos) {
+      params = full_path.substr(semi + 1);
+      full_path = full_path.substr(0, semi);
+    }
+  }
+  path.clear();
+  AppendPath(full_path, &path);
+  // urlunparse() adds ";params" only when not empty.
+  if (!params.empty()) {
+    path.push_back(';');
+    path.append(params);
+  }
+  // The authority is ASCII (IDNA leaves it as it is), lower-cased whole
+  // (userinfo and triplets too), without trailing ':'.
+  std::string_view netloc = uri.authority().value_or(std::string_view());
+  while (!netloc.empty() && netloc.back() == ':') netloc.remove_suffix(1);
+  if (!scheme.empty()) {
+    out->append(scheme);
+    out->push_back(':');
+  }
+  // urlunsplit(): "//" and the netloc when there is one, or when the scheme
+  // is one of uses_netloc and the path does not start with "//" (so
+  // "http:////a" comes back as "http://a").
+  if (!netloc.empty() ||
+      (!scheme.empty() && Listed(scheme, kUsesNetloc) &&
+       path.compare(0, 2, "//") != 0)) {
+    out->append("//");
+    for (char c : netloc) out->push_back(Lower(c));
+    if (path[0] != '/') out->push_back('/');
+  }
+  out->append(path);
+  if (const auto query = uri.query()) AppendQuery(*query, out);
+}
+
+}  // namespace uriscan

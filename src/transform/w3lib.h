@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// Internal (not installed): the w3lib profile, Scrapy's canonical URL form.
+#ifndef URISCAN_SRC_TRANSFORM_W3LIB_H_
+#define URISCAN_SRC_TRANSFORM_W3LIB_H_
+
+#include <string>
+
+#include "uriscan/uri.h"
+
+namespace uriscan {
+
+// Appends what w3lib.url.canonicalize_url(text) returns (w3lib 2.1 with its
+// defaults, on Python's urllib.parse) for a valid reference: the scheme
+// and the whole authority lower-cased, trailing ':' dropped; the path's
+// triplets decoded and the bytes re-encoded with w3lib's safe set ("%2F"
+// and "%3F" stay encoded, "%25" becomes a bare '%'), "/" when empty; the
+// ';' parameters of the last segment kept as written (an empty one goes);
+// the query split on '&' and ';', each field decoded as a form
+// (application/x-www-form-urlencoded), blank values kept, sorted by name
+// then value and re-encoded as a form; no fragment; then urlunparse's
+// joining rules for the scheme.
+void AppendW3libCanonical(const UriReference& uri, std::string* out);
+
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_TRANSFORM_W3LIB_H_
