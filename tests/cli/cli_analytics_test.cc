@@ -128,3 +128,18 @@ TEST_F(CliTest, RepairedAndRawUnderLenient) {
 }
 
 }  // namespace uriscan_cli_test
+
+namespace uriscan_cli_test {
+
+TEST_F(CliTest, ExtractJsonlReachesNestedKeys) {
+  const Result r = Run(
+      "extract --quiet --from=jsonl --field=request.url",
+      "{\"request\":{\"method\":\"GET\",\"url\":\"http://a/1\"},\"x\":1}\n"
+      "{\"request.url\":\"http://b/2\",\"request\":{\"url\":\"http://c/\"}}\n"
+      "{\"request\":{\"headers\":{\"url\":\"no\"}},\"url\":\"no\"}\n"
+      "{\"request\":\"flat\"}\n");
+  EXPECT_EQ(r.out, "http://a/1\nhttp://b/2\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+}  // namespace uriscan_cli_test
