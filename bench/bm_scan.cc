@@ -249,6 +249,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_BatchFromLines/" + c.name).c_str(),
                                  BM_BatchFromLines, &c);
     RegisterRiskBenchmarks(&c);
+    RegisterAnalyticsBenchmarks(&c);
     benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
                                  BM_ScanScalar, &c);
     benchmark::RegisterBenchmark(("BM_Classify/" + c.name).c_str(),

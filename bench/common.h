@@ -73,6 +73,7 @@ void RegisterDedupBenchmarks(const Corpus* c);
 void RegisterAdaBenchmarks(const Corpus* c);
 // BM_Risks: the scan plus the risk column (bm_risk.cc).
 void RegisterRiskBenchmarks(const Corpus* c);
+void RegisterAnalyticsBenchmarks(const Corpus* c);
 
 }  // namespace uriscan_bench
 

@@ -117,6 +117,25 @@ int64_t CompiledTargets();
 // Returns how many bits are set.
 size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words);
 
+
+// Query splitting (kernels/delims.cc): bit i of amp[i / 64] is set when
+// data[i] == '&', of eq[i / 64] when data[i] == '='. Both have room for
+// (size + 63) / 64 words; nothing past `size` is read.
+void DelimMasks(const uint8_t* data, size_t size, uint64_t* amp,
+                uint64_t* eq);
+
+// Decodes in[0, size) into out (room for `size` bytes): "%HH" becomes that
+// byte (a '%' without two HEXDIG stays), and with `form` a '+' becomes a
+// space first (application/x-www-form-urlencoded). Runs without '%' or '+'
+// are copied a vector at a time. Returns the bytes written.
+size_t DecodeRun(const uint8_t* in, size_t size, uint8_t* out, bool form);
+// DecodeRun over the spans [begin[k], end[k]) of data, one after the other
+// into out (room for the spans' total size); decoded span k is
+// [out_offsets[k], out_offsets[k + 1]) (count + 1 entries).
+void DecodeSpans(const uint8_t* data, const uint32_t* begin,
+                 const uint32_t* end, size_t count, bool form, uint8_t* out,
+                 uint32_t* out_offsets);
+
 }  // namespace kernels
 }  // namespace uriscan
 

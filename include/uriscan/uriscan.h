@@ -4,6 +4,7 @@
 #ifndef URISCAN_URISCAN_H_
 #define URISCAN_URISCAN_H_
 
+#include "uriscan/analytics.h"
 #include "uriscan/dedup.h"
 #include "uriscan/error.h"
 #include "uriscan/fingerprint.h"

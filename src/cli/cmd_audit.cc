@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: MIT
 // uriscan audit: LINE<TAB>FLAGS per line, the risks of RFC 3986 sec. 7
 // (docs/design.md, "Risk flags").
-#include <string>
+#include <CLI/CLI.hpp>
 
+#include <string>
+#include <vector>
+
+#include "src/cli/columns.h"
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
@@ -22,24 +26,60 @@ std::string Help() {
     text += RiskFlagName(bit);
     if (bit + 1 < risks::kCount) text += ',';
   }
-  return HelpEntry("  audit", text);
+  return HelpEntry("  audit", text) +
+         HelpEntry("      [--columns=LIST]",
+                   "after FLAGS, these columns of parse --columns (raw "
+                   "prints the line itself)") +
+         HelpEntry("      [--flagged]", "only the lines with a flag");
 }
+
+// audit --columns: what each chunk derives for its rows, per worker thread.
+thread_local DerivedRows audit_derived;
 
 class AuditRun : public CommandRun {
  public:
   using CommandRun::CommandRun;
 
+  void AddOptions(CLI::App* app) override {
+    AddValueOption(app, "--columns", "LIST", [this](const std::string& v) {
+      std::string unknown;
+      if (!ParseColumns(v, &columns_, &unknown))
+        throw UsageError(Allowed("--columns", ColumnNames().c_str(), unknown));
+    });
+    AddFlag(app, "--flagged", [this] { flagged_only_ = true; });
+  }
+  int Begin(size_t /*window*/, std::string* /*out*/) override {
+    if (columns_.empty()) return -1;
+    const int status = setup_.Begin(columns_, {}, Profile::kScheme, {});
+    writer_ = setup_.writer();
+    return status;
+  }
   bool NumberedRecords() const override { return true; }
   bool WantsRiskFlags() const override { return true; }
+  bool PrepareChunk(const Batch& rows, Chunk* c) override {
+    if (writer_) writer_->Prepare(rows, c->spans, &audit_derived);
+    return true;
+  }
   bool Row(size_t i, const UriReference& uri, uint32_t risk_flags,
            Chunk* c) override {
     if (!uri.valid()) c->Diagnose(i, uri.error());
+    if (flagged_only_ && risk_flags == 0) return true;
     AppendAuditRecord(c->first_line + i, risk_flags, &c->out);
+    if (writer_) {
+      c->out.back() = '\t';  // the columns go before the line's end
+      writer_->AppendRow(i, RowOf(i, *c), uri, audit_derived, &c->out);
+    }
     return true;
   }
   std::string SummaryTail(const Totals& t) const override {
     return ", " + std::to_string(t.flagged) + " with risk flags";
   }
+
+ private:
+  std::vector<ColumnChoice> columns_;  // --columns
+  bool flagged_only_ = false;          // --flagged
+  ColumnSetup setup_;
+  const ColumnWriter* writer_ = nullptr;
 };
 
 }  // namespace

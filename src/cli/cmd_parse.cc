@@ -2,7 +2,6 @@
 // uriscan parse: one record per line with its components (docs/design.md,
 // "The command"), as JSON Lines or TSV; its options, help and run.
 #include <CLI/CLI.hpp>
-#include <libpsl.h>
 
 #include <cstdio>
 #include <memory>
@@ -33,7 +32,15 @@ constexpr char kHelp[] =
     "                              key (as dedup --keys under --profile),\n"
     "                              normalized (under --profile),\n"
     "                              surt_crawler (the crawler normal form\n"
-    "                              in SURT shape)\n"
+    "                              in SURT shape), and for log analytics\n"
+    "                              (text escaped as PostgreSQL's COPY):\n"
+    "                              raw, at, file, repaired, authority,\n"
+    "                              host_nowww, subdomain, extension,\n"
+    "                              path_decoded, query_decoded,\n"
+    "                              fragment_decoded, path_segments,\n"
+    "                              param_names (JSON arrays), param:NAME\n"
+    "                              (the first parameter NAME, decoded),\n"
+    "                              param_raw:NAME (as written)\n"
     "      [--psl=FILE]            another Public Suffix List than libpsl's\n";
 
 enum class Format { kJsonl, kTsv };
@@ -77,19 +84,10 @@ class ParseRun : public CommandRun {
       return -1;
     }
     // libpsl's built-in list unless --psl names one.
-    if (!psl_file_.empty()) {
-      psl_.reset(psl_load_file(psl_file_.c_str()));
-      if (!psl_) {
-        std::fprintf(stderr, "uriscan: --psl: cannot load '%s'\n",
-                     psl_file_.c_str());
-        return 2;
-      }
-    }
-    fingerprinter_ = std::make_unique<Fingerprinter>(profile_.profile,
-                                                     profile_.normalize);
-    writer_ = std::make_unique<ColumnWriter>(
-        columns_, psl_ ? psl_.get() : psl_builtin(), *fingerprinter_,
-        profile_.profile, profile_.normalize);
+    const int status = setup_.Begin(columns_, psl_file_, profile_.profile,
+                                    profile_.normalize);
+    if (status >= 0) return status;
+    writer_ = setup_.writer();
     writer_->AppendHeader(out);
     return -1;
   }
@@ -108,7 +106,7 @@ class ParseRun : public CommandRun {
         AppendJsonRepaired(c->originals[i], &c->out);
       c->out.push_back('\n');
     } else if (writer_) {
-      writer_->AppendRow(i, c->first_line + i, uri, derived_rows, &c->out);
+      writer_->AppendRow(i, RowOf(i, *c), uri, derived_rows, &c->out);
     } else {
       AppendTsvRecord(c->first_line + i, uri, &c->out);
     }
@@ -117,12 +115,11 @@ class ParseRun : public CommandRun {
 
  private:
   Format format_ = Format::kJsonl;
-  std::vector<Column> columns_;  // --columns
+  std::vector<ColumnChoice> columns_;  // --columns
   std::string psl_file_;         // --psl
   ProfileOptions profile_;       // --columns=key,normalized
-  std::unique_ptr<Fingerprinter> fingerprinter_;
-  std::unique_ptr<psl_ctx_t, void (*)(psl_ctx_t*)> psl_{nullptr, psl_free};
-  std::unique_ptr<ColumnWriter> writer_;  // --columns
+  ColumnSetup setup_;
+  const ColumnWriter* writer_ = nullptr;  // --columns
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <libpsl.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <charconv>
 #include <optional>
 #include <unordered_map>
@@ -19,9 +20,21 @@ namespace {
 constexpr const char* kColumnNames[] = {
     "line", "valid", "scheme", "userinfo", "host", "port", "path", "query",
     "fragment", "host_type", "error", "registrable_domain", "public_suffix",
-    "surt", "key", "normalized", "surt_crawler"};
+    "surt", "key", "normalized", "surt_crawler", "raw", "at", "file",
+    "repaired", "authority", "host_nowww", "subdomain", "extension",
+    "path_decoded", "query_decoded", "fragment_decoded", "path_segments",
+    "param_names", "param:NAME", "param_raw:NAME"};
+// The columns that take a NAME after their prefix.
+constexpr std::string_view kParamPrefix = "param:";
+constexpr std::string_view kParamRawPrefix = "param_raw:";
 
 constexpr size_t kSuffixCacheSize = 1 << 16;  // hosts per thread
+
+void AppendNumber(uint64_t v, std::string* out) {
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof(digits), v);
+  out->append(digits, r.ptr);
+}
 
 void AppendOptional(const std::optional<std::string_view>& v,
                     std::string* out) {
@@ -43,7 +56,7 @@ std::string ColumnNames() {
   return names;
 }
 
-bool ParseColumns(std::string_view list, std::vector<Column>* out,
+bool ParseColumns(std::string_view list, std::vector<ColumnChoice>* out,
                   std::string* unknown) {
   out->clear();
   while (true) {
@@ -51,17 +64,22 @@ bool ParseColumns(std::string_view list, std::vector<Column>* out,
     const std::string_view name = list.substr(0, comma);
     const auto* it = std::find(std::begin(kColumnNames),
                                std::end(kColumnNames), name);
-    if (it == std::end(kColumnNames)) {
+    if (name.compare(0, kParamPrefix.size(), kParamPrefix) == 0) {
+      out->push_back({Column::kParam, std::string(name)});
+    } else if (name.compare(0, kParamRawPrefix.size(), kParamRawPrefix) == 0) {
+      out->push_back({Column::kParamRaw, std::string(name)});
+    } else if (it == std::end(kColumnNames) || name.find(':') != name.npos) {
       *unknown = std::string(name);
       return false;
+    } else {
+      out->push_back({static_cast<Column>(it - std::begin(kColumnNames)), {}});
     }
-    out->push_back(static_cast<Column>(it - std::begin(kColumnNames)));
     if (comma == list.size()) return true;
     list.remove_prefix(comma + 1);
   }
 }
 
-ColumnWriter::ColumnWriter(std::vector<Column> columns, const psl_ctx_st* psl,
+ColumnWriter::ColumnWriter(std::vector<ColumnChoice> columns, const psl_ctx_st* psl,
                            const Fingerprinter& fingerprinter, Profile profile,
                            const NormalizeOptions& options)
     : columns_(std::move(columns)),
@@ -77,7 +95,12 @@ bool ColumnWriter::Wants(Column c) const {
 void ColumnWriter::AppendHeader(std::string* out) const {
   for (size_t k = 0; k < columns_.size(); ++k) {
     if (k) out->push_back('\t');
-    out->append(kColumnNames[static_cast<size_t>(columns_[k])]);
+    const Column c = columns_[k].column;
+    if (c == Column::kParam || c == Column::kParamRaw) {
+      AppendPgText(columns_[k].name, out);  // as the list spelled it
+    } else {
+      out->append(kColumnNames[static_cast<size_t>(c)]);
+    }
   }
   out->push_back('\n');
 }
@@ -90,6 +113,113 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
     NormalizeBatch(rows, spans, Profile::kCrawler, &derived->crawler,
                    options_);
   if (Wants(Column::kKey)) fingerprinter_.Batch64(rows, spans, &derived->keys);
+  if (Wants(Column::kParamNames) || Wants(Column::kParam) ||
+      Wants(Column::kParamRaw)) {
+    QueryParams& p = derived->params;
+    derived->data = rows.data;
+    ExtractQueryParams(rows.data, spans, &p);
+    DecodeSpans(rows.data, p.name_begin.data(), p.name_end.data(), p.size(),
+                Decoding::kForm, &derived->names, &derived->name_offsets);
+    derived->param_start.assign(spans.size() + 1, 0);
+    for (uint32_t r : p.row) ++derived->param_start[r + 1];
+    for (size_t i = 0; i < spans.size(); ++i)
+      derived->param_start[i + 1] += derived->param_start[i];
+  }
+}
+
+namespace {
+
+// `in` decoded (with `how`) as TSV text.
+void AppendDecoded(std::string_view in, Decoding how, std::string* out) {
+  thread_local std::string buffer;
+  buffer.resize(in.size());
+  buffer.resize(Decode(in, how, buffer.data()));
+  AppendPgText(buffer, out);
+}
+void AppendDecoded(const std::optional<std::string_view>& in, Decoding how,
+                   std::string* out) {
+  if (in) {
+    AppendDecoded(*in, how, out);
+  } else {
+    out->append("\\N");
+  }
+}
+
+// A JSON array of strings as TSV text (its backslashes doubled).
+class JsonArrayCell {
+ public:
+  void Add(std::string_view s) {
+    text_.push_back(text_.empty() ? '[' : ',');
+    AppendJsonString(s, &text_);
+  }
+  void AppendTo(std::string* out) {
+    if (text_.empty()) text_.push_back('[');
+    text_.push_back(']');
+    AppendPgText(text_, out);
+  }
+
+ private:
+  std::string text_;
+};
+
+// path_segments: each segment decoded.
+void AppendPathSegments(std::string_view path, std::string* out) {
+  JsonArrayCell cell;
+  thread_local std::string buffer;
+  if (!path.empty()) {
+    if (path[0] == '/') path.remove_prefix(1);
+    while (true) {
+      const size_t slash = std::min(path.find('/'), path.size());
+      const std::string_view segment = path.substr(0, slash);
+      buffer.resize(segment.size());
+      buffer.resize(Decode(segment, Decoding::kPercent, buffer.data()));
+      cell.Add(buffer);
+      if (slash == path.size()) break;
+      path.remove_prefix(slash + 1);
+    }
+  }
+  cell.AppendTo(out);
+}
+
+}  // namespace
+
+void ColumnWriter::AppendParamNames(size_t i, const DerivedRows& derived,
+                                    std::string* out) {
+  JsonArrayCell cell;
+  const char* names = derived.names.data();
+  for (uint32_t k = derived.param_start[i]; k < derived.param_start[i + 1];
+       ++k) {
+    cell.Add({names + derived.name_offsets[k],
+              derived.name_offsets[k + 1] - derived.name_offsets[k]});
+  }
+  cell.AppendTo(out);
+}
+
+// param:NAME and param_raw:NAME: the value of the first parameter whose
+// decoded name is NAME, decoded or as written; \N when there is none.
+void ColumnWriter::AppendParam(size_t i, const ColumnChoice& c,
+                               const DerivedRows& derived, std::string* out) {
+  const char* data = derived.data;
+  const bool raw = c.column == Column::kParamRaw;
+  const std::string_view name = std::string_view(c.name).substr(
+      raw ? kParamRawPrefix.size() : kParamPrefix.size());
+  const QueryParams& p = derived.params;
+  for (uint32_t k = derived.param_start[i]; k < derived.param_start[i + 1];
+       ++k) {
+    const std::string_view decoded(
+        derived.names.data() + derived.name_offsets[k],
+        derived.name_offsets[k + 1] - derived.name_offsets[k]);
+    if (decoded != name) continue;
+    const std::string_view value(data + p.value_begin[k],
+                                 p.value_end[k] - p.value_begin[k]);
+    if (raw) {
+      AppendPgText(value, out);
+    } else {
+      AppendDecoded(value, Decoding::kForm, out);
+    }
+    return;
+  }
+  out->append("\\N");
 }
 
 // The surt library's key of a valid row with a scheme ("\\N" otherwise,
@@ -147,6 +277,32 @@ void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
   }
 }
 
+void ColumnWriter::Suffixes(std::string_view host,
+                            const std::string** registrable,
+                            const std::string** suffix) const {
+  // Logs repeat their hosts, and a lookup costs hundreds of ns: each thread
+  // keeps the answers for the hosts it saw last (both columns at once).
+  struct Answer {
+    std::string registrable, suffix;
+    bool has_registrable, has_suffix;
+  };
+  thread_local std::unordered_map<std::string, Answer> cache;
+  thread_local std::string lower;
+  lower.assign(host);
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? c + 32 : c;
+  auto it = cache.find(lower);
+  if (it == cache.end()) {
+    if (cache.size() >= kSuffixCacheSize) cache.clear();
+    const char* r = psl_registrable_domain(psl_, lower.c_str());
+    const char* p = psl_unregistrable_domain(psl_, lower.c_str());
+    it = cache.emplace(lower, Answer{r ? r : "", p ? p : "", r != nullptr,
+                                     p != nullptr})
+             .first;
+  }
+  *registrable = it->second.has_registrable ? &it->second.registrable : nullptr;
+  *suffix = it->second.has_suffix ? &it->second.suffix : nullptr;
+}
+
 // registrable_domain or public_suffix of the lower-cased host (libpsl);
 // \N without a host name, or for a host that is itself a public suffix.
 void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
@@ -157,38 +313,97 @@ void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
     out->append("\\N");
     return;
   }
-  // Logs repeat their hosts, and a lookup costs hundreds of ns: each thread
-  // keeps the answers for the hosts it saw last (both columns at once).
-  struct Answer {
-    std::string registrable, suffix;
-  };
-  thread_local std::unordered_map<std::string, Answer> cache;
-  thread_local std::string lower;
-  lower.assign(*host);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  auto it = cache.find(lower);
-  if (it == cache.end()) {
-    if (cache.size() >= kSuffixCacheSize) cache.clear();
-    const char* r = psl_registrable_domain(psl_, lower.c_str());
-    const char* p = psl_unregistrable_domain(psl_, lower.c_str());
-    it = cache.emplace(lower, Answer{r ? r : "\\N", p ? p : "\\N"}).first;
-  }
-  out->append(registrable ? it->second.registrable : it->second.suffix);
+  const std::string *r, *p;
+  Suffixes(*host, &r, &p);
+  const std::string* answer = registrable ? r : p;
+  out->append(answer ? *answer : "\\N");
 }
 
-void ColumnWriter::AppendRow(size_t i, uint64_t line, const UriReference& uri,
-                             const DerivedRows& derived,
-                             std::string* out) const {
+// The host's labels left of its registrable domain, as written ("" for a
+// host that is its registrable domain); \N where registrable_domain is.
+void ColumnWriter::AppendSubdomain(const UriReference& uri,
+                                   std::string* out) const {
+  const auto host = uri.host();
+  const std::string *r = nullptr, *p = nullptr;
+  if (uri.valid() && host && !host->empty() &&
+      uri.host_kind() == HostKind::kRegName)
+    Suffixes(*host, &r, &p);
+  if (!r) {
+    out->append("\\N");
+    return;
+  }
+  if (r->size() < host->size())
+    AppendPgText(host->substr(0, host->size() - r->size() - 1), out);
+}
+
+void ColumnWriter::AppendRow(size_t i, const RowContext& row,
+                             const UriReference& uri,
+                             const DerivedRows& derived, std::string* out,
+                             bool end_line) const {
   const bool valid = uri.valid();
   for (size_t k = 0; k < columns_.size(); ++k) {
     if (k) out->push_back('\t');
-    switch (columns_[k]) {
-      case Column::kLine: {
-        char digits[24];
-        const auto r = std::to_chars(digits, digits + sizeof(digits), line);
-        out->append(digits, r.ptr);
+    switch (columns_[k].column) {
+      case Column::kLine: AppendNumber(row.line, out); break;
+      case Column::kRaw: AppendPgText(row.raw, out); break;
+      case Column::kAt:
+        if (!valid) AppendNumber(uri.error().offset, out);
         break;
-      }
+      case Column::kFile: AppendPgText(row.file, out); break;
+      case Column::kRepaired:
+        out->append(row.repaired ? "true" : "false");
+        break;
+      case Column::kAuthority: AppendOptional(valid ? uri.authority() : std::nullopt, out); break;
+      case Column::kHostNowww:
+        if (const auto host = valid ? uri.host() : std::nullopt) {
+          out->append(HostWithoutWww(*host));
+        } else {
+          out->append("\\N");
+        }
+        break;
+      case Column::kSubdomain: AppendSubdomain(uri, out); break;
+      case Column::kExtension:
+        if (valid) {
+          AppendDecoded(PathExtension(uri.path()), Decoding::kPercent, out);
+        } else {
+          out->append("\\N");
+        }
+        break;
+      case Column::kPathDecoded:
+        AppendDecoded(valid ? std::optional<std::string_view>(uri.path())
+                            : std::nullopt,
+                      Decoding::kPercent, out);
+        break;
+      case Column::kQueryDecoded:
+        AppendDecoded(valid ? uri.query() : std::nullopt, Decoding::kPercent,
+                      out);
+        break;
+      case Column::kFragmentDecoded:
+        AppendDecoded(valid ? uri.fragment() : std::nullopt,
+                      Decoding::kPercent, out);
+        break;
+      case Column::kPathSegments:
+        if (valid) {
+          AppendPathSegments(uri.path(), out);
+        } else {
+          out->append("\\N");
+        }
+        break;
+      case Column::kParamNames:
+        if (valid) {
+          AppendParamNames(i, derived, out);
+        } else {
+          out->append("\\N");
+        }
+        break;
+      case Column::kParam:
+      case Column::kParamRaw:
+        if (valid) {
+          AppendParam(i, columns_[k], derived, out);
+        } else {
+          out->append("\\N");
+        }
+        break;
       case Column::kValid: out->append(valid ? "true" : "false"); break;
       case Column::kScheme: AppendOptional(valid ? uri.scheme() : std::nullopt, out); break;
       case Column::kUserinfo: AppendOptional(valid ? uri.userinfo() : std::nullopt, out); break;
@@ -240,7 +455,29 @@ void ColumnWriter::AppendRow(size_t i, uint64_t line, const UriReference& uri,
         break;
     }
   }
-  out->push_back('\n');
+  if (end_line) out->push_back('\n');
+}
+
+ColumnSetup::ColumnSetup() = default;
+ColumnSetup::~ColumnSetup() {
+  if (psl_) psl_free(psl_);
+}
+
+int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
+                       const std::string& psl_file, Profile profile,
+                       const NormalizeOptions& options) {
+  if (!psl_file.empty()) {
+    psl_ = psl_load_file(psl_file.c_str());
+    if (!psl_) {
+      std::fprintf(stderr, "uriscan: --psl: cannot load '%s'\n",
+                   psl_file.c_str());
+      return 2;
+    }
+  }
+  fingerprinter_ = std::make_unique<Fingerprinter>(profile, options);
+  writer_ = std::make_unique<ColumnWriter>(
+      columns, psl_ ? psl_ : psl_builtin(), *fingerprinter_, profile, options);
+  return -1;
 }
 
 }  // namespace cli

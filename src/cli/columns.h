@@ -5,10 +5,12 @@
 #define URISCAN_SRC_CLI_COLUMNS_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "uriscan/analytics.h"
 #include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
 #include "uriscan/spans.h"
@@ -23,12 +25,22 @@ enum class Column : uint8_t {
   kLine, kValid, kScheme, kUserinfo, kHost, kPort, kPath, kQuery, kFragment,
   kHostType, kError,
   kRegistrableDomain, kPublicSuffix, kSurt, kKey, kNormalized, kSurtCrawler,
+  // Log analytics (docs/cli.md, "Log analytics").
+  kRaw, kAt, kFile, kRepaired, kAuthority, kHostNowww, kSubdomain, kExtension,
+  kPathDecoded, kQueryDecoded, kFragmentDecoded, kPathSegments, kParamNames,
+  kParam, kParamRaw,  // "param:NAME", "param_raw:NAME"
+};
+// One column of a --columns list: param:NAME and param_raw:NAME carry NAME.
+struct ColumnChoice {
+  Column column;
+  std::string name;
+  bool operator==(Column c) const { return column == c; }
 };
 // "line, valid, ..., normalized": every name, for messages.
 std::string ColumnNames();
 // A comma-separated list of names; false (with the first unknown name in
 // *unknown) when one is not a column.
-bool ParseColumns(std::string_view list, std::vector<Column>* out,
+bool ParseColumns(std::string_view list, std::vector<ColumnChoice>* out,
                   std::string* unknown);
 
 // What each chunk computes once for all its rows before they are written.
@@ -36,6 +48,21 @@ struct DerivedRows {
   NormalizedBatch normalized;  // --profile: normalized
   NormalizedBatch crawler;     // surt_crawler
   std::vector<uint64_t> keys;  // key
+  // param_names, param:NAME, param_raw:NAME: the chunk's parameters, row
+  // i's being [param_start[i], param_start[i + 1]), names decoded.
+  const char* data = nullptr;  // the bytes the parameters' offsets are in
+  QueryParams params;
+  std::vector<uint32_t> param_start;
+  std::vector<char> names;
+  std::vector<uint32_t> name_offsets;
+};
+
+// What a row is beside its reference: its number, file and original line.
+struct RowContext {
+  uint64_t line = 0;
+  std::string_view file;
+  std::string_view raw;  // the line as read (before --lenient repaired it)
+  bool repaired = false;
 };
 
 // Writes rows of the chosen columns. One object serves every thread; each
@@ -44,30 +71,59 @@ class ColumnWriter {
  public:
   // `psl` is libpsl's list (not owned); the fingerprinter gives `key` and
   // its profile `normalized`.
-  ColumnWriter(std::vector<Column> columns, const psl_ctx_st* psl,
+  ColumnWriter(std::vector<ColumnChoice> columns, const psl_ctx_st* psl,
                const Fingerprinter& fingerprinter, Profile profile,
                const NormalizeOptions& options);
   void AppendHeader(std::string* out) const;
   // The derived columns of every row of a scanned batch, at once.
   void Prepare(const Batch& rows, const ComponentSpans& spans,
                DerivedRows* derived) const;
-  // Row i (its UriReference `uri`, input line `line`), with "\n".
-  void AppendRow(size_t i, uint64_t line, const UriReference& uri,
-                 const DerivedRows& derived, std::string* out) const;
+  // Row i (its UriReference `uri`), with "\n" unless `end_line` is false.
+  void AppendRow(size_t i, const RowContext& row, const UriReference& uri,
+                 const DerivedRows& derived, std::string* out,
+                 bool end_line = true) const;
 
  private:
   bool Wants(Column c) const;
   static void AppendSurt(const UriReference& uri, std::string* out);
   void AppendSurtCrawler(size_t i, const DerivedRows& derived,
                          std::string* out) const;
+  // The registrable domain and public suffix of a reg-name host (lower
+  // case), nullptr for none.
+  void Suffixes(std::string_view host, const std::string** registrable,
+                const std::string** suffix) const;
   void AppendSuffix(const UriReference& uri, bool registrable,
                     std::string* out) const;
+  void AppendSubdomain(const UriReference& uri, std::string* out) const;
+  static void AppendParam(size_t i, const ColumnChoice& c,
+                          const DerivedRows& derived, std::string* out);
+  static void AppendParamNames(size_t i, const DerivedRows& derived,
+                               std::string* out);
 
-  std::vector<Column> columns_;
+  std::vector<ColumnChoice> columns_;
   const psl_ctx_st* psl_;
   const Fingerprinter& fingerprinter_;
   Profile profile_;
   NormalizeOptions options_;
+};
+
+// What a command that takes --columns owns for its ColumnWriter: the
+// Public Suffix List and the fingerprinter of --profile.
+class ColumnSetup {
+ public:
+  ColumnSetup();
+  ~ColumnSetup();
+  // Loads `psl_file` (libpsl's built-in list when empty) and makes the
+  // writer; -1, or the exit status after a message.
+  int Begin(const std::vector<ColumnChoice>& columns,
+            const std::string& psl_file, Profile profile,
+            const NormalizeOptions& options);
+  const ColumnWriter* writer() const { return writer_.get(); }
+
+ private:
+  psl_ctx_st* psl_ = nullptr;  // owned when loaded from a file
+  std::unique_ptr<Fingerprinter> fingerprinter_;
+  std::unique_ptr<ColumnWriter> writer_;
 };
 
 }  // namespace cli

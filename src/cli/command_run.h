@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/cli/columns.h"
 #include "src/cli/input.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
@@ -153,6 +154,22 @@ class CommandRun {
 bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
                   Chunk* c);
 
+// Row i of a chunk beside its reference, for the columns of ColumnWriter:
+// its line number (a record's), file name and the line as read.
+inline RowContext RowOf(size_t i, const Chunk& c) {
+  RowContext row;
+  row.line = c.first_line + i;
+  row.file = *c.name;
+  row.repaired = i < c.originals.size() && !c.originals[i].empty();
+  if (row.repaired) {
+    row.raw = c.originals[i];
+  } else if (!c.too_long_line) {
+    row.raw = std::string_view(c.input.text.data() + c.spans.uri_begin[i],
+                               c.spans.uri_end[i] - c.spans.uri_begin[i]);
+  }
+  return row;
+}
+
 // One command in the table of commands (options.cc).
 struct CommandSpec {
   const char* name;
@@ -177,6 +194,7 @@ std::unique_ptr<CommandRun> MakeRun(const Options& opt) {
 // The commands, in the order of the help (cmd_*.cc).
 extern const CommandSpec kExtractCommand;
 extern const CommandSpec kParseCommand;
+extern const CommandSpec kParamsCommand;
 extern const CommandSpec kValidateCommand;
 extern const CommandSpec kStatsCommand;
 extern const CommandSpec kAuditCommand;

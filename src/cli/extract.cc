@@ -390,30 +390,52 @@ class JsonLine {
   size_t i_ = 0;
 };
 
+// The first value of --field in a JSON object.
+struct JsonField {
+  bool found = false, is_string = false;
+  uint64_t column = 0;  // where the value starts, from 1
+  std::string value;    // decoded, when it is a string
+};
+
+// Reads the rest of an object (its '{' eaten) and finds `path` in it: a
+// key equal to the whole path, else a key equal to the path's part before
+// a '.' whose value is an object that holds the rest ("a.b" reaches
+// {"a":{"b":...}}). False when the text is not a JSON object.
+bool FindJsonField(JsonLine* j, std::string_view path, JsonField* f) {
+  if (j->Eat('}')) return true;
+  std::string key;
+  do {
+    if (!j->String(&key) || !j->Eat(':')) return false;
+    const bool prefix = path.size() > key.size() &&
+                        path[key.size()] == '.' &&
+                        path.compare(0, key.size(), key) == 0;
+    if (!f->found && key == path) {
+      f->found = true;
+      j->SkipSpace();
+      f->column = j->pos() + 1;
+      f->is_string = j->Peek('"');
+      if (f->is_string ? !j->String(&f->value) : !j->Skip()) return false;
+    } else if (!f->found && prefix && j->Peek('{')) {
+      j->Eat('{');
+      if (!FindJsonField(j, path.substr(key.size() + 1), f)) return false;
+    } else if (!j->Skip()) {
+      return false;
+    }
+  } while (j->Eat(','));
+  return j->Eat('}');
+}
+
 void ExtractJsonLine(std::string_view l, uint64_t line, Sink* sink) {
   JsonLine j(l);
   j.SkipSpace();
   if (j.pos() == l.size()) return;  // a blank line holds no record
   auto bad = [&] { sink->Problem(line, j.pos() + 1, "not a JSON object"); };
   if (!j.Eat('{')) return bad();
-  std::string key, value;
-  bool found = false, is_string = false;
-  uint64_t column = 0;
-  if (!j.Eat('}')) {
-    do {
-      if (!j.String(&key) || !j.Eat(':')) return bad();
-      if (key == sink->opt.field_name && !found) {
-        found = true;
-        j.SkipSpace();
-        column = j.pos() + 1;
-        is_string = j.Peek('"');
-        if (is_string ? !j.String(&value) : !j.Skip()) return bad();
-      } else if (!j.Skip()) {
-        return bad();
-      }
-    } while (j.Eat(','));
-    if (!j.Eat('}')) return bad();
-  }
+  JsonField f;
+  if (!FindJsonField(&j, sink->opt.field_name, &f)) return bad();
+  std::string& value = f.value;
+  const bool found = f.found, is_string = f.is_string;
+  const uint64_t column = f.column;
   j.SkipSpace();
   if (j.pos() != l.size()) return bad();
   // The value only once the whole line is known to be a JSON object.

@@ -111,6 +111,8 @@ constexpr char kSharedHelp[] =
     "                    (UTS #46), percent-encoding of other non-ASCII\n"
     "                    bytes and of space \" < > \\ ^ ` { | } (RFC 3987\n"
     "                    section 3.1), %25 for a '%' without two hex digits\n"
+    "  --line-numbers=file|global  LINE starts from 1 in each input file\n"
+    "                    (file, the default) or counts on across them\n"
     "  --quiet           no progress and no summary on stderr\n"
     "  --help, --version\n"
     "\n"
@@ -119,9 +121,10 @@ constexpr char kSharedHelp[] =
     "(validate), 2 usage or I/O error.\n";
 
 const CommandSpec* const kCommands[] = {
-    &kExtractCommand, &kParseCommand,     &kValidateCommand,
-    &kStatsCommand,   &kAuditCommand,     &kNormalizeCommand,
-    &kResolveCommand, &kDedupCommand,     &kStateCommand};
+    &kExtractCommand,   &kParseCommand,   &kParamsCommand,
+    &kValidateCommand,  &kStatsCommand,   &kAuditCommand,
+    &kNormalizeCommand, &kResolveCommand, &kDedupCommand,
+    &kStateCommand};
 
 // uriscan --help: every command.
 std::string GeneralHelp() {
@@ -170,6 +173,15 @@ void AddSharedOptions(CLI::App* app, bool reads_input, Options* opt) {
   });
   AddFlag(app, "--quiet", [opt] { opt->quiet = true; });
   if (reads_input) AddFlag(app, "--lenient", [opt] { opt->lenient = true; });
+  if (reads_input) {
+    AddValueOption(app, "--line-numbers", "file|global",
+                   [opt](const std::string& v) {
+                     if (v == "global") opt->global_lines = true;
+                     else if (v == "file") opt->global_lines = false;
+                     else throw UsageError(Allowed("--line-numbers",
+                                                   "file or global", v));
+                   });
+  }
 }
 
 // CLI11 reads "--opt=" with an empty value as "--opt" and takes the next

@@ -33,6 +33,9 @@ struct Options {
   size_t max_line = 16u << 20;
   size_t threads = 1;  // AvailableCores() unless --threads
   size_t chunk_bytes = 4u << 20;
+  // --line-numbers=global: lines count on across the input files (records
+  // and diagnostics) instead of starting from 1 in each.
+  bool global_lines = false;
   std::vector<std::string> files;
 };
 

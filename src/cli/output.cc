@@ -43,6 +43,25 @@ size_t Utf8SequenceAt(std::string_view s, size_t i) {
   return n;
 }
 
+
+void AppendJsonField(const char* key, std::string_view value,
+                     std::string* out) {
+  out->append(",\"").append(key).append("\":");
+  AppendJsonString(value, out);
+}
+
+void AppendTsvField(const std::optional<std::string_view>& v,
+                    std::string* out) {
+  out->push_back('\t');
+  if (v) {
+    out->append(*v);
+  } else {
+    out->append("\\N");
+  }
+}
+
+}  // namespace
+
 // A JSON string (RFC 8259) of s. JSON text is UTF-8: a byte that is not
 // part of a well-formed UTF-8 sequence (a Latin-1 log line given to
 // --lenient, say) becomes U+FFFD.
@@ -70,23 +89,22 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
-void AppendJsonField(const char* key, std::string_view value,
-                     std::string* out) {
-  out->append(",\"").append(key).append("\":");
-  AppendJsonString(value, out);
-}
-
-void AppendTsvField(const std::optional<std::string_view>& v,
-                    std::string* out) {
-  out->push_back('\t');
-  if (v) {
-    out->append(*v);
-  } else {
-    out->append("\\N");
+void AppendPgText(std::string_view s, std::string* out) {
+  size_t run = 0;  // bytes of s up to i that need no escape
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const char* escape = c == '\\' ? "\\\\"
+                         : c == '\t' ? "\\t"
+                         : c == '\n' ? "\\n"
+                         : c == '\r' ? "\\r"
+                                     : nullptr;
+    if (!escape) continue;
+    out->append(s.data() + run, i - run);
+    out->append(escape);
+    run = i + 1;
   }
+  out->append(s.data() + run, s.size() - run);
 }
-
-}  // namespace
 
 bool Writer::Flush() {
   if (!buf_.empty() && !failed_) {

@@ -48,6 +48,14 @@ void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out);
 void AppendTsvHeader(std::string* out);
 void AppendTsvRecord(uint64_t line, const UriReference& uri, std::string* out);
 
+// A JSON string (RFC 8259) of s, quotes included; a byte that is not part
+// of well-formed UTF-8 becomes U+FFFD.
+void AppendJsonString(std::string_view s, std::string* out);
+// s as a field of PostgreSQL's text format (COPY FROM, the default
+// format): a backslash, TAB, LF and CR each become a backslash and then
+// '\\', 't', 'n' or 'r'; every other byte is written as it is.
+void AppendPgText(std::string_view s, std::string* out);
+
 // FILE:LINE:COL: error: <kind>: <message>, with "\n". COL counts bytes from 1.
 void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,
                       std::string* out);

@@ -157,6 +157,8 @@ class Pipeline {
   int status_ = 0;
   bool stopped_ = false;  // --on-error=fail met an invalid line
   uint64_t lines_written_ = 0;  // of the current file, by the chunks emitted
+  // --line-numbers=global: the lines read in the files before this one.
+  uint64_t lines_before_file_ = 0;
 };
 
 void Pipeline::EmitOldest() {
@@ -169,7 +171,7 @@ void Pipeline::EmitOldest() {
   stopped_ = c.failed;
   command_->Emit(c, &out_.buffer(), &totals_);
   out_.buffer() += c.out;
-  if (c.starts_file) lines_written_ = 0;
+  if (c.starts_file && !opt_.global_lines) lines_written_ = 0;
   for (const Diagnostic& d : c.diagnostics) {
     AppendDiagnostic(*c.name, lines_written_ + d.row + 1, d.column, d.kind,
                      d.message, &err_.buffer());
@@ -200,7 +202,7 @@ void Pipeline::ReadFile(const std::string& file) {
   // Only records that carry their line number need it before the scan.
   const bool numbered_records = command_->NumberedRecords();
   bool first_chunk = true;
-  uint64_t lines_read = 0;
+  uint64_t lines_read = opt_.global_lines ? lines_before_file_ : 0;
   while (!stopped_) {
     if (pool_.Full()) EmitOldest();
     if (stopped_) break;
@@ -244,6 +246,7 @@ void Pipeline::ReadFile(const std::string& file) {
     });
   }
   totals_.boms += reader_.dropped_bom();
+  lines_before_file_ = lines_read;
 }
 
 int Pipeline::Run() {

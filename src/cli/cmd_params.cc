@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+// uriscan params: LINE<TAB>NAME<TAB>VALUE per query parameter, decoded as
+// form data unless --raw (docs/cli.md, "params").
+#include <CLI/CLI.hpp>
+
+#include <charconv>
+#include <string>
+#include <vector>
+
+#include "src/cli/command_run.h"
+#include "src/cli/options.h"
+#include "src/cli/output.h"
+#include "uriscan/analytics.h"
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+constexpr char kHelp[] =
+    "  params [--raw]              LINE<TAB>NAME<TAB>VALUE per query\n"
+    "                              parameter, in order: the query split on\n"
+    "                              '&', each field at its first '=', empty\n"
+    "                              fields skipped; names and values decoded\n"
+    "                              as form data ('+' is a space, then %HH)\n"
+    "                              unless --raw; text in PostgreSQL's COPY\n"
+    "                              format (\\\\ \\t \\n \\r escaped)\n";
+
+// What a chunk's parameters are, per worker thread: their spans, and with
+// decoding their names and values decoded back to back.
+struct ChunkParams {
+  QueryParams params;
+  size_t next = 0;  // the first parameter not yet written
+  std::vector<char> names, values;
+  std::vector<uint32_t> name_offsets, value_offsets;
+  const char* data = nullptr;  // the chunk's bytes
+};
+thread_local ChunkParams chunk_params;
+
+class ParamsRun : public CommandRun {
+ public:
+  using CommandRun::CommandRun;
+
+  void AddOptions(CLI::App* app) override {
+    AddFlag(app, "--raw", [this] { raw_ = true; });
+  }
+  bool NumberedRecords() const override { return true; }
+  bool PrepareChunk(const Batch& rows, Chunk* c) override {
+    ChunkParams& p = chunk_params;
+    ExtractQueryParams(rows.data, c->spans, &p.params);
+    p.next = 0;
+    if (!raw_) {
+      const QueryParams& q = p.params;
+      DecodeSpans(rows.data, q.name_begin.data(), q.name_end.data(), q.size(),
+                  Decoding::kForm, &p.names, &p.name_offsets);
+      DecodeSpans(rows.data, q.value_begin.data(), q.value_end.data(),
+                  q.size(), Decoding::kForm, &p.values, &p.value_offsets);
+    }
+    p.data = rows.data;
+    return true;
+  }
+  bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
+           Chunk* c) override {
+    ChunkParams& p = chunk_params;
+    if (!uri.valid()) {
+      c->Diagnose(i, uri.error());
+      // An over-long line the scan split is no record: skip its parameters.
+      while (p.next < p.params.size() && p.params.row[p.next] == i) ++p.next;
+      return true;
+    }
+    const QueryParams& q = p.params;
+    char digits[24];
+    const auto r =
+        std::to_chars(digits, digits + sizeof(digits), c->first_line + i);
+    for (; p.next < q.size() && q.row[p.next] == i; ++p.next) {
+      const size_t k = p.next;
+      c->out.append(digits, r.ptr);
+      c->out.push_back('\t');
+      if (raw_) {
+        AppendPgText({p.data + q.name_begin[k], q.name_end[k] - q.name_begin[k]},
+                     &c->out);
+        c->out.push_back('\t');
+        AppendPgText(
+            {p.data + q.value_begin[k], q.value_end[k] - q.value_begin[k]},
+            &c->out);
+      } else {
+        AppendPgText({p.names.data() + p.name_offsets[k],
+                      p.name_offsets[k + 1] - p.name_offsets[k]},
+                     &c->out);
+        c->out.push_back('\t');
+        AppendPgText({p.values.data() + p.value_offsets[k],
+                      p.value_offsets[k + 1] - p.value_offsets[k]},
+                     &c->out);
+      }
+      c->out.push_back('\n');
+    }
+    return true;
+  }
+
+ private:
+  bool raw_ = false;
+};
+
+}  // namespace
+
+const CommandSpec kParamsCommand = {
+    "params", "[--raw] [OPTIONS] [FILE...]", [] { return std::string(kHelp); },
+    true, false, MakeRun<ParamsRun>};
+
+}  // namespace cli
+}  // namespace uriscan

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// Query parameters, path segments, decoding and host parts from spans: the
+// rules of include/uriscan/analytics.h, case by case.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "uriscan/uriscan.h"
+
+namespace uriscan {
+namespace {
+
+using Pairs = std::vector<std::pair<std::string, std::string>>;
+
+// The raw name/value pairs of each line of `text`, as (row, name, value).
+std::vector<std::pair<uint32_t, std::pair<std::string, std::string>>> Params(
+    const std::string& text) {
+  OwnedBatch batch;
+  EXPECT_TRUE(BatchFromLines(text, &batch));
+  ComponentSpans spans;
+  Scan(batch.view(), &spans);
+  QueryParams p;
+  ExtractQueryParams(batch.view().data, spans, &p);
+  const std::string_view data(batch.view().data, batch.data.size());
+  std::vector<std::pair<uint32_t, std::pair<std::string, std::string>>> out;
+  for (size_t k = 0; k < p.size(); ++k) {
+    out.push_back(
+        {p.row[k],
+         {std::string(data.substr(p.name_begin[k],
+                                  p.name_end[k] - p.name_begin[k])),
+          std::string(data.substr(p.value_begin[k],
+                                  p.value_end[k] - p.value_begin[k]))}});
+  }
+  return out;
+}
+
+TEST(QueryParamsTest, SplitsFieldsAtAmpersandsAndTheFirstEquals) {
+  const auto p = Params("http://h/p?a=1&&b&c=x=y&=v&#frag&d=2\n");
+  ASSERT_EQ(p.size(), 4u);
+  EXPECT_EQ(p[0].second, std::make_pair(std::string("a"), std::string("1")));
+  EXPECT_EQ(p[1].second, std::make_pair(std::string("b"), std::string("")));
+  EXPECT_EQ(p[2].second, std::make_pair(std::string("c"), std::string("x=y")));
+  EXPECT_EQ(p[3].second, std::make_pair(std::string(""), std::string("v")));
+}
+
+TEST(QueryParamsTest, RowsWithoutAQueryOrInvalidGiveNone) {
+  const auto p = Params("http://h/p\nhttp://h/p?\nhttp://h /?a=1\n"
+                        "?x=1;y=2\nhttp://h/?&&&\n");
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].first, 3u);
+  EXPECT_EQ(p[0].second.first, "x");
+  EXPECT_EQ(p[0].second.second, "1;y=2");  // ';' is no separator
+}
+
+TEST(QueryParamsTest, ValueOffsetsOfAFieldWithoutEquals) {
+  OwnedBatch batch;
+  ASSERT_TRUE(BatchFromLines("?ab", &batch));
+  ComponentSpans spans;
+  Scan(batch.view(), &spans);
+  QueryParams p;
+  ExtractQueryParams(batch.view().data, spans, &p);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p.name_begin[0], 1u);
+  EXPECT_EQ(p.name_end[0], 3u);
+  EXPECT_EQ(p.value_begin[0], 3u);
+  EXPECT_EQ(p.value_end[0], 3u);
+}
+
+std::string Decoded(const std::string& in, Decoding how) {
+  std::string out(in.size(), '\0');
+  out.resize(Decode(in, how, out.data()));
+  return out;
+}
+
+TEST(DecodeTest, FormTurnsPlusIntoSpaceBeforePercent) {
+  EXPECT_EQ(Decoded("a+b%2B%20c", Decoding::kForm), "a b+ c");
+  EXPECT_EQ(Decoded("a+b%2B%20c", Decoding::kPercent), "a+b+ c");
+  EXPECT_EQ(Decoded("100%", Decoding::kPercent), "100%");
+  EXPECT_EQ(Decoded("%zz%4", Decoding::kPercent), "%zz%4");
+  EXPECT_EQ(Decoded("%e2%82%ac%00", Decoding::kPercent),
+            std::string("\xe2\x82\xac\0", 4));
+  EXPECT_EQ(Decoded("", Decoding::kForm), "");
+}
+
+std::vector<std::string> Segments(const std::string& uri) {
+  OwnedBatch batch;
+  EXPECT_TRUE(BatchFromLines(uri, &batch));
+  ComponentSpans spans;
+  Scan(batch.view(), &spans);
+  PathSegments s;
+  ExtractPathSegments(batch.view().data, spans, &s);
+  std::vector<std::string> out;
+  for (size_t k = 0; k < s.size(); ++k)
+    out.emplace_back(batch.view().data + s.begin[k], s.end[k] - s.begin[k]);
+  return out;
+}
+
+TEST(PathSegmentsTest, DropsTheFirstEmptySegmentKeepsTheLast) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(Segments("http://h/a/b/"), (V{"a", "b", ""}));
+  EXPECT_EQ(Segments("http://h"), V{});
+  EXPECT_EQ(Segments("http://h/"), V{""});
+  EXPECT_EQ(Segments("a/b"), (V{"a", "b"}));
+  EXPECT_EQ(Segments("http://h//x?q"), (V{"", "x"}));
+  EXPECT_EQ(Segments("mailto:a@b"), V{"a@b"});
+  EXPECT_EQ(Segments("http://h /a"), V{});  // invalid
+}
+
+TEST(HostPartsTest, WwwAndExtension) {
+  EXPECT_EQ(HostWithoutWww("WwW.example.com"), "example.com");
+  EXPECT_EQ(HostWithoutWww("www.www.a"), "www.a");
+  EXPECT_EQ(HostWithoutWww("www2.a"), "www2.a");
+  EXPECT_EQ(HostWithoutWww("www."), "");
+  EXPECT_EQ(PathExtension("/a/b.tar.gz"), "gz");
+  EXPECT_EQ(PathExtension("/a.b/c"), "");
+  EXPECT_EQ(PathExtension("/.bashrc"), "");
+  EXPECT_EQ(PathExtension("/a."), "");
+  EXPECT_EQ(PathExtension("/a.b/"), "");
+  EXPECT_EQ(PathExtension("x.PNG"), "PNG");
+}
+
+}  // namespace
+}  // namespace uriscan
