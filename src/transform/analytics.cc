@@ -70,7 +70,7 @@ void ExtractQueryParamsScalar(const char* data, const ComponentSpans& spans,
                               QueryParams* out) {
   out->Clear();
   for (size_t i = 0; i < spans.size(); ++i) {
-    uint32_t q, qe;
+    uint32_t q = 0, qe = 0;
     if (!QueryOf(spans, i, &q, &qe)) continue;
     uint32_t field = q;
     while (field <= qe) {
@@ -96,14 +96,14 @@ void ExtractQueryParams(const char* data, const ComponentSpans& spans,
   while (i < n) {
     // A group: the rows from i whose queries lie within kGroupBytes of the
     // first query's start (at least one row), masks made over that range.
-    uint32_t q, qe;
+    uint32_t q = 0, qe = 0;
     while (i < n && !QueryOf(spans, i, &q, &qe)) ++i;
     if (i == n) break;
     const uint32_t base = q;
     uint32_t top = qe;
     size_t stop = i + 1;
     for (; stop < n; ++stop) {
-      uint32_t b, e;
+      uint32_t b = 0, e = 0;
       if (!QueryOf(spans, stop, &b, &e)) continue;
       if (b < base || e - base > kGroupBytes) break;
       top = std::max(top, e);
