@@ -328,10 +328,52 @@ class JsonLine {
   }
   // Any value, skipped.
   bool Skip() {
-    SkipSpace();
-    if (i_ >= s_.size()) return false;
-    const char c = s_[i_];
-    if (c == '"') {
+    std::string open;
+    for (;;) {
+      SkipSpace();
+      if (i_ >= s_.size()) return false;
+      const char c = s_[i_];
+      if (c == '{' || c == '[') {
+        if (open.size() == kMaxDepth) {
+          too_deep_ = true;
+          return false;
+        }
+        ++i_;
+        open.push_back(c == '{' ? '}' : ']');
+        if (Eat(open.back())) {
+          open.pop_back();
+        } else if (open.back() == '}' && !MemberName()) {
+          return false;
+        } else {
+          continue;  // the container's first value
+        }
+      } else if (!Scalar()) {
+        return false;
+      }
+      // A value ended: the next member, or the end of its containers.
+      for (;;) {
+        if (open.empty()) return true;
+        if (Eat(',')) {
+          if (open.back() == '}' && !MemberName()) return false;
+          break;
+        }
+        if (!Eat(open.back())) return false;
+        open.pop_back();
+      }
+    }
+  }
+  // True when Skip() failed on a value nested deeper than kMaxDepth.
+  bool too_deep() const { return too_deep_; }
+  static constexpr size_t kMaxDepth = 1000;
+
+ private:
+  bool MemberName() {
+    std::string key;
+    return String(&key) && Eat(':');
+  }
+  // A string, number, true, false or null.
+  bool Scalar() {
+    if (s_[i_] == '"') {
       std::string ignored;
       return String(&ignored);
     }
@@ -350,7 +392,7 @@ class JsonLine {
     }
     const size_t start = i_;
     while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) ||
-                              std::strchr("+-.", s_[i_])))
+                              (s_[i_] && std::strchr("+-.", s_[i_]))))
       ++i_;
     return i_ > start;
   }
@@ -383,6 +425,7 @@ class JsonLine {
       out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
       out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
       out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  bool too_deep_ = false;
     }
   }
 
@@ -394,7 +437,11 @@ void ExtractJsonLine(std::string_view l, uint64_t line, Sink* sink) {
   JsonLine j(l);
   j.SkipSpace();
   if (j.pos() == l.size()) return;  // a blank line holds no record
-  auto bad = [&] { sink->Problem(line, j.pos() + 1, "not a JSON object"); };
+  auto bad = [&] {
+    sink->Problem(line, j.pos() + 1,
+                  j.too_deep() ? "the JSON value is nested more than 1000 deep"
+                               : "not a JSON object");
+  };
   if (!j.Eat('{')) return bad();
   std::string key, value;
   bool found = false, is_string = false;
