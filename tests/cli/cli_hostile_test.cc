@@ -23,4 +23,30 @@ TEST_F(CliTest, HostileDeepJsonIsADiagnosticNotACrash) {
       << r.err;
 }
 
+// LOCK is never created through a link, dangling or not, and a state
+// directory that others may write is refused before anything is written.
+TEST_F(CliTest, HostileStateDirectoryIsRefused) {
+  const std::string state = Path("state"), victim = Path("victim");
+  ASSERT_EQ(mkdir(state.c_str(), 0700), 0);
+  ASSERT_EQ(symlink(victim.c_str(), (state + "/LOCK").c_str()), 0);
+  Result r = Run("dedup --quiet --state=" + state, "http://a/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("LOCK"), std::string::npos) << r.err;
+  struct stat st;
+  EXPECT_NE(lstat(victim.c_str(), &st), 0) << "created through the link";
+  ASSERT_EQ(unlink((state + "/LOCK").c_str()), 0);
+  ASSERT_EQ(chmod(state.c_str(), 0777), 0);
+  r = Run("dedup --quiet --state=" + state, "http://a/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("may be written by other users (mode 0777)"),
+            std::string::npos)
+      << r.err;
+  ASSERT_EQ(chmod(state.c_str(), 0700), 0);
+  r = Run("dedup --quiet --state=" + state, "http://a/\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://a/\n");
+}
+
 }  // namespace uriscan_cli_test
