@@ -131,6 +131,9 @@ class CommandRun {
   // After the last chunk: the output held back. False after a message.
   virtual bool Finish(Writer* /*out*/, Totals* /*totals*/) { return true; }
   // After a whole run with no error, its output written: what it keeps
+  // True, after an Emit(), when the run can no longer succeed (dedup's
+  // spill failed): nothing more is read, and Finish() says why.
+  virtual bool Halted() const { return false; }
   // across runs (dedup --state). False after a message.
   virtual bool Commit() { return true; }
   // The summary (on stderr unless --quiet; stats writes its report); the

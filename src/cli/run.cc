@@ -156,13 +156,16 @@ class Pipeline {
   OrderedPool pool_;
   int status_ = 0;
   bool stopped_ = false;  // --on-error=fail met an invalid line
+  // The output cannot be written, or the command cannot succeed
+  // (CommandRun::Halted()): nothing more is read.
+  bool halted_ = false;
   uint64_t lines_written_ = 0;  // of the current file, by the chunks emitted
 };
 
 void Pipeline::EmitOldest() {
   const size_t slot = pool_.Next();
   Chunk& c = chunks_[slot];
-  if (stopped_) {  // after the failure: read ahead, never written
+  if (stopped_ || halted_) {  // after the failure: read ahead, never written
     pool_.Release(slot);
     return;
   }
@@ -179,6 +182,7 @@ void Pipeline::EmitOldest() {
   pool_.Release(slot);
   out_.MaybeFlush();
   err_.MaybeFlush();
+  halted_ = out_.failed() || command_->Halted();
   progress_.Update(totals_);
 }
 
@@ -201,9 +205,9 @@ void Pipeline::ReadFile(const std::string& file) {
   const bool numbered_records = command_->NumberedRecords();
   bool first_chunk = true;
   uint64_t lines_read = 0;
-  while (!stopped_) {
+  while (!stopped_ && !halted_) {
     if (pool_.Full()) EmitOldest();
-    if (stopped_) break;
+    if (stopped_ || halted_) break;
     const size_t slot = pool_.Acquire();
     Chunk& c = chunks_[slot];
     const LineReader::Status st = reader_.Next(&c.input);
@@ -251,7 +255,7 @@ int Pipeline::Run() {
   const int begun = command_->Begin(window_, &out_.buffer());
   if (begun >= 0) return begun;
   for (const std::string& file : opt_.files) {
-    if (stopped_) break;
+    if (stopped_ || halted_) break;
     ReadFile(file);
   }
   while (pool_.Pending()) EmitOldest();

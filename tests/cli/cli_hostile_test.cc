@@ -49,4 +49,21 @@ TEST_F(CliTest, HostileStateDirectoryIsRefused) {
   EXPECT_EQ(r.out, "http://a/\n");
 }
 
+// A --temp-dir that cannot be written once let every line through
+// unfiltered after the spill failed: now the run fails before writing any.
+TEST_F(CliTest, HostileDedupTempDirIsCheckedBeforeOutput) {
+  std::string day;
+  for (int i = 0; i < 100000; ++i)
+    day += "http://h" + std::to_string(i) + ".example/\n";
+  const Result r = Run("dedup --quiet --memory=1M --temp-dir=" +
+                           Path("nonexistent"),
+                       day + day);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("cannot create a temporary file in " +
+                       Path("nonexistent")),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace uriscan_cli_test
