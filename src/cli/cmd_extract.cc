@@ -64,11 +64,15 @@ class ExtractRun : public CommandRun {
   struct Records {
     size_t skip = 0;
     size_t column = 0;
+    // A tsv or csv record longer than --max-line, skipped: the chunk is
+    // that record alone, of this many lines, and its text is empty.
+    uint64_t overlong_lines = 0;
   };
 
   // Cuts `lines` back to whole records, reading more while not even one is
-  // whole.
-  void TakeWholeRecords(LineReader* reader, Lines* lines) const;
+  // whole (up to --max-line). Returns the lines of a tsv or csv record
+  // longer than that, read to its end and dropped from `lines`; 0 else.
+  uint64_t TakeWholeRecords(LineReader* reader, Lines* lines) const;
 
   ExtractOptions extract_;
   std::string field_;          // --field, as given
@@ -96,6 +100,7 @@ void ExtractRun::AddOptions(CLI::App* app) {
 int ExtractRun::Check() {
   ExtractOptions& x = extract_;
   x.lenient = opt_.lenient;
+  x.max_record = opt_.max_line;
   const std::string& f = field_;
   switch (x.from) {
     case LogFormat::kText:
@@ -142,9 +147,12 @@ bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
                              std::string* error) {
   Records& r = records_[c->slot];
   r.skip = 0;
+  r.overlong_lines = 0;
   if (c->starts_file) file_column_ = 0;
   if (c->too_long_line) return true;
-  TakeWholeRecords(reader, &c->input);
+  r.overlong_lines = TakeWholeRecords(reader, &c->input);
+  c->skipped_lines = r.overlong_lines;
+  if (r.overlong_lines > 0 && !(c->starts_file && header_field_)) return true;
   if (c->starts_file && header_field_) {
     size_t header_end = 0;
     if (!FindColumn(c->input.text, extract_, &file_column_, &header_end)) {
@@ -158,21 +166,55 @@ bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
   return true;
 }
 
-void ExtractRun::TakeWholeRecords(LineReader* reader, Lines* lines) const {
+uint64_t ExtractRun::TakeWholeRecords(LineReader* reader,
+                                      Lines* lines) const {
+  // A record may end a line break after --max-line bytes ("\r\n").
+  const size_t most = opt_.max_line + 2;
   size_t keep = RecordsEnd(lines->text, extract_, reader->at_end());
   size_t want = lines->text.size();
-  while (keep == 0 && lines->text.size() < opt_.max_line) {
+  while (keep == 0 && lines->text.size() < most) {
     reader->Unread(lines->text.size());
-    want *= 2;  // the next line may be longer than the text so far
+    // The next line may be longer than the text so far: doubling keeps the
+    // reads linear, and below 2 * --max-line.
+    want *= 2;
     reader->set_min_bytes(want);
     const LineReader::Status st = reader->Next(lines);
     reader->set_min_bytes(0);
-    if (st != LineReader::Status::kLines) return;
+    if (st != LineReader::Status::kLines) return 0;
     keep = RecordsEnd(lines->text, extract_, reader->at_end());
   }
-  if (keep == 0) return;  // past --max-line: as it is, with a diagnostic
-  reader->Unread(lines->text.size() - keep);
-  lines->text = lines->text.substr(0, keep);
+  if (keep > 0) {
+    reader->Unread(lines->text.size() - keep);
+    lines->text = lines->text.substr(0, keep);
+    return 0;
+  }
+  if (extract_.from != LogFormat::kTsv && extract_.from != LogFormat::kCsv)
+    return 0;  // text: an unclosed "<" is no reference; read on
+  // The first record is longer than --max-line: read to its end, in pieces
+  // of bounded size, and keep nothing of it.
+  RecordEnd record(extract_);
+  uint64_t lines_skipped = 0;
+  bool open_line = false;  // the last piece did not end in "\n"
+  for (;;) {
+    const std::string_view piece = lines->text;
+    open_line = !piece.empty() && piece.back() != '\n';
+    const size_t end = record.Feed(piece);
+    const size_t used = end == std::string_view::npos ? piece.size() : end;
+    lines_skipped += std::count(piece.begin(), piece.begin() + used, '\n');
+    if (end != std::string_view::npos) {
+      reader->Unread(piece.size() - end);
+      break;
+    }
+    const LineReader::Status st = reader->Next(lines);
+    if (st == LineReader::Status::kTooLongLine) ++lines_skipped;
+    if (st != LineReader::Status::kLines &&
+        st != LineReader::Status::kTooLongLine) {
+      lines_skipped += open_line;
+      break;
+    }
+  }
+  lines->text = {};
+  return std::max<uint64_t>(lines_skipped, 1);
 }
 
 void ExtractRun::ProcessChunk(Chunk* c) {
@@ -185,6 +227,12 @@ void ExtractRun::ProcessChunk(Chunk* c) {
     return;
   }
   const Records& r = records_[c->slot];
+  if (r.overlong_lines > 0) {  // dropped whole (TakeWholeRecords)
+    c->input_lines = c->totals.lines = r.overlong_lines;
+    c->diagnostics.push_back({0, 1, kLogFormatKind, kOverlongRecord});
+    ++c->totals.malformed;
+    return;
+  }
   ExtractOptions x = extract_;
   x.column = header_field_ ? r.column : x.column;
   const std::string_view header = c->input.text.substr(0, r.skip);

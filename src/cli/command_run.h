@@ -45,6 +45,9 @@ struct Chunk {
   // diagnostics have line numbers, made when the chunk is written.
   uint64_t first_line = 0;
   uint64_t input_lines = 0;  // lines of input the chunk stands for
+  // Lines read and dropped by TakeRecords() (extract: a record longer than
+  // --max-line), not in `input`.
+  uint64_t skipped_lines = 0;
   const std::string* name = nullptr;
   std::vector<Diagnostic> diagnostics;
   ComponentSpans spans;
@@ -128,12 +131,12 @@ class CommandRun {
   // what must see the rows in order (dedup's seen-set).
   virtual void Emit(const Chunk& /*c*/, std::string* /*out*/,
                     Totals* /*totals*/) {}
-  // After the last chunk: the output held back. False after a message.
-  virtual bool Finish(Writer* /*out*/, Totals* /*totals*/) { return true; }
-  // After a whole run with no error, its output written: what it keeps
   // True, after an Emit(), when the run can no longer succeed (dedup's
   // spill failed): nothing more is read, and Finish() says why.
   virtual bool Halted() const { return false; }
+  // After the last chunk: the output held back. False after a message.
+  virtual bool Finish(Writer* /*out*/, Totals* /*totals*/) { return true; }
+  // After a whole run with no error, its output written: what it keeps
   // across runs (dedup --state). False after a message.
   virtual bool Commit() { return true; }
   // The summary (on stderr unless --quiet; stats writes its report); the

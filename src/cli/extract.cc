@@ -14,7 +14,7 @@ namespace uriscan {
 namespace cli {
 namespace {
 
-constexpr std::string_view kLogFormat = "log-format";
+constexpr std::string_view kLogFormat = kLogFormatKind;
 // A reference wrapped in "<...>" may span at most this many line breaks.
 constexpr int kMaxWrappedLines = 8;
 
@@ -243,7 +243,16 @@ void ExtractTable(std::string_view text, Sink* sink) {
       const size_t nl = text.rfind('\n', at == 0 ? 0 : at - 1);
       return at - (nl == std::string_view::npos || nl >= at ? 0 : nl + 1) + 1;
     };
-    if (end == std::string_view::npos) {
+    const size_t record_end = end == std::string_view::npos ? text.size() : end;
+    size_t length = record_end - pos;
+    if (length > 0 && text[record_end - 1] == '\n') --length;
+    if (length > 0 && text[pos + length - 1] == '\r') --length;
+    if (length > sink->opt.max_record) {
+      // As a record too long to read whole is (cmd_extract.cc): whatever
+      // the chunk it falls in, the same diagnostic.
+      sink->Problem(line, 1, kOverlongRecord);
+      end = record_end;
+    } else if (end == std::string_view::npos) {
       sink->Problem(line, 1, "a quoted field is not closed");
       end = text.size();
     } else if (malformed != std::string::npos) {
@@ -326,7 +335,8 @@ class JsonLine {
     }
     return false;
   }
-  // Any value, skipped.
+  // Any value, skipped. Iterative, so that no input can exhaust the stack:
+  // `open` holds the closing bracket of each container still open.
   bool Skip() {
     std::string open;
     for (;;) {
@@ -377,27 +387,12 @@ class JsonLine {
       std::string ignored;
       return String(&ignored);
     }
-    if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
-      ++i_;
-      if (Eat(close)) return true;
-      do {
-        if (close == '}') {
-          std::string key;
-          if (!String(&key) || !Eat(':')) return false;
-        }
-        if (!Skip()) return false;
-      } while (Eat(','));
-      return Eat(close);
-    }
     const size_t start = i_;
     while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) ||
                               (s_[i_] && std::strchr("+-.", s_[i_]))))
       ++i_;
     return i_ > start;
   }
-
- private:
   bool Hex4(uint32_t* v) {
     if (s_.size() - i_ < 4) return false;
     for (int k = 0; k < 4; ++k) {
@@ -425,12 +420,12 @@ class JsonLine {
       out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
       out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
       out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
-  bool too_deep_ = false;
     }
   }
 
   std::string_view s_;
   size_t i_ = 0;
+  bool too_deep_ = false;
 };
 
 void ExtractJsonLine(std::string_view l, uint64_t line, Sink* sink) {
@@ -647,6 +642,27 @@ size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
   }
   const size_t line_start = text.rfind('\n', open);
   return line_start == std::string_view::npos ? 0 : line_start + 1;
+}
+
+RecordEnd::RecordEnd(const ExtractOptions& opt) : delim_(Delimiter(opt)) {}
+
+size_t RecordEnd::Feed(std::string_view piece) {
+  for (size_t i = 0; i < piece.size(); ++i) {
+    const char c = piece[i];
+    if (quote_seen_) {  // a '"' inside quotes: "" or the closing one
+      quote_seen_ = false;
+      if (c == '"') continue;
+      in_quotes_ = false;
+    }
+    if (in_quotes_) {
+      quote_seen_ = c == '"';
+      continue;
+    }
+    if (c == '\n') return i + 1;
+    in_quotes_ = c == '"' && field_start_;
+    field_start_ = c == delim_;
+  }
+  return std::string_view::npos;
 }
 
 bool FindColumn(std::string_view text, const ExtractOptions& opt,

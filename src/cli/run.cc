@@ -227,6 +227,7 @@ void Pipeline::ReadFile(const std::string& file) {
       break;
     }
     c.too_long_line = st == LineReader::Status::kTooLongLine;
+    c.skipped_lines = 0;
     c.starts_file = first_chunk;
     c.name = name;
     if (!command_->TakeRecords(&reader_, &c, &error)) {
@@ -237,7 +238,8 @@ void Pipeline::ReadFile(const std::string& file) {
     first_chunk = false;
     if (numbered_records) {
       c.first_line = lines_read + 1;
-      lines_read += c.too_long_line ? 1 : CountLines(c.input.text);
+      lines_read +=
+          c.too_long_line ? 1 : CountLines(c.input.text) + c.skipped_lines;
     }
     pool_.Submit(slot, [this, &c] {
       c.out.clear();

@@ -66,4 +66,32 @@ TEST_F(CliTest, HostileDedupTempDirIsCheckedBeforeOutput) {
       << r.err;
 }
 
+// A quoted field of many short lines, longer than --max-line in all, once
+// broke the record alignment (its lines were read as records), differently
+// at each chunk size: now it is one diagnostic, and reading goes on at the
+// next record, the same at every chunk size.
+TEST_F(CliTest, HostileOverlongCsvRecordKeepsAlignment) {
+  std::string note;
+  for (int i = 0; i < 3000; ++i) note += "http://evil.example/" + std::to_string(i) + "\n";
+  const std::string csv = "url,note\nhttp://a/,x\nhttp://b/,\"" + note +
+                          "\"\nhttp://c/,y\r\nhttp://d/,\"z\"\n";
+  Write(Path("t.csv"), csv);
+  for (const char* chunk : {"", "--chunk-size=1", "--chunk-size=100",
+                            "--chunk-size=4096", "--chunk-size=100000"}) {
+    for (const bool mapped : {true, false}) {  // a file, or read(2)
+      const Result r = Run(std::string("extract --quiet --with-line --from=csv "
+                                       "--field=url --max-line=50000 ") +
+                               chunk + (mapped ? " " + Path("t.csv") : ""),
+                           mapped ? "" : csv);
+      const char* via = mapped ? "file" : "stdin";
+      EXPECT_EQ(r.status, 0) << chunk;
+      EXPECT_EQ(r.out, "2\thttp://a/\n3004\thttp://c/\n"
+                       "3005\thttp://d/\n") << chunk << via;
+      EXPECT_EQ(r.err.substr(r.err.find(':')),
+                ":3:1: error: log-format: the record is longer than "
+                "--max-line\n") << chunk << via;
+    }
+  }
+}
+
 }  // namespace uriscan_cli_test
