@@ -49,6 +49,10 @@ Compression Sniff(std::string_view head) {
 Decoder::Decoder(Compression compression, CompressedSource source)
     : compression_(compression), source_(std::move(source)) {
   thread_ = std::thread([this] { Run(); });
+  // A skippable frame (RFC 8878 sec. 3.1.2): magic 0x184D2A5?, little-endian.
+  if (head.size() >= 4 && (head[0] & 0xf0) == 0x50 &&
+      std::memcmp(head.data() + 1, "\x2a\x4d\x18", 3) == 0)
+    return Compression::kZstd;
 }
 
 Decoder::~Decoder() {

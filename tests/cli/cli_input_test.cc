@@ -155,6 +155,18 @@ class CompressedTest : public CliTest {
   bool has_zstd_ = false;
 };
 
+// A zstd stream may begin with a skippable frame (RFC 8878 sec. 3.1.2),
+// which once made it read as text.
+TEST_F(CompressedTest, ZstdMayStartWithASkippableFrame) {
+  if (!has_zstd_) GTEST_SKIP() << "no zstd command";
+  ASSERT_TRUE(Sh("printf '\\123\\052\\115\\030\\003\\000\\000\\000abc' "
+                 "> skip.zst && zstd -qc plain.txt >> skip.zst"));
+  const Result r = Run("extract --quiet " + Path("skip.zst"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, Run("extract --quiet " + Path("plain.txt")).out)
+      << r.err;
+}
+
 TEST_F(CompressedTest, GzipAndZstdReadAsThePlainText) {
   ASSERT_TRUE(Sh("gzip -c plain.txt > plain.gz"));
   ASSERT_TRUE(Sh("gzip -1c p1.txt > multi.gz && gzip -9c p2.txt >> multi.gz"));
