@@ -14,9 +14,50 @@
 
 namespace uriscan {
 namespace cli {
+namespace {
+
+// The number of "\n" in p[0, n), eight bytes at a time: a byte of
+// x = word ^ 0x0a0a... is zero exactly where a "\n" is, and each zero byte
+// leaves exactly one high bit set in ~(((x & 7f..) + 7f..) | x | 7f..);
+// a multiply adds those bits up (no popcount instruction is assumed).
+size_t CountNewlines(const char* p, size_t n) {
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+  size_t count = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    const uint64_t x = word ^ 0x0a0a0a0a0a0a0a0aull;
+    const uint64_t high = ~(((x & kLow7) + kLow7) | x | kLow7) >> 7;
+    count += static_cast<size_t>((high * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
+// The first `n` bytes of `p` (whole lines) cut back to `max_rows` lines at
+// most: the length of those lines.
+size_t CutAtRows(const char* p, size_t n, size_t max_rows) {
+  if (n <= max_rows) return n;  // a line is a byte at least
+  constexpr size_t kBlock = 4096;
+  size_t rows = 0;
+  for (size_t i = 0; i < n; i += kBlock) {
+    const size_t k = std::min(kBlock, n - i);
+    const size_t here = CountNewlines(p + i, k);
+    if (rows + here >= max_rows) {
+      for (size_t j = i; j < i + k; ++j)
+        if (p[j] == '\n' && ++rows == max_rows) return j + 1;
+    }
+    rows += here;
+  }
+  return n;
+}
+
+}  // namespace
 
 LineReader::LineReader(size_t chunk_bytes, size_t max_line_bytes)
-    : chunk_(chunk_bytes), max_line_(max_line_bytes) {}
+    : chunk_(chunk_bytes),
+      max_line_(max_line_bytes),
+      max_rows_(std::max<size_t>(chunk_bytes / kMinBytesPerRow, 1)) {}
 
 LineReader::~LineReader() { Close(); }
 
@@ -121,7 +162,8 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   const size_t left = mapped_size_ - begin_;
   const size_t take = std::min(std::max(chunk_, min_bytes_), left);
   if (const void* last = ::memrchr(p, '\n', take)) {
-    const size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
+    size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
+    if (min_bytes_ == 0) n = CutAtRows(p, n, max_rows_);
     out->text = std::string_view(p, n);
     begin_ += n;
     return Status::kLines;
@@ -208,6 +250,7 @@ LineReader::Status LineReader::Next(std::string* lines) {
     }
     if (!Fill()) {
       if (!error_.empty()) return Status::kError;
+      if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
       if (begin_ == end_) return Status::kEnd;
       // The last line has no "\n": it is a line all the same.
       lines->assign(buf_.data() + begin_, end_ - begin_);

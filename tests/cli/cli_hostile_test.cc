@@ -94,4 +94,33 @@ TEST_F(CliTest, HostileOverlongCsvRecordKeepsAlignment) {
   }
 }
 
+// What a chunk costs follows its bytes, not its line count: 5 MB of empty
+// lines once took 748 MB (and an abort with no message under a limit).
+// Past the limit, the run ends with a message and exit status 2.
+TEST_F(CliTest, HostileEmptyLinesStayWithinMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves far more address space";
+#endif
+  Write(Path("empty.txt"), std::string(5000000, '\n'));
+  const std::string cli = URISCAN_CLI;
+  const auto limited = [&](const char* kb, const std::string& args) {
+    const std::string cmd = "ulimit -v " + std::string(kb) + "; " + cli +
+                            " " + args + " '" + Path("empty.txt") + "' > '" +
+                            Path("stdout") + "' 2> '" + Path("stderr") + "'";
+    const int raw = std::system(("sh -c \"" + cmd + "\"").c_str());
+    Result r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = Slurp(Path("stdout"));
+    r.err = Slurp(Path("stderr"));
+    return r;
+  };
+  Result r = limited("500000", "parse --quiet --threads=2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(CountLines(r.out), 5000000u);
+  r = limited("200000", "parse --quiet --threads=2 --chunk-size=1G");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("uriscan: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out of memory"), std::string::npos) << r.err;
+}
+
 }  // namespace uriscan_cli_test
