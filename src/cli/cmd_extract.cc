@@ -240,26 +240,25 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   // Lines longer than --max-line are diagnosed and left empty, whether or
   // not they fit in a chunk, so the output never depends on the chunking.
   std::string_view text = c->input.text.substr(r.skip);
-  thread_local std::string trimmed;
-  // (No line is longer than --max-line unless the whole text is.)
-  for (size_t pos = 0, line = 0;
-       text.size() > opt_.max_line && pos < text.size(); ++line) {
-    const size_t nl = std::min(text.find('\n', pos), text.size());
-    if (nl - pos > opt_.max_line) {
-      if (text.data() != trimmed.data()) {
-        trimmed.assign(text);
-        text = trimmed;
+  if (text.size() > opt_.max_line) {  // else no line can be too long
+    thread_local std::string trimmed;
+    trimmed.clear();
+    uint64_t line = 0;
+    for (size_t pos = 0; pos < text.size(); ++line) {
+      const size_t nl = std::min(text.find('\n', pos), text.size());
+      const bool cr = nl > pos && text[nl - 1] == '\r';
+      if (nl - pos - cr > opt_.max_line) {
+        c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
+                                  ErrorKindName(ErrorKind::kTooLong),
+                                  ErrorKindMessage(ErrorKind::kTooLong)});
+        ++c->totals.malformed;
+      } else {
+        trimmed.append(text, pos, nl - pos);
       }
-      trimmed.erase(pos, nl - pos);
-      text = trimmed;
-      c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
-                                ErrorKindName(ErrorKind::kTooLong),
-                                ErrorKindMessage(ErrorKind::kTooLong)});
-      ++c->totals.malformed;
-      pos += 1;
-      continue;
+      if (nl < text.size()) trimmed.push_back('\n');
+      pos = nl + 1;
     }
-    pos = nl + 1;
+    text = trimmed;
   }
   thread_local std::vector<ExtractProblem> problems;
   problems.clear();

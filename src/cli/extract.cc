@@ -107,14 +107,16 @@ bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
   while (k < text.size() && !IsSpace(text[k])) ++k;
   *end = k;
   std::string_view r = text.substr(i, k - i);
+  // Counted once, so that a long run of ")" is trimmed in linear time.
+  const auto opens = std::count(r.begin(), r.end(), '(');
+  auto closes = std::count(r.begin(), r.end(), ')');
   for (;;) {
     const char last = r.back();
     if (IsSentencePunct(last)) {
       r.remove_suffix(1);
-    } else if (last == ')' &&
-               std::count(r.begin(), r.end(), '(') <
-                   std::count(r.begin(), r.end(), ')')) {
+    } else if (last == ')' && opens < closes) {
       r.remove_suffix(1);
+      --closes;
     } else {
       break;
     }

@@ -74,7 +74,7 @@ bool LineReader::Open(const std::string& path, std::string* error) {
   Close();
   eof_ = skipping_ = damaged_ = dropped_bom_ = false;
   at_start_ = true;
-  begin_ = end_ = 0;
+  begin_ = end_ = no_newline_ = 0;
   error_.clear();
   if (path == "-") {
     fd_ = 0;
@@ -173,12 +173,17 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
                          : left;
   const size_t n = nl ? line + 1 : left;
   begin_ += n;
-  if (line > max_line_) return Status::kTooLongLine;
+  // The "\r" of a "\r\n" is no part of the line (as in the scan).
+  if (line - (nl && line > 0 && p[line - 1] == '\r') > max_line_)
+    return Status::kTooLongLine;
   out->text = std::string_view(p, n);
   return Status::kLines;
 }
 
-void LineReader::Unread(size_t n) { begin_ -= n; }
+void LineReader::Unread(size_t n) {
+  begin_ -= n;
+  no_newline_ = 0;
+}
 
 bool LineReader::Fill() {
   if (eof_) return false;
@@ -229,32 +234,43 @@ LineReader::Status LineReader::Next(std::string* lines) {
         skipping_ = false;
       } else {
         begin_ = end_;
+        no_newline_ = 0;
         if (!Fill()) return error_.empty() ? Status::kEnd : Status::kError;
         continue;
       }
     }
-    // Whole lines end at the last '\n' in the buffer.
+    // Whole lines end at the last '\n' in the buffer. The first
+    // `no_newline_` bytes were searched before: a long line read in many
+    // small pieces (a pipe gives 64 KiB at a time) is searched once.
     const char* base = buf_.data() + begin_;
     size_t last = end_ - begin_;
-    while (last > 0 && base[last - 1] != '\n') --last;
+    while (last > no_newline_ && base[last - 1] != '\n') --last;
+    if (last == no_newline_) {
+      no_newline_ = end_ - begin_;
+      last = 0;
+    }
     if (last > 0 && (last >= min_bytes_ || eof_)) {
+      if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
       lines->assign(base, last);
       begin_ += last;
+      no_newline_ = 0;
       return Status::kLines;
     }
-    if (last == 0 && end_ - begin_ > max_line_) {
+    // (max_line bytes may be followed by the "\r" of a "\r\n")
+    if (last == 0 && end_ - begin_ > max_line_ + 1) {
       lines->clear();
       skipping_ = true;
       begin_ = end_;
+      no_newline_ = 0;
       return Status::kTooLongLine;
     }
     if (!Fill()) {
       if (!error_.empty()) return Status::kError;
-      if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
       if (begin_ == end_) return Status::kEnd;
       // The last line has no "\n": it is a line all the same.
       lines->assign(buf_.data() + begin_, end_ - begin_);
       begin_ = end_;
+      no_newline_ = 0;
       return Status::kLines;
     }
   }

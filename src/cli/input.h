@@ -92,6 +92,7 @@ class LineReader {
   size_t min_bytes_ = 0;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
+  size_t no_newline_ = 0;  // bytes from begin_ that hold no '\n' (Next)
   std::string error_;
   std::shared_ptr<const void> mapping_;  // the whole file, when mapped
   size_t mapped_size_ = 0;

@@ -123,4 +123,71 @@ TEST_F(CliTest, HostileEmptyLinesStayWithinMemory) {
   EXPECT_NE(r.err.find("out of memory"), std::string::npos) << r.err;
 }
 
+// Runs `sh -c SCRIPT` in the test's directory, with URISCAN for the
+// command, under `timeout SECONDS`: the status is 124 when it timed out.
+Result Sh(const std::string& dir, const std::string& script, int seconds) {
+  const std::string cmd = "cd '" + dir + "' && URISCAN='" + URISCAN_CLI +
+                          "' timeout " + std::to_string(seconds) +
+                          " sh -c '" + script + "' > stdout 2> stderr";
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = Slurp(dir + "/stdout");
+  r.err = Slurp(dir + "/stderr");
+  return r;
+}
+
+// Each of these took quadratic time (seconds to minutes); each is linear
+// now, so a few seconds are plenty even under a sanitizer.
+TEST_F(CliTest, HostileInputTakesLinearTime) {
+  // Long lines from a pipe: the partial line was searched after each read.
+  std::string line(24u << 20, 'a');
+  line = "http://a/" + line + "\n";
+  Write(Path("long.txt"), line + line + line);
+  Result r = Sh(dir_, "cat long.txt | $URISCAN validate --quiet "
+                      "--max-line=32M -", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  // A run of ")" after a bare URI was trimmed one at a time, recounting.
+  Write(Path("parens.txt"), "see http://a/b" + std::string(400000, ')') + "\n");
+  r = Sh(dir_, "$URISCAN extract --quiet parens.txt", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://a/b\n");
+  // Every line over --max-line: each was erased from the chunk in turn.
+  std::string lines;
+  while (lines.size() < (4u << 20)) lines += "http://a.example/xyz\n";
+  Write(Path("lines.txt"), lines);
+  r = Sh(dir_, "$URISCAN extract --quiet --max-line=10 lines.txt", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  // An unclosed quote from a pipe was read far past --max-line.
+  Write(Path("open.csv"), "u\n\"" + std::string(64u << 20, 'x') + "\n");
+  r = Sh(dir_, "ulimit -v 1500000; cat open.csv | $URISCAN extract --quiet "
+               "--from=csv --max-line=1M -", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "<stdin>:2:1048577: error: too-long: line too long\n");
+}
+
+// A line of exactly --max-line bytes ending in "\r\n" was valid with the
+// default chunk size and too long with a small one: the "\r" is no part of
+// the line either way.
+TEST_F(CliTest, HostileMaxLineWithCrLfIsTheSameAtEveryChunkSize) {
+  const std::string line = "http://a.example/" + std::string(83, 'p');
+  ASSERT_EQ(line.size(), 100u);
+  const std::string input = line + "\r\n" + line + "x\r\n" + line + "\r\n";
+  Write(Path("crlf.txt"), input);
+  for (const char* chunk : {"", " --chunk-size=50", " --chunk-size=101",
+                            " --chunk-size=102"}) {
+    for (const bool mapped : {true, false}) {
+      const Result r =
+          Run(std::string("validate --quiet --max-line=100") + chunk +
+                  (mapped ? " " + Path("crlf.txt") : ""),
+              mapped ? "" : input);
+      EXPECT_EQ(r.status, 1) << chunk;
+      EXPECT_EQ(r.err.substr(r.err.find(':')),
+                ":2:101: error: too-long: line too long\n")
+          << chunk << (mapped ? " file" : " stdin");
+    }
+  }
+}
+
 }  // namespace uriscan_cli_test
