@@ -83,8 +83,12 @@ void DedupSink::Append(uint64_t key, std::string_view line, char tag,
     to = &spool_buffer_;
     to->push_back(tag);
   }
-  if (config_.keys) AppendKey(key, to);
-  to->append(line);
+  if (config_.keys) {  // two columns: a TAB in the line is escaped
+    AppendKey(key, to);
+    AppendTsvText(line, to);
+  } else {
+    to->append(line);
+  }
   to->push_back('\n');
   if (spool_ && spool_buffer_.size() >= (1u << 20)) FlushSpool();
 }

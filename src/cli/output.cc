@@ -88,6 +88,21 @@ void AppendTsvField(const std::optional<std::string_view>& v,
 
 }  // namespace
 
+void AppendTsvText(std::string_view s, std::string* out) {
+  for (const char c : s) {
+    const char* escape = c == '\\' ? "\\\\"
+                       : c == '\t' ? "\\t"
+                       : c == '\n' ? "\\n"
+                       : c == '\r' ? "\\r"
+                                   : nullptr;
+    if (escape) {
+      out->append(escape);
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
 bool Writer::Flush() {
   if (!buf_.empty() && !failed_) {
     if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size())

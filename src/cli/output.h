@@ -48,6 +48,10 @@ void AppendAuditRecord(uint64_t line, uint32_t risk_flags, std::string* out);
 void AppendTsvHeader(std::string* out);
 void AppendTsvRecord(uint64_t line, const UriReference& uri, std::string* out);
 
+// `s` as one field of a TSV record, in PostgreSQL's text format: "\\",
+// TAB, LF and CR as \\, \t, \n and \r, so the columns never change.
+void AppendTsvText(std::string_view s, std::string* out);
+
 // FILE:LINE:COL: error: <kind>: <message>, with "\n". COL counts bytes from 1.
 void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,
                       std::string* out);

@@ -53,8 +53,13 @@ bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
                   Chunk* c) {
   if (on_error == OnError::kFail) return false;
   if (on_error == OnError::kSkip) return true;
-  if (empty_key) c->out.push_back('\t');
-  if (uri.error().kind != ErrorKind::kTooLong) c->out.append(uri.text());
+  const bool whole = uri.error().kind != ErrorKind::kTooLong;
+  if (empty_key) {  // a column of two: a TAB in the line is escaped
+    c->out.push_back('\t');
+    if (whole) AppendTsvText(uri.text(), &c->out);
+  } else if (whole) {
+    c->out.append(uri.text());
+  }
   c->out.push_back('\n');
   return true;
 }

@@ -4,6 +4,8 @@
 // test stands for a reproduction of a defect that once passed.
 #include <sys/stat.h>
 
+#include <algorithm>
+
 #include "tests/cli/cli_test.h"
 
 namespace uriscan_cli_test {
@@ -187,6 +189,24 @@ TEST_F(CliTest, HostileMaxLineWithCrLfIsTheSameAtEveryChunkSize) {
                 ":2:101: error: too-long: line too long\n")
           << chunk << (mapped ? " file" : " stdin");
     }
+  }
+}
+
+// A TAB in an invalid line gave normalize --profile=crawler and dedup
+// --keys a third column: it is escaped as PostgreSQL's text format does.
+TEST_F(CliTest, HostileTabNeverAddsAColumn) {
+  const std::string in = "http://a/\tb\\c\nhttp://d/\n";
+  Result r = Run("normalize --quiet --profile=crawler", in);
+  EXPECT_EQ(r.out, "\thttp://a/\\tb\\\\c\nhttp://d/\thttp://d/\n");
+  r = Run("dedup --quiet --keys", in);
+  const size_t tab = r.out.find('\t');
+  ASSERT_NE(tab, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(tab, 17), "\thttp://a/\\tb\\\\c\n");
+  for (size_t pos = 0; pos < r.out.size();) {
+    const size_t nl = r.out.find('\n', pos);
+    const std::string line = r.out.substr(pos, nl - pos);
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 1) << line;
+    pos = nl + 1;
   }
 }
 
