@@ -210,4 +210,12 @@ TEST_F(CliTest, HostileTabNeverAddsAColumn) {
   }
 }
 
+// `uriscan state` wrote its report to a full disk and exited 0.
+TEST_F(CliTest, HostileStateReportToAFullDisk) {
+  ASSERT_EQ(Run("dedup --quiet --state=" + Path("s"), "http://a/\n").status, 0);
+  const Result r = Sh(dir_, "$URISCAN state s > /dev/full", 20);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("error writing output"), std::string::npos) << r.err;
+}
+
 }  // namespace uriscan_cli_test
