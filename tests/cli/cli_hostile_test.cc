@@ -218,4 +218,18 @@ TEST_F(CliTest, HostileStateReportToAFullDisk) {
   EXPECT_NE(r.err.find("error writing output"), std::string::npos) << r.err;
 }
 
+// After an output error the input was read to its end (for minutes, from
+// a long pipe): now reading stops at once, with exit status 2.
+TEST_F(CliTest, HostileOutputErrorStopsReading) {
+  for (const char* command : {"parse", "normalize", "dedup", "extract"}) {
+    const Result r = Sh(dir_, std::string("seq 1000000000 | sed "
+                                          "s,^,http://a.example/, | "
+                                          "$URISCAN ") + command +
+                                  " --quiet > /dev/full", 20);
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_NE(r.err.find("error writing output"), std::string::npos)
+        << command << ": " << r.err;
+  }
+}
+
 }  // namespace uriscan_cli_test
