@@ -47,6 +47,11 @@ class ExtractRun : public CommandRun {
   }
   bool NumberedRecords() const override { return extract_.with_line; }
   bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override;
+  bool EmptyFile(const std::string& name, std::string* error) override {
+    if (!header_field_) return true;
+    *error = NoColumn(name);
+    return false;
+  }
   void ProcessChunk(Chunk* c) override;
   int Report(const Totals& t, bool /*stopped*/, double /*wall*/) override {
     if (!opt_.quiet)
@@ -73,6 +78,11 @@ class ExtractRun : public CommandRun {
   // whole (up to --max-line). Returns the lines of a tsv or csv record
   // longer than that, read to its end and dropped from `lines`; 0 else.
   uint64_t TakeWholeRecords(LineReader* reader, Lines* lines) const;
+
+  std::string NoColumn(const std::string& name) const {
+    return name + ":1:1: error: log-format: no column named '" +
+           extract_.field_name + "' in the header row\n";
+  }
 
   ExtractOptions extract_;
   std::string field_;          // --field, as given
@@ -156,8 +166,7 @@ bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
   if (c->starts_file && header_field_) {
     size_t header_end = 0;
     if (!FindColumn(c->input.text, extract_, &file_column_, &header_end)) {
-      *error = *c->name + ":1:1: error: log-format: no column named '" +
-               extract_.field_name + "' in the header row\n";
+      *error = NoColumn(*c->name);
       return false;
     }
     r.skip = header_end;

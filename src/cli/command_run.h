@@ -109,6 +109,12 @@ class CommandRun {
     return true;
   }
 
+  // A file that held no byte at all: false, with *error (the line to
+  // print), when the command needs something from it (a header row).
+  virtual bool EmptyFile(const std::string& /*name*/, std::string* /*error*/) {
+    return true;
+  }
+
   // The whole of a chunk, on a worker thread. By default (run.cc) its lines
   // are scanned and counted, then PrepareChunk() and Row() make the output.
   virtual void ProcessChunk(Chunk* c);

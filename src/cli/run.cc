@@ -254,6 +254,9 @@ void Pipeline::ReadFile(const std::string& file) {
       command_->ProcessChunk(&c);
     });
   }
+  if (first_chunk && !stopped_ && !halted_ && status_ == 0 &&
+      !command_->EmptyFile(*name, &error))
+    FailWith(error);
   totals_.boms += reader_.dropped_bom();
 }
 

@@ -232,4 +232,15 @@ TEST_F(CliTest, HostileOutputErrorStopsReading) {
   }
 }
 
+// An empty file has no header row: --field=NAME is an error there too.
+TEST_F(CliTest, HostileEmptyCsvHasNoColumn) {
+  Write(Path("empty.csv"), "");
+  const Result r =
+      Run("extract --quiet --from=csv --field=url " + Path("empty.csv"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, Path("empty.csv") +
+                       ":1:1: error: log-format: no column named 'url' in "
+                       "the header row\n");
+}
+
 }  // namespace uriscan_cli_test
