@@ -128,6 +128,7 @@ bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
 
 void ExtractText(std::string_view text, Sink* sink) {
   uint64_t line = 0;
+  size_t line_start = 0;  // for columns
   std::string bracketed;
   size_t i = 0;
   while (i < text.size()) {
@@ -136,10 +137,12 @@ void ExtractText(std::string_view text, Sink* sink) {
     std::string_view ref;
     if (c == '\n') {
       ++line;
-      ++i;
+      line_start = ++i;
     } else if (c == '<' && TakeBracketed(text, i, &bracketed, &end)) {
-      sink->Emit(line, bracketed);
-      line += std::count(text.begin() + i, text.begin() + end, '\n');
+      sink->Emit(line, bracketed);  // holds no control character
+      const auto breaks = std::count(text.begin() + i, text.begin() + end, '\n');
+      if (breaks > 0) line_start = text.rfind('\n', end) + 1;
+      line += breaks;
       i = end;
     } else if (c == '"') {
       const size_t close = text.find_first_of("\"\n", i + 1);
@@ -149,7 +152,7 @@ void ExtractText(std::string_view text, Sink* sink) {
       if (close != std::string_view::npos && text[close] == '"' &&
           LooksLikeReference(inner) &&
           std::none_of(inner.begin(), inner.end(), IsSpace)) {
-        sink->Emit(line, inner);
+        sink->EmitValue(line, i + 2 - line_start, inner);
         i = close + 1;
       } else {
         ++i;
@@ -157,7 +160,8 @@ void ExtractText(std::string_view text, Sink* sink) {
     } else if (chars::Is(c, chars::kAlpha) &&
                (i == 0 || !chars::Is(text[i - 1], chars::kSchemeChar)) &&
                TakeBare(text, i, &ref, &end)) {
-      sink->Emit(line, ref);
+      // As the field formats: a control byte is a diagnostic, not output.
+      sink->EmitValue(line, i + 1 - line_start, ref);
       i = end;
     } else {
       ++i;

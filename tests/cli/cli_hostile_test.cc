@@ -243,4 +243,21 @@ TEST_F(CliTest, HostileEmptyCsvHasNoColumn) {
                        "the header row\n");
 }
 
+// Text extraction emitted references holding control bytes; the field
+// formats diagnosed them. Both diagnose them now.
+TEST_F(CliTest, HostileControlBytesInTextAreDiagnosed) {
+  const std::string in = std::string("see http://a/\x1b[0m and \"http://c/\x01\"") +
+                         " or http://e/" + std::string(1, '\0') +
+                         "x ok http://f/\n";
+  const Result r = Run("extract --quiet", in);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://f/\n");
+  std::string want;
+  for (const char* ref : {"http://a/", "http://c/", "http://e/"}) {
+    want += "<stdin>:1:" + std::to_string(in.find(ref) + 1) +
+            ": error: log-format: the value holds a control character\n";
+  }
+  EXPECT_EQ(r.err, want);
+}
+
 }  // namespace uriscan_cli_test
