@@ -571,6 +571,25 @@ void ForEachLine(std::string_view text, PerLine per_line) {
   }
 }
 
+// `text` (whole lines) when no "<" in it may open a reference that runs
+// past its end, else the start of the line of the last "<": only it can,
+// as any earlier one is closed by a ">" before it, or spoiled by it.
+size_t OpenBracketLine(std::string_view text) {
+  const size_t open = text.rfind('<');
+  if (open == std::string_view::npos ||
+      text.find('>', open) != std::string_view::npos)
+    return text.size();
+  int breaks = 0;
+  for (size_t j = open + 1; j < text.size(); ++j) {
+    const char c = text[j];
+    if (c == '\n' && ++breaks > kMaxWrappedLines) return text.size();
+    if (c == '"' || (static_cast<unsigned char>(c) < 0x20 && !IsSpace(c)))
+      return text.size();
+  }
+  const size_t line_start = text.rfind('\n', open);
+  return line_start == std::string_view::npos ? 0 : line_start + 1;
+}
+
 }  // namespace
 
 bool ParseLogFormat(std::string_view name, LogFormat* format) {
@@ -633,21 +652,14 @@ size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
     }
   }
   if (opt.from != LogFormat::kText) return text.size();
-  // Only the last '<' can open a reference that runs past the end: any
-  // earlier one is closed by a '>' before it, or spoiled by it.
-  const size_t open = text.rfind('<');
-  if (open == std::string_view::npos ||
-      text.find('>', open) != std::string_view::npos)
-    return text.size();
-  int breaks = 0;
-  for (size_t j = open + 1; j < text.size(); ++j) {
-    const char c = text[j];
-    if (c == '\n' && ++breaks > kMaxWrappedLines) return text.size();
-    if (c == '"' || (static_cast<unsigned char>(c) < 0x20 && !IsSpace(c)))
-      return text.size();
+  // Cut before the line of a "<" that may still be open; the text before
+  // that line may hold another (closed only by a ">" after the cut): cut
+  // again until none is. Each pass reads only bytes after its "<".
+  for (size_t end = text.size();;) {
+    const size_t cut = OpenBracketLine(text.substr(0, end));
+    if (cut == end || cut == 0) return cut;
+    end = cut;
   }
-  const size_t line_start = text.rfind('\n', open);
-  return line_start == std::string_view::npos ? 0 : line_start + 1;
 }
 
 RecordEnd::RecordEnd(const ExtractOptions& opt) : delim_(Delimiter(opt)) {}

@@ -260,4 +260,20 @@ TEST_F(CliTest, HostileControlBytesInTextAreDiagnosed) {
   EXPECT_EQ(r.err, want);
 }
 
+// Found by the extract harness: a "<" closed by a ">" on the line of a
+// later, unclosed "<" was cut from its ">" at some chunk sizes.
+TEST_F(CliTest, HostileWrappedReferencesAreNeverCut) {
+  const std::string in =
+      "see <URL:ftp://a.example/ one\r\ntwo\r\nthree/> and <URL:ftp://\r\n"
+      "b.example/> end\n";
+  Write(Path("wrapped.txt"), in);
+  for (const char* chunk : {"", " --chunk-size=1", " --chunk-size=40",
+                            " --chunk-size=60"}) {
+    const Result r =
+        Run(std::string("extract --quiet") + chunk + " " + Path("wrapped.txt"));
+    EXPECT_EQ(r.out, "ftp://a.example/onetwothree/\nftp://b.example/\n")
+        << chunk;
+  }
+}
+
 }  // namespace uriscan_cli_test
