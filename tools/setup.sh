@@ -26,7 +26,7 @@ case "${1:-}" in
   build) want=("${build[@]}") ;;
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
   bench) want=("${bench[@]}" libgtest-dev nlohmann-json3-dev) ;;
-  fuzz) want=("${build[@]}" clang libclang-rt-14-dev) ;;
+  fuzz) want=("${build[@]}" clang libclang-rt-14-dev gzip zstd) ;;
   package) want=("${package[@]}") ;;
   python) want=("${build[@]}" "${python[@]}") ;;
   cross) want=("${cross[@]}") ;;

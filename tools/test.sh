@@ -5,7 +5,8 @@
 # build), the Python package's pytest suite in a fresh venv, the suite again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, the shared CLI
 # contract checker, the kernels on 64-bit Arm under qemu (every Arm target
-# forced), then a 2-minute differential fuzzing run (clang, libFuzzer).
+# forced), then two minutes of fuzzing (clang, libFuzzer): the scan against
+# the scalar parser, and the parsers of hostile input.
 # Installs what it needs on Debian 12.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,8 +51,10 @@ if [ -f ../shared/tools/check_cli.py ]; then
 fi
 step "aarch64 under qemu: NEON, SVE, SVE2, SVE_256, SVE2_128" \
   bash tools/cross-test.sh
-step "libFuzzer differential run (every Highway target against the oracle)" \
-  bash tools/fuzz.sh 120
+step "libFuzzer: the scan, every Highway target against the oracle" \
+  bash tools/fuzz.sh 60
+step "libFuzzer: extract formats, gzip/zstd readers, state files" \
+  bash tools/fuzz-inputs.sh 20
 
 echo "== time per step"
 printf '%s\n' "${timings[@]}"

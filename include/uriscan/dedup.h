@@ -106,7 +106,8 @@ class URISCAN_EXPORT Dedup {
   // After the last Add: (*first)[j] tells whether the j-th deferred key is
   // the first of its class. False with *error set on an I/O failure (disk
   // full, no temporary directory); Add reports those the same way through
-  // error() and returns kDeferred.
+  // error() and returns kDeferred; after one, Add keeps nothing more (its
+  // memory stays within the budget) and the run can only fail.
   [[nodiscard]] bool Finish(std::vector<bool>* first, std::string* error,
                             const Filter& filter = nullptr);
   const std::string& error() const { return error_; }

@@ -81,6 +81,10 @@ class DedupRun : public CommandRun {
         config.memory > in_flight ? config.memory - in_flight : 0);
     config.state = state_.get();
     sink_ = std::make_unique<DedupSink>(config);
+    if (sink_->failed()) {  // before any output: the temporary directory
+      std::fprintf(stderr, "uriscan: dedup: %s\n", sink_->error().c_str());
+      return 2;
+    }
     keys_.resize(window);
     return -1;
   }
@@ -106,6 +110,7 @@ class DedupRun : public CommandRun {
     }
     totals->distinct = sink_->distinct();
   }
+  bool Halted() const override { return sink_->failed(); }
   bool Finish(Writer* out, Totals* totals) override {
     std::string error;
     const bool finished = sink_->Finish(out, &error);

@@ -47,6 +47,11 @@ class ExtractRun : public CommandRun {
   }
   bool NumberedRecords() const override { return extract_.with_line; }
   bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override;
+  bool EmptyFile(const std::string& name, std::string* error) override {
+    if (!header_field_) return true;
+    *error = NoColumn(name);
+    return false;
+  }
   void ProcessChunk(Chunk* c) override;
   int Report(const Totals& t, bool /*stopped*/, double /*wall*/) override {
     if (!opt_.quiet)
@@ -64,11 +69,20 @@ class ExtractRun : public CommandRun {
   struct Records {
     size_t skip = 0;
     size_t column = 0;
+    // A tsv or csv record longer than --max-line, skipped: the chunk is
+    // that record alone, of this many lines, and its text is empty.
+    uint64_t overlong_lines = 0;
   };
 
   // Cuts `lines` back to whole records, reading more while not even one is
-  // whole.
-  void TakeWholeRecords(LineReader* reader, Lines* lines) const;
+  // whole (up to --max-line). Returns the lines of a tsv or csv record
+  // longer than that, read to its end and dropped from `lines`; 0 else.
+  uint64_t TakeWholeRecords(LineReader* reader, Lines* lines) const;
+
+  std::string NoColumn(const std::string& name) const {
+    return name + ":1:1: error: log-format: no column named '" +
+           extract_.field_name + "' in the header row\n";
+  }
 
   ExtractOptions extract_;
   std::string field_;          // --field, as given
@@ -96,6 +110,7 @@ void ExtractRun::AddOptions(CLI::App* app) {
 int ExtractRun::Check() {
   ExtractOptions& x = extract_;
   x.lenient = opt_.lenient;
+  x.max_record = opt_.max_line;
   const std::string& f = field_;
   switch (x.from) {
     case LogFormat::kText:
@@ -142,14 +157,16 @@ bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
                              std::string* error) {
   Records& r = records_[c->slot];
   r.skip = 0;
+  r.overlong_lines = 0;
   if (c->starts_file) file_column_ = 0;
   if (c->too_long_line) return true;
-  TakeWholeRecords(reader, &c->input);
+  r.overlong_lines = TakeWholeRecords(reader, &c->input);
+  c->skipped_lines = r.overlong_lines;
+  if (r.overlong_lines > 0 && !(c->starts_file && header_field_)) return true;
   if (c->starts_file && header_field_) {
     size_t header_end = 0;
     if (!FindColumn(c->input.text, extract_, &file_column_, &header_end)) {
-      *error = *c->name + ":1:1: error: log-format: no column named '" +
-               extract_.field_name + "' in the header row\n";
+      *error = NoColumn(*c->name);
       return false;
     }
     r.skip = header_end;
@@ -158,21 +175,55 @@ bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
   return true;
 }
 
-void ExtractRun::TakeWholeRecords(LineReader* reader, Lines* lines) const {
+uint64_t ExtractRun::TakeWholeRecords(LineReader* reader,
+                                      Lines* lines) const {
+  // A record may end a line break after --max-line bytes ("\r\n").
+  const size_t most = opt_.max_line + 2;
   size_t keep = RecordsEnd(lines->text, extract_, reader->at_end());
   size_t want = lines->text.size();
-  while (keep == 0 && lines->text.size() < opt_.max_line) {
+  while (keep == 0 && lines->text.size() < most) {
     reader->Unread(lines->text.size());
-    want *= 2;  // the next line may be longer than the text so far
+    // The next line may be longer than the text so far: doubling keeps the
+    // reads linear, and below 2 * --max-line.
+    want *= 2;
     reader->set_min_bytes(want);
     const LineReader::Status st = reader->Next(lines);
     reader->set_min_bytes(0);
-    if (st != LineReader::Status::kLines) return;
+    if (st != LineReader::Status::kLines) return 0;
     keep = RecordsEnd(lines->text, extract_, reader->at_end());
   }
-  if (keep == 0) return;  // past --max-line: as it is, with a diagnostic
-  reader->Unread(lines->text.size() - keep);
-  lines->text = lines->text.substr(0, keep);
+  if (keep > 0) {
+    reader->Unread(lines->text.size() - keep);
+    lines->text = lines->text.substr(0, keep);
+    return 0;
+  }
+  if (extract_.from != LogFormat::kTsv && extract_.from != LogFormat::kCsv)
+    return 0;  // text: an unclosed "<" is no reference; read on
+  // The first record is longer than --max-line: read to its end, in pieces
+  // of bounded size, and keep nothing of it.
+  RecordEnd record(extract_);
+  uint64_t lines_skipped = 0;
+  bool open_line = false;  // the last piece did not end in "\n"
+  for (;;) {
+    const std::string_view piece = lines->text;
+    open_line = !piece.empty() && piece.back() != '\n';
+    const size_t end = record.Feed(piece);
+    const size_t used = end == std::string_view::npos ? piece.size() : end;
+    lines_skipped += std::count(piece.begin(), piece.begin() + used, '\n');
+    if (end != std::string_view::npos) {
+      reader->Unread(piece.size() - end);
+      break;
+    }
+    const LineReader::Status st = reader->Next(lines);
+    if (st == LineReader::Status::kTooLongLine) ++lines_skipped;
+    if (st != LineReader::Status::kLines &&
+        st != LineReader::Status::kTooLongLine) {
+      lines_skipped += open_line;
+      break;
+    }
+  }
+  lines->text = {};
+  return std::max<uint64_t>(lines_skipped, 1);
 }
 
 void ExtractRun::ProcessChunk(Chunk* c) {
@@ -185,6 +236,12 @@ void ExtractRun::ProcessChunk(Chunk* c) {
     return;
   }
   const Records& r = records_[c->slot];
+  if (r.overlong_lines > 0) {  // dropped whole (TakeWholeRecords)
+    c->input_lines = c->totals.lines = r.overlong_lines;
+    c->diagnostics.push_back({0, 1, kLogFormatKind, kOverlongRecord});
+    ++c->totals.malformed;
+    return;
+  }
   ExtractOptions x = extract_;
   x.column = header_field_ ? r.column : x.column;
   const std::string_view header = c->input.text.substr(0, r.skip);
@@ -192,26 +249,25 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   // Lines longer than --max-line are diagnosed and left empty, whether or
   // not they fit in a chunk, so the output never depends on the chunking.
   std::string_view text = c->input.text.substr(r.skip);
-  thread_local std::string trimmed;
-  // (No line is longer than --max-line unless the whole text is.)
-  for (size_t pos = 0, line = 0;
-       text.size() > opt_.max_line && pos < text.size(); ++line) {
-    const size_t nl = std::min(text.find('\n', pos), text.size());
-    if (nl - pos > opt_.max_line) {
-      if (text.data() != trimmed.data()) {
-        trimmed.assign(text);
-        text = trimmed;
+  if (text.size() > opt_.max_line) {  // else no line can be too long
+    thread_local std::string trimmed;
+    trimmed.clear();
+    uint64_t line = 0;
+    for (size_t pos = 0; pos < text.size(); ++line) {
+      const size_t nl = std::min(text.find('\n', pos), text.size());
+      const bool cr = nl > pos && text[nl - 1] == '\r';
+      if (nl - pos - cr > opt_.max_line) {
+        c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
+                                  ErrorKindName(ErrorKind::kTooLong),
+                                  ErrorKindMessage(ErrorKind::kTooLong)});
+        ++c->totals.malformed;
+      } else {
+        trimmed.append(text, pos, nl - pos);
       }
-      trimmed.erase(pos, nl - pos);
-      text = trimmed;
-      c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
-                                ErrorKindName(ErrorKind::kTooLong),
-                                ErrorKindMessage(ErrorKind::kTooLong)});
-      ++c->totals.malformed;
-      pos += 1;
-      continue;
+      if (nl < text.size()) trimmed.push_back('\n');
+      pos = nl + 1;
     }
-    pos = nl + 1;
+    text = trimmed;
   }
   thread_local std::vector<ExtractProblem> problems;
   problems.clear();

@@ -99,13 +99,19 @@ class StateRun : public CommandRun {
       return 2;
     }
     PrintState(dir, state);
-    if (!verify_) return 0;
-    if (!state.Verify(&error)) {
+    if (verify_ && !state.Verify(&error)) {
       std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
       return 2;
     }
-    std::printf("verified  %zu runs: key order, counts and checksums\n",
-                state.runs().size());
+    if (verify_)
+      std::printf("verified  %zu runs: key order, counts and checksums\n",
+                  state.runs().size());
+    // A report that could not be written (a full disk, a closed stdout) is
+    // an error like any other output.
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "uriscan: error writing output\n");
+      return 2;
+    }
     return 0;
   }
 

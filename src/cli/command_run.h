@@ -46,6 +46,9 @@ struct Chunk {
   // diagnostics have line numbers, made when the chunk is written.
   uint64_t first_line = 0;
   uint64_t input_lines = 0;  // lines of input the chunk stands for
+  // Lines read and dropped by TakeRecords() (extract: a record longer than
+  // --max-line), not in `input`.
+  uint64_t skipped_lines = 0;
   const std::string* name = nullptr;
   std::vector<Diagnostic> diagnostics;
   ComponentSpans spans;
@@ -107,6 +110,12 @@ class CommandRun {
     return true;
   }
 
+  // A file that held no byte at all: false, with *error (the line to
+  // print), when the command needs something from it (a header row).
+  virtual bool EmptyFile(const std::string& /*name*/, std::string* /*error*/) {
+    return true;
+  }
+
   // The whole of a chunk, on a worker thread. By default (run.cc) its lines
   // are scanned and counted, then PrepareChunk() and Row() make the output.
   virtual void ProcessChunk(Chunk* c);
@@ -129,6 +138,9 @@ class CommandRun {
   // what must see the rows in order (dedup's seen-set).
   virtual void Emit(const Chunk& /*c*/, std::string* /*out*/,
                     Totals* /*totals*/) {}
+  // True, after an Emit(), when the run can no longer succeed (dedup's
+  // spill failed): nothing more is read, and Finish() says why.
+  virtual bool Halted() const { return false; }
   // After the last chunk: the output held back. False after a message.
   virtual bool Finish(Writer* /*out*/, Totals* /*totals*/) { return true; }
   // After a whole run with no error, its output written: what it keeps

@@ -23,6 +23,12 @@ constexpr size_t kReadSize = 1u << 20;  // compressed bytes per read(2)
 // ISA-L counts its input in 32 bits: a mapped file goes in by parts.
 constexpr size_t kMappedPart = 1u << 30;
 
+// Where damage lies: " (member 2, from compressed byte 4711)".
+std::string Where(const char* unit, uint64_t number, uint64_t start) {
+  return std::string(" (") + unit + " " + std::to_string(number) +
+         ", from compressed byte " + std::to_string(start) + ")";
+}
+
 const char* GzipErrorName(int code) {
   switch (code) {
     case ISAL_INVALID_BLOCK: return "invalid deflate block";
@@ -43,6 +49,10 @@ Compression Sniff(std::string_view head) {
   };
   if (starts("\x1f\x8b", 2)) return Compression::kGzip;
   if (starts("\x28\xb5\x2f\xfd", 4)) return Compression::kZstd;
+  // A skippable frame (RFC 8878 sec. 3.1.2): magic 0x184D2A5?, little-endian.
+  if (head.size() >= 4 && (head[0] & 0xf0) == 0x50 &&
+      std::memcmp(head.data() + 1, "\x2a\x4d\x18", 3) == 0)
+    return Compression::kZstd;
   return Compression::kNone;
 }
 
@@ -160,6 +170,7 @@ void Decoder::RunGzip() {
   std::string_view in;
   uint64_t in_base = 0;   // compressed offset of in[0]
   bool in_member = false;  // bytes of the current member were fed
+  uint64_t member = 1, member_start = 1;  // for messages, from 1
   std::string error;
   for (;;) {
     if (state->avail_in == 0) {
@@ -170,7 +181,8 @@ void Decoder::RunGzip() {
           error = "read error: " + read_error_;
         } else if (in_member) {
           error = "gzip: unexpected end of stream at compressed byte " +
-                  std::to_string(consumed_);
+                  std::to_string(consumed_) +
+                  Where("member", member, member_start);
         }
         break;
       }
@@ -189,7 +201,8 @@ void Decoder::RunGzip() {
                         reinterpret_cast<const char*>(state->next_in) -
                         in.data());
       error = std::string("gzip: ") + GzipErrorName(r) +
-              " at compressed byte " + std::to_string(at);
+              " at compressed byte " + std::to_string(at) +
+              Where("member", member, member_start);
       break;
     }
     if (filled == kBlock) {
@@ -206,6 +219,10 @@ void Decoder::RunGzip() {
       state->next_in = next;
       state->avail_in = left;
       in_member = false;
+      ++member;
+      member_start =
+          in_base + static_cast<uint64_t>(
+                        reinterpret_cast<const char*>(next) - in.data()) + 1;
     }
   }
   block.resize(filled);
@@ -221,6 +238,8 @@ void Decoder::RunZstd() {
   std::string block = TakeFreeBlock();
   size_t filled = 0;
   size_t hint = 0;  // 0 exactly when the last frame was complete
+  uint64_t frame = 1, frame_start = 1;  // for messages, from 1
+  bool between_frames = false;
   std::string error;
   for (bool more = true; more && error.empty();) {
     const uint64_t in_base = consumed_;
@@ -230,7 +249,7 @@ void Decoder::RunZstd() {
         error = "read error: " + read_error_;
       } else if (hint != 0) {
         error = "zstd: unexpected end of stream at compressed byte " +
-                std::to_string(consumed_);
+                std::to_string(consumed_) + Where("frame", frame, frame_start);
       }
       break;
     }
@@ -241,9 +260,15 @@ void Decoder::RunZstd() {
       filled += zout.pos;
       if (ZSTD_isError(r)) {
         error = std::string("zstd: ") + ZSTD_getErrorName(r) +
-                " at compressed byte " + std::to_string(in_base + zin.pos);
+                " at compressed byte " + std::to_string(in_base + zin.pos) +
+                Where("frame", frame, frame_start);
         break;
       }
+      if (r == 0 && !between_frames) {  // a frame ended
+        ++frame;
+        frame_start = in_base + zin.pos + 1;
+      }
+      between_frames = r == 0;
       hint = r;
       const bool out_full = zout.pos == zout.size;
       if (filled == kBlock) {

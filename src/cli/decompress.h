@@ -38,8 +38,11 @@ struct CompressedSource {
 // Decodes a gzip (every member) or zstd (every frame) stream on its own
 // thread into a few blocks, which Read() hands out in order. Memory stays
 // bounded by those blocks. A truncated or corrupt stream ends the output at
-// the damage; error() then says what and where:
-// "gzip: <what> at compressed byte N" (N counts from 1).
+// the damage; error() then says what and where: "gzip: <what> at compressed
+// byte N (member M, from compressed byte S)" (every count from 1). A
+// member's CRC-32 (a frame's checksum) is checked at its end, so the bytes
+// decoded before a failed check, damaged ones included, are handed out
+// already: the member named is where the damage lies.
 class Decoder {
  public:
   Decoder(Compression compression, CompressedSource source);

@@ -42,7 +42,12 @@ DedupSink::DedupSink(const Config& config) : config_(config) {
     if (o.defer_all) o.memory_bytes -= o.memory_bytes / 4;
     exact_ = std::make_unique<Dedup>(o);
     // With a state nothing is known before the end: every row waits.
-    if (config_.state) OpenSpool();
+    // Without one, the temporary directory is tried before any row is
+    // written: a spill that fails later must not meet a half-written output.
+    if (OpenSpool() && !config_.state) {
+      std::fclose(spool_);
+      spool_ = nullptr;
+    }
   }
 }
 
@@ -78,8 +83,12 @@ void DedupSink::Append(uint64_t key, std::string_view line, char tag,
     to = &spool_buffer_;
     to->push_back(tag);
   }
-  if (config_.keys) AppendKey(key, to);
-  to->append(line);
+  if (config_.keys) {  // two columns: a TAB in the line is escaped
+    AppendKey(key, to);
+    AppendPgText(line, to);
+  } else {
+    to->append(line);
+  }
   to->push_back('\n');
   if (spool_ && spool_buffer_.size() >= (1u << 20)) FlushSpool();
 }
@@ -94,7 +103,13 @@ void DedupSink::FlushSpool() {
   spool_buffer_.clear();
 }
 
+bool DedupSink::failed() const {
+  return !error_.empty() || (exact_ && !exact_->error().empty());
+}
+
 void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
+  // After a failure no row is written: any might be a duplicate.
+  if (failed()) return;
   if (key == 0) {
     Append(0, line, kInvalid, out);
     return;
@@ -118,7 +133,7 @@ void DedupSink::Row(uint64_t key, std::string_view line, std::string* out) {
       break;
     case Dedup::Verdict::kDeferred:
       if (!spool_ && error_.empty()) OpenSpool();
-      Append(key, line, kKeyed, out);
+      if (!failed()) Append(key, line, kKeyed, out);
       break;
   }
 }

@@ -43,6 +43,10 @@ class DedupSink {
   // After the last row: the rows held back since the spill, in order.
   bool Finish(Writer* out, std::string* error);
 
+  // True once the run has failed (a spill or the Bloom filter's growth):
+  // Row() then writes nothing, and Finish() says why.
+  bool failed() const;
+  std::string error() const { return !error_.empty() ? error_ : exact_->error(); }
   uint64_t distinct() const;
   uint64_t duplicates() const { return duplicates_; }
   // --state: distinct classes of this run that an earlier run had seen.

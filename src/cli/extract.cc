@@ -14,7 +14,7 @@ namespace uriscan {
 namespace cli {
 namespace {
 
-constexpr std::string_view kLogFormat = "log-format";
+constexpr std::string_view kLogFormat = kLogFormatKind;
 // A reference wrapped in "<...>" may span at most this many line breaks.
 constexpr int kMaxWrappedLines = 8;
 
@@ -107,14 +107,16 @@ bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
   while (k < text.size() && !IsSpace(text[k])) ++k;
   *end = k;
   std::string_view r = text.substr(i, k - i);
+  // Counted once, so that a long run of ")" is trimmed in linear time.
+  const auto opens = std::count(r.begin(), r.end(), '(');
+  auto closes = std::count(r.begin(), r.end(), ')');
   for (;;) {
     const char last = r.back();
     if (IsSentencePunct(last)) {
       r.remove_suffix(1);
-    } else if (last == ')' &&
-               std::count(r.begin(), r.end(), '(') <
-                   std::count(r.begin(), r.end(), ')')) {
+    } else if (last == ')' && opens < closes) {
       r.remove_suffix(1);
+      --closes;
     } else {
       break;
     }
@@ -126,6 +128,7 @@ bool TakeBare(std::string_view text, size_t i, std::string_view* ref,
 
 void ExtractText(std::string_view text, Sink* sink) {
   uint64_t line = 0;
+  size_t line_start = 0;  // for columns
   std::string bracketed;
   size_t i = 0;
   while (i < text.size()) {
@@ -134,10 +137,12 @@ void ExtractText(std::string_view text, Sink* sink) {
     std::string_view ref;
     if (c == '\n') {
       ++line;
-      ++i;
+      line_start = ++i;
     } else if (c == '<' && TakeBracketed(text, i, &bracketed, &end)) {
-      sink->Emit(line, bracketed);
-      line += std::count(text.begin() + i, text.begin() + end, '\n');
+      sink->Emit(line, bracketed);  // holds no control character
+      const auto breaks = std::count(text.begin() + i, text.begin() + end, '\n');
+      if (breaks > 0) line_start = text.rfind('\n', end) + 1;
+      line += breaks;
       i = end;
     } else if (c == '"') {
       const size_t close = text.find_first_of("\"\n", i + 1);
@@ -147,7 +152,7 @@ void ExtractText(std::string_view text, Sink* sink) {
       if (close != std::string_view::npos && text[close] == '"' &&
           LooksLikeReference(inner) &&
           std::none_of(inner.begin(), inner.end(), IsSpace)) {
-        sink->Emit(line, inner);
+        sink->EmitValue(line, i + 2 - line_start, inner);
         i = close + 1;
       } else {
         ++i;
@@ -155,7 +160,8 @@ void ExtractText(std::string_view text, Sink* sink) {
     } else if (chars::Is(c, chars::kAlpha) &&
                (i == 0 || !chars::Is(text[i - 1], chars::kSchemeChar)) &&
                TakeBare(text, i, &ref, &end)) {
-      sink->Emit(line, ref);
+      // As the field formats: a control byte is a diagnostic, not output.
+      sink->EmitValue(line, i + 1 - line_start, ref);
       i = end;
     } else {
       ++i;
@@ -243,7 +249,16 @@ void ExtractTable(std::string_view text, Sink* sink) {
       const size_t nl = text.rfind('\n', at == 0 ? 0 : at - 1);
       return at - (nl == std::string_view::npos || nl >= at ? 0 : nl + 1) + 1;
     };
-    if (end == std::string_view::npos) {
+    const size_t record_end = end == std::string_view::npos ? text.size() : end;
+    size_t length = record_end - pos;
+    if (length > 0 && text[record_end - 1] == '\n') --length;
+    if (length > 0 && text[pos + length - 1] == '\r') --length;
+    if (length > sink->opt.max_record) {
+      // As a record too long to read whole is (cmd_extract.cc): whatever
+      // the chunk it falls in, the same diagnostic.
+      sink->Problem(line, 1, kOverlongRecord);
+      end = record_end;
+    } else if (end == std::string_view::npos) {
       sink->Problem(line, 1, "a quoted field is not closed");
       end = text.size();
     } else if (malformed != std::string::npos) {
@@ -326,36 +341,64 @@ class JsonLine {
     }
     return false;
   }
-  // Any value, skipped.
+  // Any value, skipped. Iterative, so that no input can exhaust the stack:
+  // `open` holds the closing bracket of each container still open.
   bool Skip() {
-    SkipSpace();
-    if (i_ >= s_.size()) return false;
-    const char c = s_[i_];
-    if (c == '"') {
+    std::string open;
+    for (;;) {
+      SkipSpace();
+      if (i_ >= s_.size()) return false;
+      const char c = s_[i_];
+      if (c == '{' || c == '[') {
+        if (open.size() == kMaxDepth) {
+          too_deep_ = true;
+          return false;
+        }
+        ++i_;
+        open.push_back(c == '{' ? '}' : ']');
+        if (Eat(open.back())) {
+          open.pop_back();
+        } else if (open.back() == '}' && !MemberName()) {
+          return false;
+        } else {
+          continue;  // the container's first value
+        }
+      } else if (!Scalar()) {
+        return false;
+      }
+      // A value ended: the next member, or the end of its containers.
+      for (;;) {
+        if (open.empty()) return true;
+        if (Eat(',')) {
+          if (open.back() == '}' && !MemberName()) return false;
+          break;
+        }
+        if (!Eat(open.back())) return false;
+        open.pop_back();
+      }
+    }
+  }
+  // True when Skip() failed on a value nested deeper than kMaxDepth.
+  bool too_deep() const { return too_deep_; }
+  static constexpr size_t kMaxDepth = 1000;
+
+ private:
+  bool MemberName() {
+    std::string key;
+    return String(&key) && Eat(':');
+  }
+  // A string, number, true, false or null.
+  bool Scalar() {
+    if (s_[i_] == '"') {
       std::string ignored;
       return String(&ignored);
     }
-    if (c == '{' || c == '[') {
-      const char close = c == '{' ? '}' : ']';
-      ++i_;
-      if (Eat(close)) return true;
-      do {
-        if (close == '}') {
-          std::string key;
-          if (!String(&key) || !Eat(':')) return false;
-        }
-        if (!Skip()) return false;
-      } while (Eat(','));
-      return Eat(close);
-    }
     const size_t start = i_;
     while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) ||
-                              std::strchr("+-.", s_[i_])))
+                              (s_[i_] && std::strchr("+-.", s_[i_]))))
       ++i_;
     return i_ > start;
   }
-
- private:
   bool Hex4(uint32_t* v) {
     if (s_.size() - i_ < 4) return false;
     for (int k = 0; k < 4; ++k) {
@@ -388,6 +431,7 @@ class JsonLine {
 
   std::string_view s_;
   size_t i_ = 0;
+  bool too_deep_ = false;
 };
 
 // The first value of --field in a JSON object.
@@ -429,7 +473,11 @@ void ExtractJsonLine(std::string_view l, uint64_t line, Sink* sink) {
   JsonLine j(l);
   j.SkipSpace();
   if (j.pos() == l.size()) return;  // a blank line holds no record
-  auto bad = [&] { sink->Problem(line, j.pos() + 1, "not a JSON object"); };
+  auto bad = [&] {
+    sink->Problem(line, j.pos() + 1,
+                  j.too_deep() ? "the JSON value is nested more than 1000 deep"
+                               : "not a JSON object");
+  };
   if (!j.Eat('{')) return bad();
   JsonField f;
   if (!FindJsonField(&j, sink->opt.field_name, &f)) return bad();
@@ -545,6 +593,25 @@ void ForEachLine(std::string_view text, PerLine per_line) {
   }
 }
 
+// `text` (whole lines) when no "<" in it may open a reference that runs
+// past its end, else the start of the line of the last "<": only it can,
+// as any earlier one is closed by a ">" before it, or spoiled by it.
+size_t OpenBracketLine(std::string_view text) {
+  const size_t open = text.rfind('<');
+  if (open == std::string_view::npos ||
+      text.find('>', open) != std::string_view::npos)
+    return text.size();
+  int breaks = 0;
+  for (size_t j = open + 1; j < text.size(); ++j) {
+    const char c = text[j];
+    if (c == '\n' && ++breaks > kMaxWrappedLines) return text.size();
+    if (c == '"' || (static_cast<unsigned char>(c) < 0x20 && !IsSpace(c)))
+      return text.size();
+  }
+  const size_t line_start = text.rfind('\n', open);
+  return line_start == std::string_view::npos ? 0 : line_start + 1;
+}
+
 }  // namespace
 
 bool ParseLogFormat(std::string_view name, LogFormat* format) {
@@ -607,21 +674,35 @@ size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
     }
   }
   if (opt.from != LogFormat::kText) return text.size();
-  // Only the last '<' can open a reference that runs past the end: any
-  // earlier one is closed by a '>' before it, or spoiled by it.
-  const size_t open = text.rfind('<');
-  if (open == std::string_view::npos ||
-      text.find('>', open) != std::string_view::npos)
-    return text.size();
-  int breaks = 0;
-  for (size_t j = open + 1; j < text.size(); ++j) {
-    const char c = text[j];
-    if (c == '\n' && ++breaks > kMaxWrappedLines) return text.size();
-    if (c == '"' || (static_cast<unsigned char>(c) < 0x20 && !IsSpace(c)))
-      return text.size();
+  // Cut before the line of a "<" that may still be open; the text before
+  // that line may hold another (closed only by a ">" after the cut): cut
+  // again until none is. Each pass reads only bytes after its "<".
+  for (size_t end = text.size();;) {
+    const size_t cut = OpenBracketLine(text.substr(0, end));
+    if (cut == end || cut == 0) return cut;
+    end = cut;
   }
-  const size_t line_start = text.rfind('\n', open);
-  return line_start == std::string_view::npos ? 0 : line_start + 1;
+}
+
+RecordEnd::RecordEnd(const ExtractOptions& opt) : delim_(Delimiter(opt)) {}
+
+size_t RecordEnd::Feed(std::string_view piece) {
+  for (size_t i = 0; i < piece.size(); ++i) {
+    const char c = piece[i];
+    if (quote_seen_) {  // a '"' inside quotes: "" or the closing one
+      quote_seen_ = false;
+      if (c == '"') continue;
+      in_quotes_ = false;
+    }
+    if (in_quotes_) {
+      quote_seen_ = c == '"';
+      continue;
+    }
+    if (c == '\n') return i + 1;
+    in_quotes_ = c == '"' && field_start_;
+    field_start_ = c == delim_;
+  }
+  return std::string_view::npos;
 }
 
 bool FindColumn(std::string_view text, const ExtractOptions& opt,

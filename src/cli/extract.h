@@ -27,7 +27,14 @@ struct ExtractOptions {
   bool with_line = false;   // LINE<TAB> before each reference
   bool lenient = false;     // each reference repaired (lenient.h)
   const UriReference* base = nullptr;  // clf, combined: --base
+  // tsv, csv: a record longer (its line break left out) is one diagnostic,
+  // kOverlongRecord, and no reference.
+  size_t max_record = SIZE_MAX;
 };
+
+inline constexpr std::string_view kLogFormatKind = "log-format";
+inline constexpr std::string_view kOverlongRecord =
+    "the record is longer than --max-line";
 
 // A malformed record: its line (0-based, from the start of the text given),
 // its column (1-based byte) and what is wrong.
@@ -51,6 +58,21 @@ uint64_t Extract(std::string_view text, const ExtractOptions& opt,
 // needed; at the end of the input every byte is taken.
 size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
                   bool at_end);
+
+// The end of one tsv or csv record fed in pieces: for a record longer than
+// --max-line, which is skipped rather than held. Its quotes are read as
+// RecordsEnd() reads them.
+class RecordEnd {
+ public:
+  explicit RecordEnd(const ExtractOptions& opt);
+  // The offset in `piece` just after the record's line break, or npos when
+  // the record goes on past it.
+  size_t Feed(std::string_view piece);
+
+ private:
+  char delim_;
+  bool field_start_ = true, in_quotes_ = false, quote_seen_ = false;
+};
 
 // The 0-based column named opt.field_name in the header row at the start of
 // `text`, and where that row ends; false when there is none.

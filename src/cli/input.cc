@@ -14,9 +14,50 @@
 
 namespace uriscan {
 namespace cli {
+namespace {
+
+// The number of "\n" in p[0, n), eight bytes at a time: a byte of
+// x = word ^ 0x0a0a... is zero exactly where a "\n" is, and each zero byte
+// leaves exactly one high bit set in ~(((x & 7f..) + 7f..) | x | 7f..);
+// a multiply adds those bits up (no popcount instruction is assumed).
+size_t CountNewlines(const char* p, size_t n) {
+  constexpr uint64_t kLow7 = 0x7f7f7f7f7f7f7f7full;
+  size_t count = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    const uint64_t x = word ^ 0x0a0a0a0a0a0a0a0aull;
+    const uint64_t high = ~(((x & kLow7) + kLow7) | x | kLow7) >> 7;
+    count += static_cast<size_t>((high * 0x0101010101010101ull) >> 56);
+  }
+  for (; i < n; ++i) count += p[i] == '\n';
+  return count;
+}
+
+// The first `n` bytes of `p` (whole lines) cut back to `max_rows` lines at
+// most: the length of those lines.
+size_t CutAtRows(const char* p, size_t n, size_t max_rows) {
+  if (n <= max_rows) return n;  // a line is a byte at least
+  constexpr size_t kBlock = 4096;
+  size_t rows = 0;
+  for (size_t i = 0; i < n; i += kBlock) {
+    const size_t k = std::min(kBlock, n - i);
+    const size_t here = CountNewlines(p + i, k);
+    if (rows + here >= max_rows) {
+      for (size_t j = i; j < i + k; ++j)
+        if (p[j] == '\n' && ++rows == max_rows) return j + 1;
+    }
+    rows += here;
+  }
+  return n;
+}
+
+}  // namespace
 
 LineReader::LineReader(size_t chunk_bytes, size_t max_line_bytes)
-    : chunk_(chunk_bytes), max_line_(max_line_bytes) {}
+    : chunk_(chunk_bytes),
+      max_line_(max_line_bytes),
+      max_rows_(std::max<size_t>(chunk_bytes / kMinBytesPerRow, 1)) {}
 
 LineReader::~LineReader() { Close(); }
 
@@ -33,7 +74,7 @@ bool LineReader::Open(const std::string& path, std::string* error) {
   Close();
   eof_ = skipping_ = damaged_ = dropped_bom_ = false;
   at_start_ = true;
-  begin_ = end_ = 0;
+  begin_ = end_ = no_newline_ = 0;
   error_.clear();
   if (path == "-") {
     fd_ = 0;
@@ -121,7 +162,8 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   const size_t left = mapped_size_ - begin_;
   const size_t take = std::min(std::max(chunk_, min_bytes_), left);
   if (const void* last = ::memrchr(p, '\n', take)) {
-    const size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
+    size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
+    if (min_bytes_ == 0) n = CutAtRows(p, n, max_rows_);
     out->text = std::string_view(p, n);
     begin_ += n;
     return Status::kLines;
@@ -131,12 +173,17 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
                          : left;
   const size_t n = nl ? line + 1 : left;
   begin_ += n;
-  if (line > max_line_) return Status::kTooLongLine;
+  // The "\r" of a "\r\n" is no part of the line (as in the scan).
+  if (line - (nl && line > 0 && p[line - 1] == '\r') > max_line_)
+    return Status::kTooLongLine;
   out->text = std::string_view(p, n);
   return Status::kLines;
 }
 
-void LineReader::Unread(size_t n) { begin_ -= n; }
+void LineReader::Unread(size_t n) {
+  begin_ -= n;
+  no_newline_ = 0;
+}
 
 bool LineReader::Fill() {
   if (eof_) return false;
@@ -187,23 +234,34 @@ LineReader::Status LineReader::Next(std::string* lines) {
         skipping_ = false;
       } else {
         begin_ = end_;
+        no_newline_ = 0;
         if (!Fill()) return error_.empty() ? Status::kEnd : Status::kError;
         continue;
       }
     }
-    // Whole lines end at the last '\n' in the buffer.
+    // Whole lines end at the last '\n' in the buffer. The first
+    // `no_newline_` bytes were searched before: a long line read in many
+    // small pieces (a pipe gives 64 KiB at a time) is searched once.
     const char* base = buf_.data() + begin_;
     size_t last = end_ - begin_;
-    while (last > 0 && base[last - 1] != '\n') --last;
+    while (last > no_newline_ && base[last - 1] != '\n') --last;
+    if (last == no_newline_) {
+      no_newline_ = end_ - begin_;
+      last = 0;
+    }
     if (last > 0 && (last >= min_bytes_ || eof_)) {
+      if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
       lines->assign(base, last);
       begin_ += last;
+      no_newline_ = 0;
       return Status::kLines;
     }
-    if (last == 0 && end_ - begin_ > max_line_) {
+    // (max_line bytes may be followed by the "\r" of a "\r\n")
+    if (last == 0 && end_ - begin_ > max_line_ + 1) {
       lines->clear();
       skipping_ = true;
       begin_ = end_;
+      no_newline_ = 0;
       return Status::kTooLongLine;
     }
     if (!Fill()) {
@@ -212,6 +270,7 @@ LineReader::Status LineReader::Next(std::string* lines) {
       // The last line has no "\n": it is a line all the same.
       lines->assign(buf_.data() + begin_, end_ - begin_);
       begin_ = end_;
+      no_newline_ = 0;
       return Status::kLines;
     }
   }

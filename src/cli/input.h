@@ -35,6 +35,11 @@ struct Lines {
 class LineReader {
  public:
   enum class Status { kLines, kTooLongLine, kEnd, kError };
+  // A run of lines holds at most chunk_bytes / kMinBytesPerRow of them
+  // (unless a minimum is set), so that what a command keeps per row (about
+  // 100 to 150 bytes: spans, keys, output) is bounded by the chunk's size
+  // rather than by its line count: empty lines cost as much as URLs.
+  static constexpr size_t kMinBytesPerRow = 32;
 
   LineReader(size_t chunk_bytes, size_t max_line_bytes);
   ~LineReader();
@@ -83,9 +88,11 @@ class LineReader {
   bool skipping_ = false;  // discarding the rest of an over-long line
   size_t chunk_;
   size_t max_line_;
+  size_t max_rows_;
   size_t min_bytes_ = 0;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
+  size_t no_newline_ = 0;  // bytes from begin_ that hold no '\n' (Next)
   std::string error_;
   std::shared_ptr<const void> mapping_;  // the whole file, when mapped
   size_t mapped_size_ = 0;

@@ -4,10 +4,64 @@
 // logs and free text; dedup --state=DIR keeps a seen-set across runs, and
 // state DIR reports on one. Each command's options, help and run are in
 // its cmd_*.cc, the pipeline the commands that read input share in run.cc.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 
+namespace {
+
+[[noreturn]] void Die(const char* message) {
+  const ssize_t ignored = write(2, message, std::strlen(message));
+  (void)ignored;
+  _exit(2);
+}
+
+constexpr char kOutOfMemory[] =
+    "uriscan: error: out of memory; lower --threads, --chunk-size or "
+    "--memory (docs/cli.md, \"Limits and guarantees\")\n";
+
+// An allocation that fails, on any thread, ends the run with a message and
+// exit status 2 rather than an abort with none; so does a thread that
+// cannot be started.
+[[noreturn]] void OutOfMemory() { Die(kOutOfMemory); }
+
+[[noreturn]] void Terminate() {
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::bad_alloc&) {
+      Die(kOutOfMemory);
+    } catch (const std::exception& x) {
+      static char text[512];
+      std::snprintf(text, sizeof text, "uriscan: error: %s\n", x.what());
+      Die(text);
+    } catch (...) {
+    }
+  }
+  Die("uriscan: error: internal error\n");
+}
+
+// Libraries below (Highway's aligned allocations) abort when memory runs
+// out: that too is a message and exit status 2, not a core dump.
+void OnAbort(int /*signal*/) {
+  Die("uriscan: error: aborted, most likely out of memory; lower --threads, "
+      "--chunk-size or --memory\n");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  std::set_new_handler(OutOfMemory);
+  std::set_terminate(Terminate);
+  std::signal(SIGABRT, OnAbort);
   uriscan::cli::Options opt;
   int status = -1;
   const std::unique_ptr<uriscan::cli::CommandRun> command =

@@ -53,8 +53,13 @@ bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
                   Chunk* c) {
   if (on_error == OnError::kFail) return false;
   if (on_error == OnError::kSkip) return true;
-  if (empty_key) c->out.push_back('\t');
-  if (uri.error().kind != ErrorKind::kTooLong) c->out.append(uri.text());
+  const bool whole = uri.error().kind != ErrorKind::kTooLong;
+  if (empty_key) {  // a column of two: a TAB in the line is escaped
+    c->out.push_back('\t');
+    if (whole) AppendPgText(uri.text(), &c->out);
+  } else if (whole) {
+    c->out.append(uri.text());
+  }
   c->out.push_back('\n');
   return true;
 }
@@ -156,6 +161,9 @@ class Pipeline {
   OrderedPool pool_;
   int status_ = 0;
   bool stopped_ = false;  // --on-error=fail met an invalid line
+  // The output cannot be written, or the command cannot succeed
+  // (CommandRun::Halted()): nothing more is read.
+  bool halted_ = false;
   uint64_t lines_written_ = 0;  // of the current file, by the chunks emitted
   // --line-numbers=global: the lines read in the files before this one.
   uint64_t lines_before_file_ = 0;
@@ -164,7 +172,7 @@ class Pipeline {
 void Pipeline::EmitOldest() {
   const size_t slot = pool_.Next();
   Chunk& c = chunks_[slot];
-  if (stopped_) {  // after the failure: read ahead, never written
+  if (stopped_ || halted_) {  // after the failure: read ahead, never written
     pool_.Release(slot);
     return;
   }
@@ -181,6 +189,7 @@ void Pipeline::EmitOldest() {
   pool_.Release(slot);
   out_.MaybeFlush();
   err_.MaybeFlush();
+  halted_ = out_.failed() || command_->Halted();
   progress_.Update(totals_);
 }
 
@@ -203,9 +212,9 @@ void Pipeline::ReadFile(const std::string& file) {
   const bool numbered_records = command_->NumberedRecords();
   bool first_chunk = true;
   uint64_t lines_read = opt_.global_lines ? lines_before_file_ : 0;
-  while (!stopped_) {
+  while (!stopped_ && !halted_) {
     if (pool_.Full()) EmitOldest();
-    if (stopped_) break;
+    if (stopped_ || halted_) break;
     const size_t slot = pool_.Acquire();
     Chunk& c = chunks_[slot];
     const LineReader::Status st = reader_.Next(&c.input);
@@ -225,6 +234,7 @@ void Pipeline::ReadFile(const std::string& file) {
       break;
     }
     c.too_long_line = st == LineReader::Status::kTooLongLine;
+    c.skipped_lines = 0;
     c.starts_file = first_chunk;
     c.name = name;
     if (!command_->TakeRecords(&reader_, &c, &error)) {
@@ -235,7 +245,8 @@ void Pipeline::ReadFile(const std::string& file) {
     first_chunk = false;
     if (numbered_records) {
       c.first_line = lines_read + 1;
-      lines_read += c.too_long_line ? 1 : CountLines(c.input.text);
+      lines_read +=
+          c.too_long_line ? 1 : CountLines(c.input.text) + c.skipped_lines;
     }
     pool_.Submit(slot, [this, &c] {
       c.out.clear();
@@ -245,6 +256,9 @@ void Pipeline::ReadFile(const std::string& file) {
       command_->ProcessChunk(&c);
     });
   }
+  if (first_chunk && !stopped_ && !halted_ && status_ == 0 &&
+      !command_->EmptyFile(*name, &error))
+    FailWith(error);
   totals_.boms += reader_.dropped_bom();
   lines_before_file_ = lines_read;
 }
@@ -254,7 +268,7 @@ int Pipeline::Run() {
   const int begun = command_->Begin(window_, &out_.buffer());
   if (begun >= 0) return begun;
   for (const std::string& file : opt_.files) {
-    if (stopped_) break;
+    if (stopped_ || halted_) break;
     ReadFile(file);
   }
   while (pool_.Pending()) EmitOldest();

@@ -207,6 +207,7 @@ Dedup::~Dedup() {
 
 Dedup::Verdict Dedup::Add(uint64_t key) {
   ++added_;
+  if (!error_.empty()) return Verdict::kDeferred;  // failed: keep nothing
   if (!spilling_) {
     if (set_.Contains(key)) return Verdict::kDuplicate;
     const size_t need = set_.BytesToAddOne();

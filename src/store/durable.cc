@@ -33,6 +33,15 @@ void CrashPoint(const char* step) {
   if (at && std::strcmp(at, step) == 0) raise(SIGKILL);
 }
 
+int OpenNew(const std::string& path) {
+  return open(path.c_str(),
+              O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+}
+
+int OpenExisting(const std::string& path, int flags) {
+  return open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
 bool SyncDirectory(const std::string& dir, std::string* error) {
   const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
   if (fd < 0 || fsync(fd) != 0) {
@@ -47,7 +56,8 @@ bool SyncDirectory(const std::string& dir, std::string* error) {
 bool ReplaceFile(const std::string& path, const std::string& bytes,
                  std::string* error) {
   const std::string tmp = path + ".tmp";
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  unlink(tmp.c_str());  // a leftover (or a planted link: only it goes)
+  const int fd = OpenNew(tmp);
   if (fd < 0) {
     *error = "cannot create " + tmp + ": " + std::strerror(errno);
     return false;

@@ -19,6 +19,14 @@ bool InjectedNoSpace(size_t bytes);
 // SIGKILL there, as a crash or an out-of-memory kill would.
 void CrashPoint(const char* step);
 
+// The files of a state are opened with these only, so that a symbolic link
+// planted in its directory is never followed (its target never written or
+// read): OpenNew() creates `path` and fails when anything (a link included)
+// is there; OpenExisting() opens a file that is not a link. -1 and errno on
+// failure, as open(2).
+int OpenNew(const std::string& path);
+int OpenExisting(const std::string& path, int flags);
+
 // fsync of a directory, so a rename inside it is durable.
 bool SyncDirectory(const std::string& dir, std::string* error);
 

@@ -2,6 +2,7 @@
 // KeyRunWriter and KeyRunReader: Golomb-Rice coded sorted key runs.
 #include "src/store/key_runs.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 // Header-only, as in fingerprint.cc: xxHash is never a link dependency.
@@ -89,7 +90,9 @@ bool KeyRunWriter::Open(const std::string& path, uint64_t profile_tag) {
   header_.profile_tag = profile_tag;
   hash_ = std::make_unique<Hash>();
   XXH3_64bits_reset(hash_->state);
-  f_ = std::fopen(path.c_str(), "wb");
+  const int fd = durable::OpenNew(path);
+  f_ = fd < 0 ? nullptr : fdopen(fd, "wb");
+  if (!f_ && fd >= 0) close(fd);
   if (!f_) {
     Fail("create");
     return false;
@@ -219,7 +222,9 @@ bool KeyRunReader::Damaged(const char* what) {
 bool KeyRunReader::Open(const std::string& path, uint64_t profile_tag,
                         size_t buffer_bytes) {
   path_ = path;
-  f_ = std::fopen(path.c_str(), "rb");
+  const int fd = durable::OpenExisting(path, O_RDONLY);
+  f_ = fd < 0 ? nullptr : fdopen(fd, "rb");
+  if (!f_ && fd >= 0) close(fd);
   if (!f_) {
     error_ = "cannot open " + path + ": " + std::strerror(errno);
     return false;

@@ -48,8 +48,8 @@ struct KeyRunHeader {
 };
 
 // Writes one run to `path`: Add() keys in strictly increasing order, then
-// Finish() writes the header, flushes and fsyncs. The file is created (or
-// truncated) by Open(). Errors (disk full, I/O) are kept: Add() becomes a
+// Finish() writes the header, flushes and fsyncs. The file is created by
+// Open(), which fails when `path` exists (a link planted there included). Errors (disk full, I/O) are kept: Add() becomes a
 // no-op and Finish() returns false with error() set.
 class KeyRunWriter {
  public:

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "src/store/durable.h"
@@ -111,7 +110,14 @@ bool SeenState::Damaged(const std::string& what, std::string* error) const {
 
 bool SeenState::Lock(bool exclusive, std::string* error) {
   const std::string path = dir_ + "/LOCK";
-  lock_fd_ = open(path.c_str(), exclusive ? O_RDWR | O_CREAT : O_RDONLY, 0644);
+  // Created as a new file or opened as one that is no link (O_NOFOLLOW):
+  // a link planted as LOCK, dangling or not, is refused.
+  lock_fd_ = durable::OpenExisting(path, exclusive ? O_RDWR : O_RDONLY);
+  if (lock_fd_ < 0 && errno == ENOENT && exclusive) {
+    lock_fd_ = durable::OpenNew(path);
+    if (lock_fd_ < 0 && errno == EEXIST)  // made meanwhile, or a link
+      lock_fd_ = durable::OpenExisting(path, O_RDWR);
+  }
   if (lock_fd_ < 0) {
     if (!exclusive && errno == ENOENT) return true;  // a copied state
     *error = "cannot open " + path + ": " + std::strerror(errno);
@@ -128,10 +134,32 @@ bool SeenState::Lock(bool exclusive, std::string* error) {
   return true;
 }
 
+// Anyone else who may write in the directory could plant files or links
+// in it between two steps of an update: such a directory is refused.
+bool SeenState::CheckOwnership(std::string* error) const {
+  struct stat st;
+  if (stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *error = "state directory " + dir_ + " is not a directory";
+    return false;
+  }
+  if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o",
+                  static_cast<unsigned>(st.st_mode & 07777));
+    *error = "state directory " + dir_ + " may be written by " +
+             (st.st_uid != geteuid() ? "its owner, another user"
+                                     : "other users") +
+             " (mode " + mode + "), who could plant files or links in it; "
+             "use a directory only you may write (chmod go-w)";
+    return false;
+  }
+  return true;
+}
+
 bool SeenState::ReadManifest(std::string* error) {
   const std::string path = dir_ + "/MANIFEST";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  const int fd = durable::OpenExisting(path, O_RDONLY);
+  if (fd < 0) {
     if (errno != ENOENT) {
       *error = "cannot read " + path + ": " + std::strerror(errno);
       return false;
@@ -144,9 +172,20 @@ bool SeenState::ReadManifest(std::string* error) {
     exists_ = false;
     return true;
   }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  std::string text;
+  char block[4096];
+  ssize_t got;
+  while ((got = read(fd, block, sizeof block)) > 0 ||
+         (got < 0 && errno == EINTR)) {
+    if (got > 0) text.append(block, static_cast<size_t>(got));
+    if (text.size() > (size_t{64} << 20)) break;  // no manifest is as long
+  }
+  const int read_errno = errno;
+  close(fd);
+  if (got < 0) {
+    *error = "cannot read " + path + ": " + std::strerror(read_errno);
+    return false;
+  }
   manifest_bytes_ = text.size();
   const size_t at = text.rfind("checksum ");
   if (at == std::string::npos || (at > 0 && text[at - 1] != '\n'))
@@ -241,7 +280,8 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              std::strerror(errno);
     return false;
   }
-  if (!Lock(true, error) || !ReadManifest(error)) return false;
+  if (!CheckOwnership(error) || !Lock(true, error) || !ReadManifest(error))
+    return false;
   if (!exists_) {
     // A manifest with no runs comes first, so that no key run is ever
     // without one (which reads as damage) and the profile is fixed.

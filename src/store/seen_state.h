@@ -94,6 +94,7 @@ class SeenState {
   static constexpr size_t kMaxRuns = 16;
 
  private:
+  bool CheckOwnership(std::string* error) const;
   bool Lock(bool exclusive, std::string* error);
   bool ReadManifest(std::string* error);
   bool CheckRuns(std::string* error);

@@ -254,6 +254,9 @@ TEST(DedupErrors, AnUnwritableTemporaryDirectoryIsAnError) {
   o.temp_dir = "/nonexistent/uriscan";
   Dedup dedup(o);
   for (uint64_t k = 1; k < 100000; ++k) dedup.Add(k * 0x9E3779B97F4A7C15ull);
+  // After the failed spill nothing more is kept: memory stays bounded.
+  EXPECT_FALSE(dedup.error().empty());
+  EXPECT_LE(dedup.peak_bytes(), o.memory_bytes);
   std::vector<bool> first;
   std::string error;
   EXPECT_FALSE(dedup.Finish(&first, &error));

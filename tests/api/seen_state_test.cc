@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <sstream>
@@ -54,6 +55,7 @@ std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
 void WriteRun(const std::string& path, const std::vector<uint64_t>& keys,
               uint64_t tag = 7) {
   KeyRunWriter w;
+  unlink(path.c_str());  // a run is always a new file
   ASSERT_TRUE(w.Open(path, tag)) << w.error();
   for (uint64_t k : keys) w.Add(k);
   ASSERT_TRUE(w.Finish()) << w.error();
@@ -218,6 +220,34 @@ TEST_F(StateFiles, UncommittedRunLeavesTheStateAsItWas) {
   EXPECT_EQ(Day(dir_, b, /*commit=*/false), b);
   EXPECT_EQ(Slurp(Path("MANIFEST")), manifest);
   EXPECT_EQ(Day(dir_, b), b);  // b is still new
+}
+
+// A link planted in the directory while a run goes on (after its cleanup of
+// leftovers) is never followed: its target stays as it was.
+TEST_F(StateFiles, PlantedLinksAreNeverFollowed) {
+  const std::string victim = dir_ + "-victim";
+  std::ofstream(victim) << "precious\n";
+  Day(dir_, RandomKeys(100, 1));
+  SeenState state;
+  std::string error;
+  ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
+  for (int n = 0; n < 10; ++n) {
+    char name[32];
+    std::snprintf(name, sizeof name, "run-%06d.keys.tmp", n);
+    ASSERT_EQ(symlink(victim.c_str(), Path(name).c_str()), 0);
+  }
+  ASSERT_EQ(symlink(victim.c_str(), Path("MANIFEST.tmp").c_str()), 0);
+  if (state.BeginLookups(1 << 20, &error)) {
+    for (uint64_t k : RandomKeys(100, 2)) state.Offer(k);
+    if (state.EndLookups(&error)) state.Commit(&error);
+  }
+  std::ifstream in(victim);
+  std::string text((std::istreambuf_iterator<char>(in)),
+                   std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "precious\n");
+  KeyRunWriter w;
+  EXPECT_FALSE(w.Open(Path("run-000000.keys.tmp"), 7));
+  unlink(victim.c_str());
 }
 
 TEST_F(StateFiles, SecondUpdaterIsLockedOut) {

@@ -27,15 +27,10 @@ std::vector<ExtractCase> ExtractCases() {
 // Runs `uriscan extract ARGS` in corpus/extract, so diagnostics name the
 // file as the golden files do.
 Result RunExtract(const std::string& dir, const std::string& args) {
-  const std::string cmd = "cd '" + kExtractDir + "' && " + URISCAN_CLI +
-                          " extract --quiet --with-line " + args + " > '" +
-                          dir + "/stdout' 2> '" + dir + "/stderr'";
-  const int raw = std::system(cmd.c_str());
-  Result r;
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = Slurp(dir + "/stdout");
-  r.err = Slurp(dir + "/stderr");
-  return r;
+  return RunShell("cd '" + kExtractDir + "' && " + URISCAN_CLI +
+                      " extract --quiet --with-line " + args + " > '" + dir +
+                      "/stdout' 2> '" + dir + "/stderr'",
+                  dir);
 }
 
 TEST_F(CliTest, ExtractMatchesGoldenForEveryFormat) {

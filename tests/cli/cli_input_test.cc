@@ -155,6 +155,40 @@ class CompressedTest : public CliTest {
   bool has_zstd_ = false;
 };
 
+// A byte flipped mid-member is found only by the member's CRC-32 at its
+// end: the error names the member, so the lines written before it can be
+// told apart from those of whole members (README, "Limits and guarantees").
+TEST_F(CompressedTest, CorruptMemberIsNamed) {
+  ASSERT_TRUE(Sh("gzip -c p1.txt > bad.gz && gzip -c p2.txt > m2.gz && "
+                 "cp m2.gz m2x.gz && printf x | dd of=m2x.gz bs=1 "
+                 "seek=$(( $(stat -c %s m2.gz) - 6 )) conv=notrunc "
+                 "2>/dev/null && cat m2x.gz >> bad.gz"));
+  const Result r = Run("validate --quiet " + Path("bad.gz"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("error: gzip: CRC-32 or length mismatch at "
+                       "compressed byte"),
+            std::string::npos)
+      << r.err;
+  const size_t first = Slurp(Path("bad.gz")).size() -
+                       Slurp(Path("m2x.gz")).size() + 1;
+  EXPECT_NE(r.err.find("(member 2, from compressed byte " +
+                       std::to_string(first) + ")"),
+            std::string::npos)
+      << r.err;
+}
+
+// A zstd stream may begin with a skippable frame (RFC 8878 sec. 3.1.2),
+// which once made it read as text.
+TEST_F(CompressedTest, ZstdMayStartWithASkippableFrame) {
+  if (!has_zstd_) GTEST_SKIP() << "no zstd command";
+  ASSERT_TRUE(Sh("printf '\\123\\052\\115\\030\\003\\000\\000\\000abc' "
+                 "> skip.zst && zstd -qc plain.txt >> skip.zst"));
+  const Result r = Run("extract --quiet " + Path("skip.zst"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, Run("extract --quiet " + Path("plain.txt")).out)
+      << r.err;
+}
+
 TEST_F(CompressedTest, GzipAndZstdReadAsThePlainText) {
   ASSERT_TRUE(Sh("gzip -c plain.txt > plain.gz"));
   ASSERT_TRUE(Sh("gzip -1c p1.txt > multi.gz && gzip -9c p2.txt >> multi.gz"));
@@ -189,7 +223,8 @@ TEST_F(CompressedTest, TruncatedGzipKeepsEveryLineBeforeTheDamage) {
   EXPECT_TRUE(r.out == want.out);
   EXPECT_NE(r.err.find(Path("cut.gz") +
                        ": error: gzip: unexpected end of stream at "
-                       "compressed byte " + size + "\n"),
+                       "compressed byte " + size + " (member 1, from compressed "
+                       "byte 1)\n"),
             std::string::npos)
       << r.err;
   // From stdin too, named as such.

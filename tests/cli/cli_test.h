@@ -26,6 +26,17 @@ struct Result {
 using uriscan::test_files::Slurp;
 using uriscan::test_files::Write;
 
+// Runs the shell command `cmd`, which writes into `dir`/stdout and
+// `dir`/stderr, and keeps its exit status and what it wrote.
+inline Result RunShell(const std::string& cmd, const std::string& dir) {
+  const int raw = std::system(cmd.c_str());
+  Result r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = Slurp(dir + "/stdout");
+  r.err = Slurp(dir + "/stderr");
+  return r;
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,15 +52,10 @@ class CliTest : public ::testing::Test {
   // Runs `uriscan ARGS` with `input` on stdin.
   Result Run(const std::string& args, const std::string& input = "") {
     Write(Path("stdin"), input);
-    const std::string cmd = std::string(URISCAN_CLI) + " " + args + " < '" +
-                            Path("stdin") + "' > '" + Path("stdout") +
-                            "' 2> '" + Path("stderr") + "'";
-    const int raw = std::system(cmd.c_str());
-    Result r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = Slurp(Path("stdout"));
-    r.err = Slurp(Path("stderr"));
-    return r;
+    return RunShell(std::string(URISCAN_CLI) + " " + args + " < '" +
+                        Path("stdin") + "' > '" + Path("stdout") + "' 2> '" +
+                        Path("stderr") + "'",
+                    dir_);
   }
   std::string dir_;
 };

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+// The uriscan command end to end on hostile input: nesting, symlinks,
+// over-long records, damaged streams, full disks and hostile options. Each
+// test stands for a reproduction of a defect that once passed.
+#include <sys/stat.h>
+
+#include <algorithm>
+
+#include "tests/cli/cli_test.h"
+
+namespace uriscan_cli_test {
+
+// A JSON value nested 100,000 deep once overflowed the stack: now it is one
+// diagnostic, and the lines around it are read as ever.
+TEST_F(CliTest, HostileDeepJsonIsADiagnosticNotACrash) {
+  const std::string deep = "{\"a\":" + std::string(100000, '[') + "\n";
+  const Result r = Run("extract --quiet --from=jsonl --field=u",
+                       "{\"u\":\"http://a/\"}\n" + deep +
+                           "{\"u\":\"http://b/\",\"v\":[[{\"w\":[1]}]]}\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://a/\nhttp://b/\n");
+  EXPECT_NE(r.err.find("<stdin>:2:1006: error: log-format: the JSON value is "
+                       "nested more than 1000 deep"),
+            std::string::npos)
+      << r.err;
+}
+
+// LOCK is never created through a link, dangling or not, and a state
+// directory that others may write is refused before anything is written.
+TEST_F(CliTest, HostileStateDirectoryIsRefused) {
+  const std::string state = Path("state"), victim = Path("victim");
+  ASSERT_EQ(mkdir(state.c_str(), 0700), 0);
+  ASSERT_EQ(symlink(victim.c_str(), (state + "/LOCK").c_str()), 0);
+  Result r = Run("dedup --quiet --state=" + state, "http://a/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("LOCK"), std::string::npos) << r.err;
+  struct stat st;
+  EXPECT_NE(lstat(victim.c_str(), &st), 0) << "created through the link";
+  ASSERT_EQ(unlink((state + "/LOCK").c_str()), 0);
+  ASSERT_EQ(chmod(state.c_str(), 0777), 0);
+  r = Run("dedup --quiet --state=" + state, "http://a/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("may be written by other users (mode 0777)"),
+            std::string::npos)
+      << r.err;
+  ASSERT_EQ(chmod(state.c_str(), 0700), 0);
+  r = Run("dedup --quiet --state=" + state, "http://a/\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://a/\n");
+}
+
+// A --temp-dir that cannot be written once let every line through
+// unfiltered after the spill failed: now the run fails before writing any.
+TEST_F(CliTest, HostileDedupTempDirIsCheckedBeforeOutput) {
+  std::string day;
+  for (int i = 0; i < 100000; ++i)
+    day += "http://h" + std::to_string(i) + ".example/\n";
+  const Result r = Run("dedup --quiet --memory=1M --temp-dir=" +
+                           Path("nonexistent"),
+                       day + day);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("cannot create a temporary file in " +
+                       Path("nonexistent")),
+            std::string::npos)
+      << r.err;
+}
+
+// A quoted field of many short lines, longer than --max-line in all, once
+// broke the record alignment (its lines were read as records), differently
+// at each chunk size: now it is one diagnostic, and reading goes on at the
+// next record, the same at every chunk size.
+TEST_F(CliTest, HostileOverlongCsvRecordKeepsAlignment) {
+  std::string note;
+  for (int i = 0; i < 3000; ++i) note += "http://evil.example/" + std::to_string(i) + "\n";
+  const std::string csv = "url,note\nhttp://a/,x\nhttp://b/,\"" + note +
+                          "\"\nhttp://c/,y\r\nhttp://d/,\"z\"\n";
+  Write(Path("t.csv"), csv);
+  for (const char* chunk : {"", "--chunk-size=1", "--chunk-size=100",
+                            "--chunk-size=4096", "--chunk-size=100000"}) {
+    for (const bool mapped : {true, false}) {  // a file, or read(2)
+      const Result r = Run(std::string("extract --quiet --with-line --from=csv "
+                                       "--field=url --max-line=50000 ") +
+                               chunk + (mapped ? " " + Path("t.csv") : ""),
+                           mapped ? "" : csv);
+      const char* via = mapped ? "file" : "stdin";
+      EXPECT_EQ(r.status, 0) << chunk;
+      EXPECT_EQ(r.out, "2\thttp://a/\n3004\thttp://c/\n"
+                       "3005\thttp://d/\n") << chunk << via;
+      EXPECT_EQ(r.err.substr(r.err.find(':')),
+                ":3:1: error: log-format: the record is longer than "
+                "--max-line\n") << chunk << via;
+    }
+  }
+}
+
+// Runs `sh -c SCRIPT` in the test's directory, with URISCAN for the
+// command, under `timeout SECONDS`: the status is 124 when it timed out.
+Result Sh(const std::string& dir, const std::string& script, int seconds) {
+  return RunShell("cd '" + dir + "' && URISCAN='" + URISCAN_CLI +
+                      "' timeout " + std::to_string(seconds) + " sh -c '" +
+                      script + "' > stdout 2> stderr",
+                  dir);
+}
+
+// What a chunk costs follows its bytes, not its line count: 5 MB of empty
+// lines once took 748 MB (and an abort with no message under a limit).
+// Past the limit, the run ends with a message and exit status 2.
+TEST_F(CliTest, HostileEmptyLinesStayWithinMemory) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves far more address space";
+#endif
+  Write(Path("empty.txt"), std::string(5000000, '\n'));
+  const auto limited = [&](const char* kb, const std::string& args) {
+    return Sh(dir_, "ulimit -v " + std::string(kb) + "; $URISCAN " + args +
+                        " empty.txt", 60);
+  };
+  Result r = limited("500000", "parse --quiet --threads=2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(CountLines(r.out), 5000000u);
+  r = limited("200000", "parse --quiet --threads=2 --chunk-size=1G");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("uriscan: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("out of memory"), std::string::npos) << r.err;
+}
+
+// Each of these took quadratic time (seconds to minutes); each is linear
+// now, so a few seconds are plenty even under a sanitizer.
+TEST_F(CliTest, HostileInputTakesLinearTime) {
+  // Long lines from a pipe: the partial line was searched after each read.
+  std::string line(24u << 20, 'a');
+  line = "http://a/" + line + "\n";
+  Write(Path("long.txt"), line + line + line);
+  Result r = Sh(dir_, "cat long.txt | $URISCAN validate --quiet "
+                      "--max-line=32M -", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  // A run of ")" after a bare URI was trimmed one at a time, recounting.
+  Write(Path("parens.txt"), "see http://a/b" + std::string(400000, ')') + "\n");
+  r = Sh(dir_, "$URISCAN extract --quiet parens.txt", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://a/b\n");
+  // Every line over --max-line: each was erased from the chunk in turn.
+  std::string lines;
+  while (lines.size() < (4u << 20)) lines += "http://a.example/xyz\n";
+  Write(Path("lines.txt"), lines);
+  r = Sh(dir_, "$URISCAN extract --quiet --max-line=10 lines.txt", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  // An unclosed quote from a pipe was read far past --max-line.
+  Write(Path("open.csv"), "u\n\"" + std::string(64u << 20, 'x') + "\n");
+#if defined(__SANITIZE_ADDRESS__)
+  const char* limit = "";  // AddressSanitizer reserves terabytes
+#else
+  const char* limit = "ulimit -v 1500000; ";
+#endif
+  r = Sh(dir_, std::string(limit) + "cat open.csv | $URISCAN extract --quiet "
+               "--from=csv --max-line=1M -", 20);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "<stdin>:2:1048577: error: too-long: line too long\n");
+}
+
+// A line of exactly --max-line bytes ending in "\r\n" was valid with the
+// default chunk size and too long with a small one: the "\r" is no part of
+// the line either way.
+TEST_F(CliTest, HostileMaxLineWithCrLfIsTheSameAtEveryChunkSize) {
+  const std::string line = "http://a.example/" + std::string(83, 'p');
+  ASSERT_EQ(line.size(), 100u);
+  const std::string input = line + "\r\n" + line + "x\r\n" + line + "\r\n";
+  Write(Path("crlf.txt"), input);
+  for (const char* chunk : {"", " --chunk-size=50", " --chunk-size=101",
+                            " --chunk-size=102"}) {
+    for (const bool mapped : {true, false}) {
+      const Result r =
+          Run(std::string("validate --quiet --max-line=100") + chunk +
+                  (mapped ? " " + Path("crlf.txt") : ""),
+              mapped ? "" : input);
+      EXPECT_EQ(r.status, 1) << chunk;
+      EXPECT_EQ(r.err.substr(r.err.find(':')),
+                ":2:101: error: too-long: line too long\n")
+          << chunk << (mapped ? " file" : " stdin");
+    }
+  }
+}
+
+// A TAB in an invalid line gave normalize --profile=crawler and dedup
+// --keys a third column: it is escaped as PostgreSQL's text format does.
+TEST_F(CliTest, HostileTabNeverAddsAColumn) {
+  const std::string in = "http://a/\tb\\c\nhttp://d/\n";
+  Result r = Run("normalize --quiet --profile=crawler", in);
+  EXPECT_EQ(r.out, "\thttp://a/\\tb\\\\c\nhttp://d/\thttp://d/\n");
+  r = Run("dedup --quiet --keys", in);
+  const size_t tab = r.out.find('\t');
+  ASSERT_NE(tab, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.substr(tab, 17), "\thttp://a/\\tb\\\\c\n");
+  for (size_t pos = 0; pos < r.out.size();) {
+    const size_t nl = r.out.find('\n', pos);
+    const std::string line = r.out.substr(pos, nl - pos);
+    EXPECT_EQ(std::count(line.begin(), line.end(), '\t'), 1) << line;
+    pos = nl + 1;
+  }
+}
+
+// `uriscan state` wrote its report to a full disk and exited 0.
+TEST_F(CliTest, HostileStateReportToAFullDisk) {
+  ASSERT_EQ(Run("dedup --quiet --state=" + Path("s"), "http://a/\n").status, 0);
+  const Result r = Sh(dir_, "$URISCAN state s > /dev/full", 20);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("error writing output"), std::string::npos) << r.err;
+}
+
+// After an output error the input was read to its end (for minutes, from
+// a long pipe): now reading stops at once, with exit status 2.
+TEST_F(CliTest, HostileOutputErrorStopsReading) {
+  for (const char* command : {"parse", "normalize", "dedup", "extract"}) {
+    const Result r = Sh(dir_, std::string("seq 1000000000 | sed "
+                                          "s,^,http://a.example/, | "
+                                          "$URISCAN ") + command +
+                                  " --quiet > /dev/full", 20);
+    EXPECT_EQ(r.status, 2) << command;
+    EXPECT_NE(r.err.find("error writing output"), std::string::npos)
+        << command << ": " << r.err;
+  }
+}
+
+// An empty file has no header row: --field=NAME is an error there too.
+TEST_F(CliTest, HostileEmptyCsvHasNoColumn) {
+  Write(Path("empty.csv"), "");
+  const Result r =
+      Run("extract --quiet --from=csv --field=url " + Path("empty.csv"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.err, Path("empty.csv") +
+                       ":1:1: error: log-format: no column named 'url' in "
+                       "the header row\n");
+}
+
+// Text extraction emitted references holding control bytes; the field
+// formats diagnosed them. Both diagnose them now.
+TEST_F(CliTest, HostileControlBytesInTextAreDiagnosed) {
+  const std::string in = std::string("see http://a/\x1b[0m and \"http://c/\x01\"") +
+                         " or http://e/" + std::string(1, '\0') +
+                         "x ok http://f/\n";
+  const Result r = Run("extract --quiet", in);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://f/\n");
+  std::string want;
+  for (const char* ref : {"http://a/", "http://c/", "http://e/"}) {
+    want += "<stdin>:1:" + std::to_string(in.find(ref) + 1) +
+            ": error: log-format: the value holds a control character\n";
+  }
+  EXPECT_EQ(r.err, want);
+}
+
+// Found by the extract harness: a "<" closed by a ">" on the line of a
+// later, unclosed "<" was cut from its ">" at some chunk sizes.
+TEST_F(CliTest, HostileWrappedReferencesAreNeverCut) {
+  const std::string in =
+      "see <URL:ftp://a.example/ one\r\ntwo\r\nthree/> and <URL:ftp://\r\n"
+      "b.example/> end\n";
+  Write(Path("wrapped.txt"), in);
+  for (const char* chunk : {"", " --chunk-size=1", " --chunk-size=40",
+                            " --chunk-size=60"}) {
+    const Result r =
+        Run(std::string("extract --quiet") + chunk + " " + Path("wrapped.txt"));
+    EXPECT_EQ(r.out, "ftp://a.example/onetwothree/\nftp://b.example/\n")
+        << chunk;
+  }
+}
+
+}  // namespace uriscan_cli_test
