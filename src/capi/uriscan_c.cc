@@ -3,6 +3,7 @@
 // exceptions and turns them into status codes.
 #include "uriscan/uriscan_c.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "uriscan/analytics.h"
 #include "uriscan/error.h"
 #include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
@@ -65,10 +67,15 @@ static_assert(sizeof(uriscan_columns) ==
                   sizeof(void*));
 #undef URISCAN_COUNT_COLUMN
 
+static_assert(URISCAN_DECODE_PERCENT ==
+              static_cast<int>(uriscan::Decoding::kPercent));
+static_assert(URISCAN_DECODE_FORM == static_cast<int>(uriscan::Decoding::kForm));
+
 struct uriscan_scanner {
   uriscan::Scanner scanner;
   uriscan::ComponentSpans spans;
   std::vector<uint64_t> keys;
+  uriscan::QueryParams params;
 };
 
 namespace uriscan {
@@ -91,6 +98,10 @@ uriscan_status Guard(Body&& body) noexcept {
 bool ValidProfile(uriscan_profile profile) {
   return static_cast<int>(profile) >= 0 &&
          static_cast<int>(profile) < kProfileCount;
+}
+
+bool ValidDecoding(uriscan_decoding how) {
+  return how == URISCAN_DECODE_PERCENT || how == URISCAN_DECODE_FORM;
 }
 
 bool ValidKind(uriscan_error_kind kind) {
@@ -367,3 +378,95 @@ uriscan_status uriscan_fingerprint_lines(uriscan_scanner* scanner,
 }
 
 }  // extern "C"
+
+uriscan_status uriscan_decode(const char* text, size_t length,
+                              uriscan_decoding how, char* out,
+                              size_t capacity, size_t* out_length) {
+  if (out_length == nullptr || !uriscan::ValidDecoding(how) ||
+      (text == nullptr && length > 0) || (out == nullptr && capacity > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  *out_length = 0;
+  if (length == 0) {
+    if (capacity > 0) out[0] = '\0';
+    return URISCAN_OK;
+  }
+  return Guard([&] {
+    const std::string_view in(text, length);
+    const auto mode = static_cast<uriscan::Decoding>(how);
+    if (capacity >= length) {  // always room: decode in place
+      *out_length = uriscan::Decode(in, mode, out);
+    } else {
+      thread_local std::string decoded;
+      decoded.resize(length);
+      decoded.resize(uriscan::Decode(in, mode, decoded.data()));
+      *out_length = decoded.size();
+      if (capacity < decoded.size()) return URISCAN_BUFFER_TOO_SMALL;
+      std::memcpy(out, decoded.data(), decoded.size());
+    }
+    if (capacity > *out_length) out[*out_length] = '\0';
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_decode_spans(const char* data, const uint32_t* begin,
+                                    const uint32_t* end, size_t count,
+                                    uriscan_decoding how, char* out,
+                                    size_t capacity, uint32_t* out_offsets) {
+  if (!uriscan::ValidDecoding(how) || out_offsets == nullptr ||
+      (count > 0 && (data == nullptr || begin == nullptr || end == nullptr)) ||
+      (out == nullptr && capacity > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  size_t total = 0;
+  for (size_t k = 0; k < count; ++k) {
+    if (end[k] < begin[k]) return URISCAN_INVALID_ARGUMENT;
+    total += end[k] - begin[k];
+  }
+  if (capacity < total) {
+    out_offsets[count] = static_cast<uint32_t>(
+        std::min<size_t>(total, std::numeric_limits<uint32_t>::max()));
+    return URISCAN_BUFFER_TOO_SMALL;
+  }
+  if (total > std::numeric_limits<uint32_t>::max()) return URISCAN_TOO_LARGE;
+  return Guard([&] {
+    thread_local std::vector<char> decoded;
+    thread_local std::vector<uint32_t> offsets;
+    uriscan::DecodeSpans(data, begin, end, count,
+                         static_cast<uriscan::Decoding>(how), &decoded,
+                         &offsets);
+    if (!decoded.empty()) std::memcpy(out, decoded.data(), decoded.size());
+    std::memcpy(out_offsets, offsets.data(), (count + 1) * sizeof(uint32_t));
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_query_params(uriscan_scanner* scanner,
+                                    const char* data, const uint32_t* offsets,
+                                    size_t count, const uriscan_params* out,
+                                    size_t capacity, size_t* params) {
+  if (scanner == nullptr || out == nullptr || params == nullptr) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  *params = 0;
+  return Guard([&] {
+    uriscan::Batch batch;
+    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
+    if (st != URISCAN_OK) return st;
+    scanner->scanner.Scan(batch, &scanner->spans);
+    uriscan::QueryParams& p = scanner->params;
+    uriscan::ExtractQueryParams(batch.data, scanner->spans, &p);
+    *params = p.size();
+    if (capacity < p.size()) return URISCAN_BUFFER_TOO_SMALL;
+    const auto copy = [&](uint32_t* to, const std::vector<uint32_t>& from) {
+      if (to != nullptr && !from.empty())
+        std::memcpy(to, from.data(), from.size() * sizeof(uint32_t));
+    };
+    copy(out->row, p.row);
+    copy(out->name_begin, p.name_begin);
+    copy(out->name_end, p.name_end);
+    copy(out->value_begin, p.value_begin);
+    copy(out->value_end, p.value_end);
+    return URISCAN_OK;
+  });
+}
