@@ -178,6 +178,44 @@ uriscan_status ScanLinesInto(uriscan_scanner* s, const char* text,
   return URISCAN_OK;
 }
 
+// The arguments of a call from text to a text result in the caller's
+// buffer (uriscan_normalize, uriscan_decode): false when they are invalid;
+// else *out_length starts at 0.
+bool TextCallArgs(const char* in, size_t length, const char* out,
+                  size_t capacity, size_t* out_length) {
+  if (out_length == nullptr || (in == nullptr && length > 0) ||
+      (out == nullptr && capacity > 0))
+    return false;
+  *out_length = 0;
+  return true;
+}
+
+// A text result into the caller's buffer: its length into *out_length,
+// then the bytes and a NUL when there is room for them (and for the NUL).
+uriscan_status WriteOut(std::string_view result, char* out, size_t capacity,
+                        size_t* out_length) {
+  *out_length = result.size();
+  if (capacity < result.size()) return URISCAN_BUFFER_TOO_SMALL;
+  if (!result.empty()) std::memcpy(out, result.data(), result.size());
+  if (capacity > result.size()) out[result.size()] = '\0';
+  return URISCAN_OK;
+}
+
+// Under Guard(): MakeBatch(), the batch scanned into the scanner's spans,
+// then body(batch) gives the result.
+template <class Body>
+uriscan_status GuardedScan(uriscan_scanner* s, const char* data,
+                           const uint32_t* offsets, size_t count,
+                           Body&& body) {
+  return Guard([&] {
+    Batch batch;
+    const uriscan_status st = MakeBatch(data, offsets, count, &batch);
+    if (st != URISCAN_OK) return st;
+    s->scanner.Scan(batch, &s->spans);
+    return body(batch);
+  });
+}
+
 }  // namespace
 }  // namespace uriscan
 
@@ -250,11 +288,8 @@ uriscan_status uriscan_scan(uriscan_scanner* scanner, const char* data,
                             const uint32_t* offsets, size_t count,
                             const uriscan_columns* out) {
   if (scanner == nullptr || out == nullptr) return URISCAN_INVALID_ARGUMENT;
-  return Guard([&] {
-    uriscan::Batch batch;
-    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
-    if (st != URISCAN_OK) return st;
-    scanner->scanner.Scan(batch, &scanner->spans);
+  return uriscan::GuardedScan(scanner, data, offsets, count,
+                              [&](const uriscan::Batch&) {
     uriscan::CopyColumns(scanner->spans, *out);
     return URISCAN_OK;
   });
@@ -293,11 +328,10 @@ uriscan_status uriscan_check(const char* uri, size_t length,
 uriscan_status uriscan_normalize(const char* uri, size_t length,
                                  uriscan_profile profile, char* out,
                                  size_t capacity, size_t* out_length) {
-  if (out_length == nullptr || !uriscan::ValidProfile(profile) ||
-      (uri == nullptr && length > 0) || (out == nullptr && capacity > 0)) {
+  if (!uriscan::ValidProfile(profile) ||
+      !uriscan::TextCallArgs(uri, length, out, capacity, out_length)) {
     return URISCAN_INVALID_ARGUMENT;
   }
-  *out_length = 0;
   return Guard([&] {
     // Reused by the thread's later calls, so a size query followed by the
     // real call allocates nothing new.
@@ -309,11 +343,7 @@ uriscan_status uriscan_normalize(const char* uri, size_t length,
                             &normal, uriscan::DefaultOptions())) {
       return URISCAN_INVALID_URI;
     }
-    *out_length = normal.size();
-    if (capacity < normal.size()) return URISCAN_BUFFER_TOO_SMALL;
-    if (!normal.empty()) std::memcpy(out, normal.data(), normal.size());
-    if (capacity > normal.size()) out[normal.size()] = '\0';
-    return URISCAN_OK;
+    return uriscan::WriteOut(normal, out, capacity, out_length);
   });
 }
 
@@ -340,11 +370,8 @@ uriscan_status uriscan_fingerprint_batch(uriscan_scanner* scanner,
       (keys == nullptr && count > 0)) {
     return URISCAN_INVALID_ARGUMENT;
   }
-  return Guard([&] {
-    uriscan::Batch batch;
-    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
-    if (st != URISCAN_OK) return st;
-    scanner->scanner.Scan(batch, &scanner->spans);
+  return uriscan::GuardedScan(scanner, data, offsets, count,
+                              [&](const uriscan::Batch& batch) {
     uriscan::SharedFingerprinter(profile)
         .Batch64(batch, scanner->spans, &scanner->keys);
     if (count > 0) {
@@ -377,35 +404,22 @@ uriscan_status uriscan_fingerprint_lines(uriscan_scanner* scanner,
   });
 }
 
-}  // extern "C"
-
 uriscan_status uriscan_decode(const char* text, size_t length,
                               uriscan_decoding how, char* out,
                               size_t capacity, size_t* out_length) {
-  if (out_length == nullptr || !uriscan::ValidDecoding(how) ||
-      (text == nullptr && length > 0) || (out == nullptr && capacity > 0)) {
+  if (!uriscan::ValidDecoding(how) ||
+      !uriscan::TextCallArgs(text, length, out, capacity, out_length)) {
     return URISCAN_INVALID_ARGUMENT;
   }
-  *out_length = 0;
-  if (length == 0) {
-    if (capacity > 0) out[0] = '\0';
-    return URISCAN_OK;
-  }
   return Guard([&] {
-    const std::string_view in(text, length);
-    const auto mode = static_cast<uriscan::Decoding>(how);
-    if (capacity >= length) {  // always room: decode in place
-      *out_length = uriscan::Decode(in, mode, out);
-    } else {
-      thread_local std::string decoded;
-      decoded.resize(length);
-      decoded.resize(uriscan::Decode(in, mode, decoded.data()));
-      *out_length = decoded.size();
-      if (capacity < decoded.size()) return URISCAN_BUFFER_TOO_SMALL;
-      std::memcpy(out, decoded.data(), decoded.size());
+    thread_local std::string decoded;
+    decoded.resize(length);
+    if (length > 0) {
+      decoded.resize(uriscan::Decode(std::string_view(text, length),
+                                     static_cast<uriscan::Decoding>(how),
+                                     decoded.data()));
     }
-    if (capacity > *out_length) out[*out_length] = '\0';
-    return URISCAN_OK;
+    return uriscan::WriteOut(decoded, out, capacity, out_length);
   });
 }
 
@@ -449,11 +463,8 @@ uriscan_status uriscan_query_params(uriscan_scanner* scanner,
     return URISCAN_INVALID_ARGUMENT;
   }
   *params = 0;
-  return Guard([&] {
-    uriscan::Batch batch;
-    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
-    if (st != URISCAN_OK) return st;
-    scanner->scanner.Scan(batch, &scanner->spans);
+  return uriscan::GuardedScan(scanner, data, offsets, count,
+                              [&](const uriscan::Batch& batch) {
     uriscan::QueryParams& p = scanner->params;
     uriscan::ExtractQueryParams(batch.data, scanner->spans, &p);
     *params = p.size();
@@ -470,3 +481,5 @@ uriscan_status uriscan_query_params(uriscan_scanner* scanner,
     return URISCAN_OK;
   });
 }
+
+}  // extern "C"
