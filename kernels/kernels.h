@@ -118,23 +118,39 @@ int64_t CompiledTargets();
 size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words);
 
 
-// Query splitting (kernels/delims.cc): bit i of amp[i / 64] is set when
-// data[i] == '&', of eq[i / 64] when data[i] == '='. Both have room for
-// (size + 63) / 64 words; nothing past `size` is read.
-void DelimMasks(const uint8_t* data, size_t size, uint64_t* amp,
-                uint64_t* eq);
+// Query splitting (kernels/delims.cc). The rows among flags[0, count) with
+// `flag` (one bit) set, in order, into rows (room for count); returns how
+// many.
+size_t RowsWithFlag(const uint16_t* flags, size_t count, uint16_t flag,
+                    uint32_t* rows);
+// Splits the queries [begin[k], end[k]) of data, k < count, into parameters
+// (analytics.h: '&' between fields, a field's first '=' between name and
+// value, empty fields skipped), one output row each with row[k] as its row;
+// returns how many. Each output has room for the sum of (end - begin + 1) / 2
+// over the queries. '&' and '=' bits are made over each query's bytes alone,
+// 64 at a time; bytes of data up to `limit` may be read past a query's end.
+size_t SplitQueries(const uint8_t* data, size_t limit, const uint32_t* row,
+                    const uint32_t* begin, const uint32_t* end, size_t count,
+                    uint32_t* out_row, uint32_t* name_begin,
+                    uint32_t* name_end, uint32_t* value_begin,
+                    uint32_t* value_end);
 
 // Decodes in[0, size) into out (room for `size` bytes): "%HH" becomes that
 // byte (a '%' without two HEXDIG stays), and with `form` a '+' becomes a
 // space first (application/x-www-form-urlencoded). Runs without '%' or '+'
 // are copied a vector at a time. Returns the bytes written.
 size_t DecodeRun(const uint8_t* in, size_t size, uint8_t* out, bool form);
+// The widest vector DecodeSpans stores: `out` needs this many bytes of room
+// past the decoded text.
+constexpr size_t kDecodePad = 64;
 // DecodeRun over the spans [begin[k], end[k]) of data, one after the other
-// into out (room for the spans' total size); decoded span k is
-// [out_offsets[k], out_offsets[k + 1]) (count + 1 entries).
-void DecodeSpans(const uint8_t* data, const uint32_t* begin,
+// into out (out_room bytes: the spans' total size plus kDecodePad); decoded
+// span k is [out_offsets[k], out_offsets[k + 1]) (count + 1 entries). Bytes
+// of data up to `limit` (at least every end[k]) may be read, so that a short
+// span is one vector load and store.
+void DecodeSpans(const uint8_t* data, size_t limit, const uint32_t* begin,
                  const uint32_t* end, size_t count, bool form, uint8_t* out,
-                 uint32_t* out_offsets);
+                 size_t out_room, uint32_t* out_offsets);
 
 }  // namespace kernels
 }  // namespace uriscan

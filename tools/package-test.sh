@@ -113,9 +113,12 @@ readelf -d "$so.0" | grep -q 'SONAME.*\[liburiscan\.so\.0\]' ||
 exported=$(nm -D --defined-only "$so.0" | c++filt)
 if grep -E 'hwy::' <<<"$exported"; then fail "liburiscan.so exports hwy:: symbols"; fi
 if grep -E ' (mi|_mi)_' <<<"$exported"; then fail "liburiscan.so exports mimalloc symbols"; fi
+if grep -E ' (psl|idn2)_' <<<"$exported"; then fail "liburiscan.so exports libpsl or libidn2 symbols"; fi
 for want in ' uriscan_scan$' ' uriscan_normalize$' \
             'uriscan::Scanner::ScanLines\(' 'uriscan::ParseUriReference\(' \
-            'uriscan::NormalizeBatch\(' 'uriscan::Dedup::Finish\('; do
+            'uriscan::NormalizeBatch\(' 'uriscan::Dedup::Finish\(' \
+            ' uriscan_query_params$' ' uriscan_decode_spans$' ' uriscan_decode$' \
+            'uriscan::PublicSuffixList::Lookup\(' 'uriscan::AppendIaSurt\('; do
   grep -qE -- "$want" <<<"$exported" || fail "liburiscan.so does not export $want"
 done
 # Internal functions stay hidden.

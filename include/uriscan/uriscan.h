@@ -8,6 +8,7 @@
 #include "uriscan/dedup.h"
 #include "uriscan/error.h"
 #include "uriscan/fingerprint.h"
+#include "uriscan/hosts.h"
 #include "uriscan/normalize.h"
 #include "uriscan/resolve.h"
 #include "uriscan/risk.h"

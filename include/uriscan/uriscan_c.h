@@ -278,6 +278,78 @@ URISCAN_EXPORT uriscan_status uriscan_fingerprint_lines(
     uriscan_scanner* scanner, uriscan_profile profile, const char* text,
     size_t length, uint64_t* keys, size_t capacity, size_t* rows);
 
+/* ---------------------------------------------------------------------- */
+/* Log analytics: query parameters and decoding.                          */
+
+/* How uriscan_decode() and uriscan_decode_spans() read a '+':
+   URISCAN_DECODE_PERCENT keeps it (paths, fragments, whole queries),
+   URISCAN_DECODE_FORM makes it a space first (application/
+   x-www-form-urlencoded, for parameter names and values). Both turn "%HH"
+   into that byte; a '%' without two hex digits after it stays. */
+typedef enum uriscan_decoding {
+  URISCAN_DECODE_PERCENT = 0,
+  URISCAN_DECODE_FORM = 1,
+  URISCAN_DECODING_MAX_ENUM = 0x7FFFFFFF /* not a decoding */
+} uriscan_decoding;
+
+/* Decodes `text` (length bytes) into out. Decoding never grows text, so a
+   capacity of `length` always suffices. *out_length is set to the decoded
+   length; when capacity >= *out_length the bytes are written, followed by
+   a NUL when capacity > *out_length, and the result is URISCAN_OK;
+   otherwise nothing is written and the result is URISCAN_BUFFER_TOO_SMALL
+   (out = NULL, capacity = 0 is the size query). URISCAN_INVALID_ARGUMENT
+   for an unknown decoding, a NULL out_length, text NULL with length > 0 or
+   out NULL with capacity > 0. The decoded bytes may be any bytes (%00
+   included). Thread-safe. */
+URISCAN_EXPORT uriscan_status uriscan_decode(const char* text, size_t length,
+                                             uriscan_decoding how, char* out,
+                                             size_t capacity,
+                                             size_t* out_length);
+
+/* Decodes the spans [begin[k], end[k]) of `data`, k < count, back to back
+   into out, decoded span k being [out_offsets[k], out_offsets[k + 1])
+   (out_offsets has room for count + 1 values, out_offsets[0] = 0). `out`
+   needs room for the spans' total length (sum of end[k] - begin[k]).
+   Spans that hold no
+   '%' (or '+') are copied a SIMD vector at a time: bytes of data up to the
+   largest end[k] are read. URISCAN_INVALID_ARGUMENT (nothing written) for
+   an unknown decoding, a span with end < begin, or a NULL array with
+   count > 0; URISCAN_BUFFER_TOO_SMALL when capacity is below the total
+   (out_offsets[count] is then set to the total). Thread-safe. */
+URISCAN_EXPORT uriscan_status uriscan_decode_spans(
+    const char* data, const uint32_t* begin, const uint32_t* end,
+    size_t count, uriscan_decoding how, char* out, size_t capacity,
+    uint32_t* out_offsets);
+
+/* The query parameters of a batch, one element per parameter, in the order
+   of the rows and of each query; caller-owned arrays, a NULL member skips
+   that column. `row` is the row's index; the others are absolute byte
+   offsets into the scanned data, as the span columns are, so parameter k's
+   name is [name_begin[k], name_end[k]) and its value [value_begin[k],
+   value_end[k]), both as written (decode them with uriscan_decode_spans()
+   and URISCAN_DECODE_FORM). A query splits on '&' into fields and a field
+   at its first '=' into name and value; a field without '=' has an empty
+   value at its end; empty fields give no parameter; ';' is no separator.
+   Invalid rows and rows without a query have none. */
+typedef struct uriscan_params {
+  uint32_t* row;
+  uint32_t* name_begin;
+  uint32_t* name_end;
+  uint32_t* value_begin;
+  uint32_t* value_end;
+} uriscan_params;
+
+/* Scans a batch in the layout of uriscan_scan() and splits the queries of
+   its valid rows into parameters. With room for them (capacity >= their
+   count) writes them into the non-NULL columns of *out and returns
+   URISCAN_OK; otherwise writes nothing and returns
+   URISCAN_BUFFER_TOO_SMALL. Either way *params is the count (a call with
+   capacity 0 is the count query). Other results as uriscan_scan(), plus
+   URISCAN_INVALID_ARGUMENT for a NULL out or params. */
+URISCAN_EXPORT uriscan_status uriscan_query_params(
+    uriscan_scanner* scanner, const char* data, const uint32_t* offsets,
+    size_t count, const uriscan_params* out, size_t capacity, size_t* params);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/analytics.h"
 #include "src/rows.h"
 #include "src/spans.h"
 #include "uriscan/uriscan.h"
@@ -281,6 +282,11 @@ naming the argument at fault.
         return std::string(ErrorKindName(static_cast<ErrorKind>(kind)));
       },
       py::arg("kind"));
+  m.def("error_kind_count", [] { return int{kErrorKindCount}; });
+  m.def("params", &Params, py::arg("urls"), py::arg("raw") = false,
+        "Query parameters (see uriscan.params).");
+  m.def("columns", &Columns, py::arg("urls"), py::arg("names"),
+        "Derived columns (see uriscan.columns).");
   m.def("dispatched_target",
         [] { return std::string(DispatchedTargetName()); });
   m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));

@@ -12,6 +12,11 @@ on it with the GIL released, so Python threads scale:
 - ``first_occurrence(urls, profile)``: True where a row is the first of its
   class, as ``uriscan dedup`` keeps it (invalid rows: True).
 - ``risks(urls)``: the risk flags of RFC 3986 section 7, as ``uriscan audit``.
+- ``params(urls)``: every query parameter as a pandas DataFrame (``row``,
+  ``name``, ``value``), as ``uriscan params``.
+- ``columns(urls, names)``: the derived columns of ``uriscan parse
+  --columns`` (decoded components, path segments, parameters, host parts
+  from the Public Suffix List, the SURT key) as a pandas DataFrame.
 
 ``urls`` is a list (or tuple) of str or bytes, a 1-D NumPy array of dtype
 ``str_``, ``bytes_`` or ``object``, a pandas Series (or Index), or a
@@ -25,11 +30,12 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from . import _uriscan
-from ._uriscan import Batch, Spans, dispatched_target, error_name
+from ._uriscan import Batch, Spans, dispatched_target
 
 __all__ = [
     "Batch", "Spans", "scan", "normalize", "resolve", "fingerprint",
-    "first_occurrence", "risks", "risk_names", "error_name",
+    "first_occurrence", "risks", "risk_names", "error_name", "params",
+    "columns", "COLUMNS",
     "dispatched_target", "PROFILES", "COMPONENTS", "__version__",
 ]
 
@@ -41,6 +47,14 @@ PROFILES = ("syntax", "scheme", "crawler", "w3lib")
 #: The names Spans.component() accepts.
 COMPONENTS = ("scheme", "authority", "userinfo", "host", "port", "path",
               "query", "fragment")
+#: The names columns() accepts, besides "param:NAME" and "param_raw:NAME".
+COLUMNS = ("authority", "host_nowww", "subdomain", "registrable_domain",
+           "public_suffix", "extension", "path_decoded", "query_decoded",
+           "fragment_decoded", "path_segments", "param_names", "surt")
+#: error_name() of every error kind, by kind.
+_ERROR_NAMES = np.array([_uriscan.error_name(k)
+                         for k in range(_uriscan.error_kind_count())],
+                        dtype=object)
 
 
 def _rows(urls: Any) -> Any:
@@ -126,8 +140,75 @@ def risks(urls: Any) -> np.ndarray:
     return _uriscan.risks(_rows(urls))
 
 
-def risk_names(flags: int) -> List[str]:
-    """The names of the risk flags set in ``flags``, in bit order
-    (``["invalid"]`` for an invalid row's value)."""
+def _names_of(flags: int) -> List[str]:
     text = _uriscan.risk_names(int(flags))
     return text.split(",") if text else []
+
+
+def risk_names(flags: Any) -> Any:
+    """The names of the risk flags set in ``flags``, in bit order
+    (``["invalid"]`` for an invalid row's value). For an array or Series of
+    flags (what ``risks()`` returns), a list with the names of each row,
+    each distinct value looked up once.
+    """
+    if np.ndim(flags) == 0:
+        return _names_of(flags)
+    values = np.asarray(flags, dtype=np.uint32)
+    distinct, inverse = np.unique(values, return_inverse=True)
+    names = [_names_of(v) for v in distinct]
+    return [list(names[k]) for k in inverse.ravel()]
+
+
+def error_name(kind: Any) -> Any:
+    """The name of an error kind (``Spans.error_kind``), as ``uriscan``
+    prints it ("none" for 0). For an array or Series of kinds, a NumPy array
+    of str (object dtype) of the same length. ValueError for a number that
+    is no error kind.
+    """
+    if np.ndim(kind) == 0:
+        return _uriscan.error_name(int(kind))
+    kinds = np.asarray(kind)
+    if kinds.dtype.kind not in "iu":
+        raise TypeError(f"kind: expected integers, got dtype {kinds.dtype}")
+    bad = (kinds < 0) | (kinds >= len(_ERROR_NAMES))
+    if bad.any():
+        at = int(np.flatnonzero(bad.ravel())[0])
+        raise ValueError(f"kind[{at}]: {kinds.ravel()[at]} is not an error "
+                         "kind")
+    return _ERROR_NAMES[kinds.astype(np.intp)]
+
+
+def params(urls: Any, raw: bool = False) -> Any:
+    """Every query parameter of every row as a pandas DataFrame with the
+    columns ``row`` (int64, the row's index in ``urls``), ``name`` and
+    ``value`` (str), in row order and in each query's order: the rows of
+    ``uriscan params`` (``--raw`` when ``raw``). A query splits on ``&``, a
+    field at its first ``=``; empty fields give no row, nor do invalid rows
+    and rows without a query. Names and values are form-decoded (``+`` is a
+    space, then ``%HH`` that byte) unless ``raw``; bytes that are not UTF-8
+    become lone surrogates (``errors="surrogateescape"``).
+    """
+    import pandas as pd
+    row, names, values = _uriscan.params(_rows(urls), bool(raw))
+    return pd.DataFrame({"row": row, "name": names, "value": values})
+
+
+def columns(urls: Any, names: Sequence[str]) -> Any:
+    """A pandas DataFrame with one column per name in ``names`` (see
+    COLUMNS, plus ``param:NAME`` and ``param_raw:NAME``), one row per row of
+    ``urls`` (its index when ``urls`` is a Series), each cell what ``uriscan
+    parse --format=tsv --columns=NAME`` writes, unescaped: a str, a list of
+    str for ``path_segments`` and ``param_names``, None where the command
+    writes ``\\N`` (every column of an invalid row). Host parts come from
+    libpsl's built-in Public Suffix List; ``surt`` is the key of the
+    Internet Archive's surt library. Decoded bytes that are not UTF-8
+    become lone surrogates (``errors="surrogateescape"``).
+    """
+    import pandas as pd
+    if isinstance(names, str):
+        raise TypeError("names: expected a list of str, got str "
+                        "(wrap one name in a list)")
+    data = _uriscan.columns(_rows(urls), list(names))
+    index = getattr(urls, "index", None) if (
+        type(urls).__module__ or "").startswith("pandas") else None
+    return pd.DataFrame(data, columns=list(names), index=index)

@@ -3,6 +3,7 @@
 // exceptions and turns them into status codes.
 #include "uriscan/uriscan_c.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <new>
@@ -11,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "uriscan/analytics.h"
 #include "uriscan/error.h"
 #include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
@@ -65,10 +67,15 @@ static_assert(sizeof(uriscan_columns) ==
                   sizeof(void*));
 #undef URISCAN_COUNT_COLUMN
 
+static_assert(URISCAN_DECODE_PERCENT ==
+              static_cast<int>(uriscan::Decoding::kPercent));
+static_assert(URISCAN_DECODE_FORM == static_cast<int>(uriscan::Decoding::kForm));
+
 struct uriscan_scanner {
   uriscan::Scanner scanner;
   uriscan::ComponentSpans spans;
   std::vector<uint64_t> keys;
+  uriscan::QueryParams params;
 };
 
 namespace uriscan {
@@ -91,6 +98,10 @@ uriscan_status Guard(Body&& body) noexcept {
 bool ValidProfile(uriscan_profile profile) {
   return static_cast<int>(profile) >= 0 &&
          static_cast<int>(profile) < kProfileCount;
+}
+
+bool ValidDecoding(uriscan_decoding how) {
+  return how == URISCAN_DECODE_PERCENT || how == URISCAN_DECODE_FORM;
 }
 
 bool ValidKind(uriscan_error_kind kind) {
@@ -167,6 +178,44 @@ uriscan_status ScanLinesInto(uriscan_scanner* s, const char* text,
   return URISCAN_OK;
 }
 
+// The arguments of a call from text to a text result in the caller's
+// buffer (uriscan_normalize, uriscan_decode): false when they are invalid;
+// else *out_length starts at 0.
+bool TextCallArgs(const char* in, size_t length, const char* out,
+                  size_t capacity, size_t* out_length) {
+  if (out_length == nullptr || (in == nullptr && length > 0) ||
+      (out == nullptr && capacity > 0))
+    return false;
+  *out_length = 0;
+  return true;
+}
+
+// A text result into the caller's buffer: its length into *out_length,
+// then the bytes and a NUL when there is room for them (and for the NUL).
+uriscan_status WriteOut(std::string_view result, char* out, size_t capacity,
+                        size_t* out_length) {
+  *out_length = result.size();
+  if (capacity < result.size()) return URISCAN_BUFFER_TOO_SMALL;
+  if (!result.empty()) std::memcpy(out, result.data(), result.size());
+  if (capacity > result.size()) out[result.size()] = '\0';
+  return URISCAN_OK;
+}
+
+// Under Guard(): MakeBatch(), the batch scanned into the scanner's spans,
+// then body(batch) gives the result.
+template <class Body>
+uriscan_status GuardedScan(uriscan_scanner* s, const char* data,
+                           const uint32_t* offsets, size_t count,
+                           Body&& body) {
+  return Guard([&] {
+    Batch batch;
+    const uriscan_status st = MakeBatch(data, offsets, count, &batch);
+    if (st != URISCAN_OK) return st;
+    s->scanner.Scan(batch, &s->spans);
+    return body(batch);
+  });
+}
+
 }  // namespace
 }  // namespace uriscan
 
@@ -239,11 +288,8 @@ uriscan_status uriscan_scan(uriscan_scanner* scanner, const char* data,
                             const uint32_t* offsets, size_t count,
                             const uriscan_columns* out) {
   if (scanner == nullptr || out == nullptr) return URISCAN_INVALID_ARGUMENT;
-  return Guard([&] {
-    uriscan::Batch batch;
-    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
-    if (st != URISCAN_OK) return st;
-    scanner->scanner.Scan(batch, &scanner->spans);
+  return uriscan::GuardedScan(scanner, data, offsets, count,
+                              [&](const uriscan::Batch&) {
     uriscan::CopyColumns(scanner->spans, *out);
     return URISCAN_OK;
   });
@@ -282,11 +328,10 @@ uriscan_status uriscan_check(const char* uri, size_t length,
 uriscan_status uriscan_normalize(const char* uri, size_t length,
                                  uriscan_profile profile, char* out,
                                  size_t capacity, size_t* out_length) {
-  if (out_length == nullptr || !uriscan::ValidProfile(profile) ||
-      (uri == nullptr && length > 0) || (out == nullptr && capacity > 0)) {
+  if (!uriscan::ValidProfile(profile) ||
+      !uriscan::TextCallArgs(uri, length, out, capacity, out_length)) {
     return URISCAN_INVALID_ARGUMENT;
   }
-  *out_length = 0;
   return Guard([&] {
     // Reused by the thread's later calls, so a size query followed by the
     // real call allocates nothing new.
@@ -298,11 +343,7 @@ uriscan_status uriscan_normalize(const char* uri, size_t length,
                             &normal, uriscan::DefaultOptions())) {
       return URISCAN_INVALID_URI;
     }
-    *out_length = normal.size();
-    if (capacity < normal.size()) return URISCAN_BUFFER_TOO_SMALL;
-    if (!normal.empty()) std::memcpy(out, normal.data(), normal.size());
-    if (capacity > normal.size()) out[normal.size()] = '\0';
-    return URISCAN_OK;
+    return uriscan::WriteOut(normal, out, capacity, out_length);
   });
 }
 
@@ -329,11 +370,8 @@ uriscan_status uriscan_fingerprint_batch(uriscan_scanner* scanner,
       (keys == nullptr && count > 0)) {
     return URISCAN_INVALID_ARGUMENT;
   }
-  return Guard([&] {
-    uriscan::Batch batch;
-    const uriscan_status st = uriscan::MakeBatch(data, offsets, count, &batch);
-    if (st != URISCAN_OK) return st;
-    scanner->scanner.Scan(batch, &scanner->spans);
+  return uriscan::GuardedScan(scanner, data, offsets, count,
+                              [&](const uriscan::Batch& batch) {
     uriscan::SharedFingerprinter(profile)
         .Batch64(batch, scanner->spans, &scanner->keys);
     if (count > 0) {
@@ -362,6 +400,84 @@ uriscan_status uriscan_fingerprint_lines(uriscan_scanner* scanner,
     if (*rows > 0) {
       std::memcpy(keys, scanner->keys.data(), *rows * sizeof(uint64_t));
     }
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_decode(const char* text, size_t length,
+                              uriscan_decoding how, char* out,
+                              size_t capacity, size_t* out_length) {
+  if (!uriscan::ValidDecoding(how) ||
+      !uriscan::TextCallArgs(text, length, out, capacity, out_length)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  return Guard([&] {
+    thread_local std::string decoded;
+    decoded.resize(length);
+    if (length > 0) {
+      decoded.resize(uriscan::Decode(std::string_view(text, length),
+                                     static_cast<uriscan::Decoding>(how),
+                                     decoded.data()));
+    }
+    return uriscan::WriteOut(decoded, out, capacity, out_length);
+  });
+}
+
+uriscan_status uriscan_decode_spans(const char* data, const uint32_t* begin,
+                                    const uint32_t* end, size_t count,
+                                    uriscan_decoding how, char* out,
+                                    size_t capacity, uint32_t* out_offsets) {
+  if (!uriscan::ValidDecoding(how) || out_offsets == nullptr ||
+      (count > 0 && (data == nullptr || begin == nullptr || end == nullptr)) ||
+      (out == nullptr && capacity > 0)) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  size_t total = 0;
+  for (size_t k = 0; k < count; ++k) {
+    if (end[k] < begin[k]) return URISCAN_INVALID_ARGUMENT;
+    total += end[k] - begin[k];
+  }
+  if (capacity < total) {
+    out_offsets[count] = static_cast<uint32_t>(
+        std::min<size_t>(total, std::numeric_limits<uint32_t>::max()));
+    return URISCAN_BUFFER_TOO_SMALL;
+  }
+  if (total > std::numeric_limits<uint32_t>::max()) return URISCAN_TOO_LARGE;
+  return Guard([&] {
+    thread_local std::vector<char> decoded;
+    thread_local std::vector<uint32_t> offsets;
+    uriscan::DecodeSpans(data, begin, end, count,
+                         static_cast<uriscan::Decoding>(how), &decoded,
+                         &offsets);
+    if (!decoded.empty()) std::memcpy(out, decoded.data(), decoded.size());
+    std::memcpy(out_offsets, offsets.data(), (count + 1) * sizeof(uint32_t));
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_query_params(uriscan_scanner* scanner,
+                                    const char* data, const uint32_t* offsets,
+                                    size_t count, const uriscan_params* out,
+                                    size_t capacity, size_t* params) {
+  if (scanner == nullptr || out == nullptr || params == nullptr) {
+    return URISCAN_INVALID_ARGUMENT;
+  }
+  *params = 0;
+  return uriscan::GuardedScan(scanner, data, offsets, count,
+                              [&](const uriscan::Batch& batch) {
+    uriscan::QueryParams& p = scanner->params;
+    uriscan::ExtractQueryParams(batch.data, scanner->spans, &p);
+    *params = p.size();
+    if (capacity < p.size()) return URISCAN_BUFFER_TOO_SMALL;
+    const auto copy = [&](uint32_t* to, const std::vector<uint32_t>& from) {
+      if (to != nullptr && !from.empty())
+        std::memcpy(to, from.data(), from.size() * sizeof(uint32_t));
+    };
+    copy(out->row, p.row);
+    copy(out->name_begin, p.name_begin);
+    copy(out->name_end, p.name_end);
+    copy(out->value_begin, p.value_begin);
+    copy(out->value_end, p.value_end);
     return URISCAN_OK;
   });
 }

@@ -2,16 +2,12 @@
 // ColumnWriter: chosen TSV columns, derived ones computed per batch.
 #include "src/cli/columns.h"
 
-#include <libpsl.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <charconv>
 #include <optional>
-#include <unordered_map>
 
 #include "src/cli/output.h"
-#include "src/cli/surt.h"
 
 namespace uriscan {
 namespace cli {
@@ -27,8 +23,6 @@ constexpr const char* kColumnNames[] = {
 // The columns that take a NAME after their prefix.
 constexpr std::string_view kParamPrefix = "param:";
 constexpr std::string_view kParamRawPrefix = "param_raw:";
-
-constexpr size_t kSuffixCacheSize = 1 << 16;  // hosts per thread
 
 void AppendNumber(uint64_t v, std::string* out) {
   char digits[24];
@@ -79,7 +73,8 @@ bool ParseColumns(std::string_view list, std::vector<ColumnChoice>* out,
   }
 }
 
-ColumnWriter::ColumnWriter(std::vector<ColumnChoice> columns, const psl_ctx_st* psl,
+ColumnWriter::ColumnWriter(std::vector<ColumnChoice> columns,
+                           const PublicSuffixList* psl,
                            const Fingerprinter& fingerprinter, Profile profile,
                            const NormalizeOptions& options)
     : columns_(std::move(columns)),
@@ -277,46 +272,17 @@ void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
   }
 }
 
-void ColumnWriter::Suffixes(std::string_view host,
-                            const std::string** registrable,
-                            const std::string** suffix) const {
-  // Logs repeat their hosts, and a lookup costs hundreds of ns: each thread
-  // keeps the answers for the hosts it saw last (both columns at once).
-  struct Answer {
-    std::string registrable, suffix;
-    bool has_registrable, has_suffix;
-  };
-  thread_local std::unordered_map<std::string, Answer> cache;
-  thread_local std::string lower;
-  lower.assign(host);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  auto it = cache.find(lower);
-  if (it == cache.end()) {
-    if (cache.size() >= kSuffixCacheSize) cache.clear();
-    const char* r = psl_registrable_domain(psl_, lower.c_str());
-    const char* p = psl_unregistrable_domain(psl_, lower.c_str());
-    it = cache.emplace(lower, Answer{r ? r : "", p ? p : "", r != nullptr,
-                                     p != nullptr})
-             .first;
-  }
-  *registrable = it->second.has_registrable ? &it->second.registrable : nullptr;
-  *suffix = it->second.has_suffix ? &it->second.suffix : nullptr;
-}
-
 // registrable_domain or public_suffix of the lower-cased host (libpsl);
 // \N without a host name, or for a host that is itself a public suffix.
 void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
                                 std::string* out) const {
   const auto host = uri.host();
-  if (!uri.valid() || !host || host->empty() ||
-      uri.host_kind() != HostKind::kRegName) {
-    out->append("\\N");
-    return;
-  }
-  const std::string *r, *p;
-  Suffixes(*host, &r, &p);
-  const std::string* answer = registrable ? r : p;
-  out->append(answer ? *answer : "\\N");
+  PublicSuffixList::Suffixes answer;
+  if (uri.valid() && host && uri.host_kind() == HostKind::kRegName)
+    answer = psl_->Lookup(*host);
+  AppendOptional(registrable ? answer.registrable_domain
+                             : answer.public_suffix,
+                 out);
 }
 
 // The host's labels left of its registrable domain, as written ("" for a
@@ -324,16 +290,14 @@ void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
 void ColumnWriter::AppendSubdomain(const UriReference& uri,
                                    std::string* out) const {
   const auto host = uri.host();
-  const std::string *r = nullptr, *p = nullptr;
-  if (uri.valid() && host && !host->empty() &&
-      uri.host_kind() == HostKind::kRegName)
-    Suffixes(*host, &r, &p);
-  if (!r) {
+  std::optional<std::string_view> subdomain;
+  if (uri.valid() && host && uri.host_kind() == HostKind::kRegName)
+    subdomain = psl_->Subdomain(*host);
+  if (subdomain) {
+    AppendPgText(*subdomain, out);
+  } else {
     out->append("\\N");
-    return;
   }
-  if (r->size() < host->size())
-    AppendPgText(host->substr(0, host->size() - r->size() - 1), out);
 }
 
 void ColumnWriter::AppendRow(size_t i, const RowContext& row,
@@ -459,15 +423,15 @@ void ColumnWriter::AppendRow(size_t i, const RowContext& row,
 }
 
 ColumnSetup::ColumnSetup() = default;
-ColumnSetup::~ColumnSetup() {
-  if (psl_) psl_free(psl_);
-}
+ColumnSetup::~ColumnSetup() = default;
 
 int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
                        const std::string& psl_file, Profile profile,
                        const NormalizeOptions& options) {
-  if (!psl_file.empty()) {
-    psl_ = psl_load_file(psl_file.c_str());
+  if (psl_file.empty()) {
+    psl_ = std::make_unique<PublicSuffixList>();
+  } else {
+    psl_ = PublicSuffixList::FromFile(psl_file);
     if (!psl_) {
       std::fprintf(stderr, "uriscan: --psl: cannot load '%s'\n",
                    psl_file.c_str());
@@ -476,7 +440,7 @@ int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
   }
   fingerprinter_ = std::make_unique<Fingerprinter>(profile, options);
   writer_ = std::make_unique<ColumnWriter>(
-      columns, psl_ ? psl_ : psl_builtin(), *fingerprinter_, profile, options);
+      columns, psl_.get(), *fingerprinter_, profile, options);
   return -1;
 }
 

@@ -12,11 +12,10 @@
 
 #include "uriscan/analytics.h"
 #include "uriscan/fingerprint.h"
+#include "uriscan/hosts.h"
 #include "uriscan/normalize.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
-
-struct psl_ctx_st;
 
 namespace uriscan {
 namespace cli {
@@ -69,9 +68,9 @@ struct RowContext {
 // thread keeps its own DerivedRows.
 class ColumnWriter {
  public:
-  // `psl` is libpsl's list (not owned); the fingerprinter gives `key` and
-  // its profile `normalized`.
-  ColumnWriter(std::vector<ColumnChoice> columns, const psl_ctx_st* psl,
+  // `psl` is the Public Suffix List (not owned); the fingerprinter gives
+  // `key` and its profile `normalized`.
+  ColumnWriter(std::vector<ColumnChoice> columns, const PublicSuffixList* psl,
                const Fingerprinter& fingerprinter, Profile profile,
                const NormalizeOptions& options);
   void AppendHeader(std::string* out) const;
@@ -88,10 +87,6 @@ class ColumnWriter {
   static void AppendSurt(const UriReference& uri, std::string* out);
   void AppendSurtCrawler(size_t i, const DerivedRows& derived,
                          std::string* out) const;
-  // The registrable domain and public suffix of a reg-name host (lower
-  // case), nullptr for none.
-  void Suffixes(std::string_view host, const std::string** registrable,
-                const std::string** suffix) const;
   void AppendSuffix(const UriReference& uri, bool registrable,
                     std::string* out) const;
   void AppendSubdomain(const UriReference& uri, std::string* out) const;
@@ -101,7 +96,7 @@ class ColumnWriter {
                                std::string* out);
 
   std::vector<ColumnChoice> columns_;
-  const psl_ctx_st* psl_;
+  const PublicSuffixList* psl_;
   const Fingerprinter& fingerprinter_;
   Profile profile_;
   NormalizeOptions options_;
@@ -121,7 +116,7 @@ class ColumnSetup {
   const ColumnWriter* writer() const { return writer_.get(); }
 
  private:
-  psl_ctx_st* psl_ = nullptr;  // owned when loaded from a file
+  std::unique_ptr<PublicSuffixList> psl_;
   std::unique_ptr<Fingerprinter> fingerprinter_;
   std::unique_ptr<ColumnWriter> writer_;
 };

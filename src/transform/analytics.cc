@@ -11,9 +11,9 @@
 namespace uriscan {
 namespace {
 
-// Bytes of queries whose '&' and '=' masks are made at once: the masks of
-// one group (a 32nd of it) stay in L1 while its rows are split.
-constexpr size_t kGroupBytes = 64 * 1024;
+// The parameters one SplitQueries() call may write (its queries' bound): the
+// five scratch columns, 80 KiB, stay in L1 and L2 until they are appended.
+constexpr size_t kWindowParams = 4096;
 
 // [begin, end) of row i's query; false when the row has none.
 bool QueryOf(const ComponentSpans& s, size_t i, uint32_t* begin,
@@ -32,22 +32,6 @@ void AddParam(QueryParams* out, size_t row, uint32_t name_begin,
   out->name_end.push_back(name_end);
   out->value_begin.push_back(value_begin);
   out->value_end.push_back(value_end);
-}
-
-// The first set bit of the mask words at or after bit `pos` and before
-// `end` (bit 0 = the byte at the mask's base), `end` when there is none.
-uint32_t NextBit(const uint64_t* words, uint32_t pos, uint32_t end) {
-  if (pos >= end) return end;
-  size_t w = pos / 64;
-  uint64_t bits = words[w] & (~uint64_t{0} << (pos % 64));
-  const size_t last = (end - 1) / 64;
-  while (bits == 0) {
-    if (++w > last) return end;
-    bits = words[w];
-  }
-  const uint32_t at = static_cast<uint32_t>(w * 64) +
-                      static_cast<uint32_t>(__builtin_ctzll(bits));
-  return std::min(at, end);
 }
 
 }  // namespace
@@ -89,47 +73,59 @@ void ExtractQueryParamsScalar(const char* data, const ComponentSpans& spans,
 void ExtractQueryParams(const char* data, const ComponentSpans& spans,
                         QueryParams* out) {
   out->Clear();
-  thread_local std::vector<uint64_t> amp_words, eq_words;
-  const auto* bytes = reinterpret_cast<const uint8_t*>(data);
+  // The rows with a query (a SIMD scan of the flags column: a log's rows
+  // mostly have none), then their queries' spans.
+  thread_local std::vector<uint32_t> rows, begin, end;
   const size_t n = spans.size();
-  size_t i = 0;
-  while (i < n) {
-    // A group: the rows from i whose queries lie within kGroupBytes of the
-    // first query's start (at least one row), masks made over that range.
-    uint32_t q = 0, qe = 0;
-    while (i < n && !QueryOf(spans, i, &q, &qe)) ++i;
-    if (i == n) break;
-    const uint32_t base = q;
-    uint32_t top = qe;
-    size_t stop = i + 1;
-    for (; stop < n; ++stop) {
-      uint32_t b = 0, e = 0;
-      if (!QueryOf(spans, stop, &b, &e)) continue;
-      if (b < base || e - base > kGroupBytes) break;
-      top = std::max(top, e);
+  if (rows.size() < n) rows.resize(n);
+  const size_t with_query =
+      kernels::RowsWithFlag(spans.flags.data(), n, flags::kHasQuery,
+                            rows.data());
+  if (begin.size() < with_query) {
+    begin.resize(with_query);
+    end.resize(with_query);
+  }
+  size_t queries = 0;
+  uint32_t limit = 0;  // the bytes of data the kernel may read
+  for (size_t k = 0; k < with_query; ++k) {
+    const uint32_t i = rows[k];
+    if (!QueryOf(spans, i, &begin[queries], &end[queries])) continue;
+    rows[queries] = i;
+    limit = std::max(limit, end[queries]);
+    ++queries;
+  }
+  // Split a window of queries at a time into scratch columns that stay in
+  // L1, then append them.
+  thread_local std::vector<uint32_t> row_of, name_begin, name_end,
+      value_begin, value_end;
+  size_t k = 0;
+  while (k < queries) {
+    size_t stop = k, room = 0;
+    do {
+      room += (end[stop] - begin[stop] + 1) / 2;
+      ++stop;
+    } while (stop < queries &&
+             room + (end[stop] - begin[stop] + 1) / 2 <= kWindowParams);
+    if (row_of.size() < room) {
+      for (auto* v : {&row_of, &name_begin, &name_end, &value_begin,
+                      &value_end})
+        v->resize(std::max(room, kWindowParams));
     }
-    const size_t words = (top - base + 63) / 64 + 1;
-    if (amp_words.size() < words) {
-      amp_words.resize(words);
-      eq_words.resize(words);
-    }
-    kernels::DelimMasks(bytes + base, top - base, amp_words.data(),
-                        eq_words.data());
-    for (; i < stop; ++i) {
-      if (!QueryOf(spans, i, &q, &qe)) continue;
-      // Bit positions from base.
-      const uint32_t end = qe - base;
-      uint32_t field = q - base;
-      while (field <= end) {
-        const uint32_t amp = NextBit(amp_words.data(), field, end);
-        if (amp > field) {
-          const uint32_t eq = NextBit(eq_words.data(), field, amp);
-          AddParam(out, i, base + field, base + eq,
-                   base + (eq < amp ? eq + 1 : amp), base + amp);
-        }
-        field = amp + 1;
-      }
-    }
+    const size_t found = kernels::SplitQueries(
+        reinterpret_cast<const uint8_t*>(data), limit, rows.data() + k,
+        begin.data() + k, end.data() + k, stop - k, row_of.data(),
+        name_begin.data(), name_end.data(), value_begin.data(),
+        value_end.data());
+    out->row.insert(out->row.end(), row_of.data(), row_of.data() + found);
+    out->name_begin.insert(out->name_begin.end(), name_begin.data(),
+                           name_begin.data() + found);
+    out->name_end.insert(out->name_end.end(), name_end.data(),
+                         name_end.data() + found);
+    out->value_begin.insert(out->value_begin.end(), value_begin.data(),
+                            value_begin.data() + found);
+    out->value_end.insert(out->value_end.end(), value_end.data(),
+                          value_end.data() + found);
+    k = stop;
   }
 }
 
@@ -166,12 +162,16 @@ void DecodeSpans(const char* data, const uint32_t* begin, const uint32_t* end,
                  size_t count, Decoding how, std::vector<char>* out,
                  std::vector<uint32_t>* offsets) {
   size_t total = 0;
-  for (size_t k = 0; k < count; ++k) total += end[k] - begin[k];
-  out->resize(total);
+  uint32_t limit = 0;  // every span ends within data's first `limit` bytes
+  for (size_t k = 0; k < count; ++k) {
+    total += end[k] - begin[k];
+    limit = std::max(limit, end[k]);
+  }
+  out->resize(total + kernels::kDecodePad);
   offsets->resize(count + 1);
-  kernels::DecodeSpans(reinterpret_cast<const uint8_t*>(data), begin, end,
-                       count, how == Decoding::kForm,
-                       reinterpret_cast<uint8_t*>(out->data()),
+  kernels::DecodeSpans(reinterpret_cast<const uint8_t*>(data), limit, begin,
+                       end, count, how == Decoding::kForm,
+                       reinterpret_cast<uint8_t*>(out->data()), out->size(),
                        offsets->data());
   out->resize((*offsets)[count]);
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Query parameters, path segments, decoding and host parts from spans: the
 // rules of include/uriscan/analytics.h, case by case.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -118,6 +120,33 @@ TEST(HostPartsTest, WwwAndExtension) {
   EXPECT_EQ(PathExtension("/a."), "");
   EXPECT_EQ(PathExtension("/a.b/"), "");
   EXPECT_EQ(PathExtension("x.PNG"), "PNG");
+}
+
+// The Public Suffix List (libpsl's built-in copy): answers in lower case,
+// the subdomain as written, none for a host that is a public suffix.
+TEST(HostPartsTest, PublicSuffixList) {
+  const PublicSuffixList psl;
+  const auto a = psl.Lookup("WWW.Example.co.uk");
+  EXPECT_EQ(a.registrable_domain, std::optional<std::string_view>("example.co.uk"));
+  EXPECT_EQ(a.public_suffix, std::optional<std::string_view>("co.uk"));
+  EXPECT_EQ(psl.Subdomain("WWW.Example.co.uk"),
+            std::optional<std::string_view>("WWW"));
+  EXPECT_EQ(psl.Subdomain("example.com"), std::optional<std::string_view>(""));
+  const auto suffix = psl.Lookup("co.uk");
+  EXPECT_EQ(suffix.registrable_domain, std::nullopt);
+  EXPECT_EQ(suffix.public_suffix, std::optional<std::string_view>("co.uk"));
+  EXPECT_EQ(psl.Subdomain("co.uk"), std::nullopt);
+  EXPECT_EQ(psl.Lookup("").public_suffix, std::nullopt);
+  EXPECT_EQ(PublicSuffixList::FromFile("/nonexistent/list.dat"), nullptr);
+}
+
+TEST(HostPartsTest, SurtKey) {
+  std::string key;
+  EXPECT_TRUE(AppendIaSurt("http://www.Example.com:80/a?b=1#f", &key));
+  EXPECT_EQ(key, "com,example)/a?b=1");
+  key.clear();
+  EXPECT_FALSE(AppendIaSurt("http://a:99999/", &key));
+  EXPECT_EQ(key, "");
 }
 
 }  // namespace

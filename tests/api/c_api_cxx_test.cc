@@ -11,6 +11,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/support/corpus.h"
+#include "uriscan/analytics.h"
 #include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
 #include "uriscan/spans.h"
@@ -137,6 +138,76 @@ TEST(CApiTest, ColumnsKeysAndNormalFormsMatchTheCxxApi) {
       EXPECT_EQ(got, want_normal) << uri;
     }
   }
+}
+
+// uriscan_query_params(), uriscan_decode_spans() and uriscan_decode() give
+// on every corpus what ExtractQueryParams(), DecodeSpans() and Decode() do.
+TEST(CApiTest, ParamsAndDecodingMatchTheCxxApi) {
+  ScannerPtr scanner(uriscan_scanner_new());
+  ASSERT_NE(scanner, nullptr);
+  size_t total = 0;
+  for (const auto& corpus : test_corpus::LoadCorpora()) {
+    OwnedBatch batch;
+    ASSERT_TRUE(BatchFromLines(corpus.bytes, &batch));
+    const size_t n = batch.offsets.size() - 1;
+    ComponentSpans spans;
+    Scan(batch.view(), &spans);
+    QueryParams want;
+    ExtractQueryParams(batch.view().data, spans, &want);
+    total += want.size();
+
+    size_t count = 99;
+    uriscan_params none{};
+    ASSERT_EQ(uriscan_query_params(scanner.get(), batch.data.data(),
+                                   batch.offsets.data(), n, &none, 0, &count),
+              want.size() == 0 ? URISCAN_OK : URISCAN_BUFFER_TOO_SMALL);
+    ASSERT_EQ(count, want.size());
+    std::vector<uint32_t> row(count), nb(count), ne(count), vb(count),
+        ve(count);
+    uriscan_params out{row.data(), nb.data(), ne.data(), vb.data(),
+                       ve.data()};
+    ASSERT_EQ(uriscan_query_params(scanner.get(), batch.data.data(),
+                                   batch.offsets.data(), n, &out, count,
+                                   &count),
+              URISCAN_OK);
+    EXPECT_EQ(row, want.row) << corpus.name;
+    EXPECT_EQ(nb, want.name_begin) << corpus.name;
+    EXPECT_EQ(ne, want.name_end) << corpus.name;
+    EXPECT_EQ(vb, want.value_begin) << corpus.name;
+    EXPECT_EQ(ve, want.value_end) << corpus.name;
+
+    std::vector<char> want_text;
+    std::vector<uint32_t> want_offsets;
+    DecodeSpans(batch.view().data, vb.data(), ve.data(), count,
+                Decoding::kForm, &want_text, &want_offsets);
+    std::vector<char> text(batch.data.size() + 1);
+    std::vector<uint32_t> offsets(count + 1);
+    ASSERT_EQ(uriscan_decode_spans(batch.data.data(), vb.data(), ve.data(),
+                                   count, URISCAN_DECODE_FORM, text.data(),
+                                   text.size(), offsets.data()),
+              URISCAN_OK);
+    EXPECT_EQ(offsets, want_offsets) << corpus.name;
+    EXPECT_EQ(std::string(text.data(), offsets[count]),
+              std::string(want_text.data(), want_text.size()))
+        << corpus.name;
+
+    // Each row's path, percent-decoded one at a time.
+    for (size_t i = 0; i < n && i < 2000; ++i) {
+      if (spans.error_kind[i] != 0) continue;
+      const std::string_view path(batch.view().data + spans.path_begin[i],
+                                  spans.path_end[i] - spans.path_begin[i]);
+      std::string want_path(path.size(), '\0');
+      want_path.resize(Decode(path, Decoding::kPercent, want_path.data()));
+      std::string got(path.size() + 1, '\0');
+      size_t size = 0;
+      ASSERT_EQ(uriscan_decode(path.data(), path.size(),
+                               URISCAN_DECODE_PERCENT, got.data(), got.size(),
+                               &size),
+                URISCAN_OK);
+      EXPECT_EQ(got.substr(0, size), want_path) << path;
+    }
+  }
+  EXPECT_GT(total, 0u);
 }
 
 TEST(CApiTest, VersionMatchesTheHeaders) {

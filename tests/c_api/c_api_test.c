@@ -284,6 +284,77 @@ static void TestFingerprints(uriscan_scanner* s) {
         URISCAN_INVALID_ARGUMENT);
 }
 
+/* Parameters of two rows with queries, one invalid row, one without. */
+static void TestQueryParams(uriscan_scanner* s) {
+  static const char data[] =
+      "http://h/p?q=a+b%21&&lang&x=1=2#f&g" /* 0..35 */
+      "http://x/%zz?a=1"                    /* 35..51: invalid */
+      "/no-query"                           /* 51..60 */
+      "?k=%41";                             /* 60..66 */
+  static const uint32_t offsets[5] = {0, 35, 51, 60, 66};
+  uint32_t row[8], name_begin[8], name_end[8], value_begin[8], value_end[8];
+  uriscan_params out = {row, name_begin, name_end, value_begin, value_end};
+  size_t n = 99;
+  CHECK(uriscan_query_params(s, data, offsets, 4, &out, 0, &n) ==
+        URISCAN_BUFFER_TOO_SMALL);
+  CHECK(n == 4);
+  CHECK(uriscan_query_params(s, data, offsets, 4, &out, 8, &n) == URISCAN_OK);
+  CHECK(n == 4);
+  CHECK(row[0] == 0 && row[1] == 0 && row[2] == 0 && row[3] == 3);
+  /* "q" = "a+b%21", "lang" with an empty value at its end, "x" = "1=2". */
+  CHECK(name_begin[0] == 11 && name_end[0] == 12);
+  CHECK(value_begin[0] == 13 && value_end[0] == 19);
+  CHECK(name_begin[1] == 21 && name_end[1] == 25);
+  CHECK(value_begin[1] == 25 && value_end[1] == 25);
+  CHECK(name_begin[2] == 26 && value_begin[2] == 28 && value_end[2] == 31);
+  CHECK(memcmp(data + name_begin[3], "k", 1) == 0);
+  {
+    /* The names and values form-decoded in one call each. */
+    char text[64];
+    uint32_t at[5];
+    CHECK(uriscan_decode_spans(data, value_begin, value_end, 4,
+                               URISCAN_DECODE_FORM, text, sizeof text,
+                               at) == URISCAN_OK);
+    CHECK(at[1] == 4 && memcmp(text, "a b!", 4) == 0);
+    CHECK(at[2] == 4 && at[3] == 7 && memcmp(text + 4, "1=2", 3) == 0);
+    CHECK(at[4] == 8 && text[7] == 'A');
+    CHECK(uriscan_decode_spans(data, value_begin, value_end, 4,
+                               URISCAN_DECODE_FORM, text, 3, at) ==
+          URISCAN_BUFFER_TOO_SMALL);
+    CHECK(at[4] == 6 + 0 + 3 + 3); /* the spans' total length */
+    CHECK(uriscan_decode_spans(data, value_end, value_begin, 4,
+                               URISCAN_DECODE_FORM, text, sizeof text,
+                               at) == URISCAN_INVALID_ARGUMENT);
+  }
+  CHECK(uriscan_query_params(s, data, offsets, 4, NULL, 8, &n) ==
+        URISCAN_INVALID_ARGUMENT);
+  CHECK(uriscan_query_params(s, data, offsets, 4, &out, 8, NULL) ==
+        URISCAN_INVALID_ARGUMENT);
+}
+
+static void TestDecode(void) {
+  char out[16];
+  size_t n = 0;
+  CHECK(uriscan_decode("a+b%41%2", 8, URISCAN_DECODE_PERCENT, out, sizeof out,
+                       &n) == URISCAN_OK);
+  CHECK(n == 6 && strcmp(out, "a+bA%2") == 0);
+  CHECK(uriscan_decode("a+b%41%2", 8, URISCAN_DECODE_FORM, out, sizeof out,
+                       &n) == URISCAN_OK);
+  CHECK(n == 6 && strcmp(out, "a bA%2") == 0);
+  /* The size query, then an exact fit (no NUL). */
+  CHECK(uriscan_decode("%41%42", 6, URISCAN_DECODE_FORM, NULL, 0, &n) ==
+        URISCAN_BUFFER_TOO_SMALL);
+  CHECK(n == 2);
+  CHECK(uriscan_decode("%41%42", 6, URISCAN_DECODE_FORM, out, 2, &n) ==
+        URISCAN_OK);
+  CHECK(n == 2 && memcmp(out, "AB", 2) == 0);
+  CHECK(uriscan_decode("x", 1, (uriscan_decoding)2, out, sizeof out, &n) ==
+        URISCAN_INVALID_ARGUMENT);
+  CHECK(uriscan_decode(NULL, 0, URISCAN_DECODE_FORM, out, sizeof out, &n) ==
+        URISCAN_OK);
+  CHECK(n == 0 && out[0] == '\0');
+}
+
 int main(void) {
   uriscan_scanner* s = uriscan_scanner_new();
   CHECK(s != NULL);
@@ -294,6 +365,8 @@ int main(void) {
   TestCheck();
   TestNormalize();
   TestFingerprints(s);
+  TestQueryParams(s);
+  TestDecode();
   uriscan_scanner_free(s);
   uriscan_scanner_free(NULL); /* allowed */
   if (failures == 0) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Query splitting and decoding on every Highway target, forced one at a
 // time, against byte-by-byte references written here.
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,20 +54,68 @@ std::string RandomText(std::mt19937* rng, size_t size, const char* alphabet) {
   return s;
 }
 
-TEST_P(AnalyticsTargetTest, DelimMasksMatchEveryByte) {
-  std::mt19937 rng(7);
-  for (size_t size = 0; size <= 300; ++size) {
-    const std::string s = RandomText(&rng, size, "a&=b%&=");
-    std::vector<uint64_t> amp((size + 63) / 64 + 1, ~uint64_t{0}),
-        eq(amp.size(), ~uint64_t{0});
-    kernels::DelimMasks(reinterpret_cast<const uint8_t*>(s.data()), size,
-                        amp.data(), eq.data());
-    for (size_t i = 0; i < (size + 63) / 64 * 64; ++i) {
-      const bool a = (amp[i / 64] >> (i % 64)) & 1;
-      const bool e = (eq[i / 64] >> (i % 64)) & 1;
-      ASSERT_EQ(a, i < size && s[i] == '&') << size << " at " << i;
-      ASSERT_EQ(e, i < size && s[i] == '=') << size << " at " << i;
+// The split of the header, one byte at a time: "row name_begin name_end
+// value_begin value_end" per parameter.
+std::string ReferenceSplit(const std::string& s, uint32_t row, uint32_t q,
+                           uint32_t qe) {
+  std::string out;
+  for (uint32_t field = q; field <= qe;) {
+    uint32_t amp = field;
+    while (amp < qe && s[amp] != '&') ++amp;
+    if (amp > field) {
+      uint32_t eq = field;
+      while (eq < amp && s[eq] != '=') ++eq;
+      out += std::to_string(row) + " " + std::to_string(field) + " " +
+             std::to_string(eq) + " " +
+             std::to_string(eq < amp ? eq + 1 : amp) + " " +
+             std::to_string(amp) + "\n";
     }
+    field = amp + 1;
+  }
+  return out;
+}
+
+// Queries of every length to 300 at every offset in a 64-byte block, the
+// last ending at the readable limit (its final block goes through the
+// zeroed copy), with '&' and '=' in the bytes after each query.
+TEST_P(AnalyticsTargetTest, SplitQueriesMatchesTheByteLoop) {
+  std::mt19937 rng(7);
+  for (uint32_t size = 0; size <= 300; ++size) {
+    const uint32_t lead = static_cast<uint32_t>(rng() % 64);
+    const std::string s = RandomText(&rng, lead + 2 * size + 1, "a&=b%&=");
+    const std::vector<uint32_t> row = {3, 9};
+    const std::vector<uint32_t> begin = {lead, lead + size + 1};
+    const std::vector<uint32_t> end = {lead + size, lead + 2 * size + 1};
+    std::string expected;
+    for (size_t k = 0; k < 2; ++k)
+      expected += ReferenceSplit(s, row[k], begin[k], end[k]);
+    const size_t room = size + 2;
+    std::vector<uint32_t> r(room), nb(room), ne(room), vb(room), ve(room);
+    const size_t found = kernels::SplitQueries(
+        reinterpret_cast<const uint8_t*>(s.data()), s.size(), row.data(),
+        begin.data(), end.data(), 2, r.data(), nb.data(), ne.data(),
+        vb.data(), ve.data());
+    std::string got;
+    for (size_t k = 0; k < found; ++k)
+      got += std::to_string(r[k]) + " " + std::to_string(nb[k]) + " " +
+             std::to_string(ne[k]) + " " + std::to_string(vb[k]) + " " +
+             std::to_string(ve[k]) + "\n";
+    ASSERT_EQ(got, expected) << "'" << s << "'";
+  }
+}
+
+TEST_P(AnalyticsTargetTest, RowsWithFlagFindsEveryRow) {
+  std::mt19937 rng(5);
+  for (size_t count = 0; count <= 300; count += 7) {
+    std::vector<uint16_t> flags(count);
+    for (auto& f : flags) f = static_cast<uint16_t>(rng() & 0x3f);
+    std::vector<uint32_t> rows(count + 1, 0), expected;
+    for (size_t i = 0; i < count; ++i)
+      if (flags[i] & flags::kHasQuery) expected.push_back(static_cast<uint32_t>(i));
+    const size_t found = kernels::RowsWithFlag(flags.data(), count,
+                                               flags::kHasQuery, rows.data());
+    rows.resize(found);
+    ASSERT_EQ(rows, expected) << count;
   }
 }
 
@@ -104,6 +153,38 @@ TEST_P(AnalyticsTargetTest, DecodeSpansMatchesDecode) {
     EXPECT_EQ(std::string(out.data() + offsets[k], out.data() + offsets[k + 1]),
               ReferenceDecode(data.substr(begin[k], end[k] - begin[k]), true))
         << k;
+  }
+}
+
+// Many short spans of a long buffer, so that most are one vector load and
+// store past their end (into the next span's output), and the last spans
+// end at the buffer's end.
+TEST_P(AnalyticsTargetTest, DecodeSpansOfEveryLength) {
+  std::mt19937 rng(13);
+  for (const char* alphabet : {"abcdefgh", "ab%2B+x", "%4g1F+x"}) {
+    const std::string data = RandomText(&rng, 3000, alphabet);
+    std::vector<uint32_t> begin, end;
+    for (uint32_t b = 0; b < data.size();) {
+      const uint32_t size = std::min<uint32_t>(
+          static_cast<uint32_t>(rng() % 90), static_cast<uint32_t>(data.size()) - b);
+      begin.push_back(b);
+      end.push_back(b + size);
+      b += size + static_cast<uint32_t>(rng() % 3);
+    }
+    for (Decoding how : {Decoding::kPercent, Decoding::kForm}) {
+      std::vector<char> out;
+      std::vector<uint32_t> offsets;
+      DecodeSpans(data.data(), begin.data(), end.data(), begin.size(), how,
+                  &out, &offsets);
+      ASSERT_EQ(out.size(), offsets.back());
+      for (size_t k = 0; k < begin.size(); ++k) {
+        ASSERT_EQ(
+            std::string(out.data() + offsets[k], out.data() + offsets[k + 1]),
+            ReferenceDecode(data.substr(begin[k], end[k] - begin[k]),
+                            how == Decoding::kForm))
+            << alphabet << " span " << k;
+      }
+    }
   }
 }
 

@@ -4,7 +4,9 @@
 // pkg-config, against the static and the shared library. Exits nonzero on
 // any wrong answer.
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "uriscan/uriscan.h"
@@ -40,6 +42,17 @@ int main() {
   Check(Normalize("http://a/b/../c", Profile::kSyntax) == "http://a/c",
         "Normalize");
   Check(Resolve("http://a/b/c/d;p?q", "../g") == "http://a/b/g", "Resolve");
+
+  // The host parts (libpsl and libidn2, private to the library, reach the
+  // link line through the package files).
+  const PublicSuffixList psl;
+  Check(psl.Lookup("www.example.co.uk").registrable_domain ==
+            std::optional<std::string_view>("example.co.uk"),
+        "PublicSuffixList");
+  std::string surt;
+  Check(AppendIaSurt("http://www.example.com/a", &surt) &&
+            surt == "com,example)/a",
+        "AppendIaSurt");
 
   const Fingerprinter fp(Profile::kScheme);
   std::vector<uint64_t> keys;

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+// Host parts from the Public Suffix List (registrable domain, public
+// suffix, subdomain) and the SURT key of the Internet Archive's surt
+// library: the host columns of `uriscan parse --columns`.
+#ifndef URISCAN_HOSTS_H_
+#define URISCAN_HOSTS_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "uriscan/export.h"
+
+namespace uriscan {
+
+// The Public Suffix List (publicsuffix.org) as libpsl reads it: its
+// built-in copy, or a list file. Lookups are safe from any number of
+// threads at once; each thread keeps the answers for the hosts it asked
+// about last (logs repeat their hosts, and a lookup costs hundreds of ns).
+class URISCAN_EXPORT PublicSuffixList {
+ public:
+  // libpsl's built-in list.
+  PublicSuffixList();
+  // The list in `file` (the format of public_suffix_list.dat); nullptr when
+  // it cannot be read.
+  static std::unique_ptr<PublicSuffixList> FromFile(const std::string& file);
+  ~PublicSuffixList();
+  PublicSuffixList(const PublicSuffixList&) = delete;
+  PublicSuffixList& operator=(const PublicSuffixList&) = delete;
+
+  // Of a reg-name host (any case; the answers are lower case): its
+  // registrable domain (the public suffix and one label more) and its
+  // public suffix. nullopt for an empty host, for the registrable domain of
+  // a host that is itself a public suffix, and where libpsl has no answer.
+  // The views stay valid until this thread's next lookup.
+  struct Suffixes {
+    std::optional<std::string_view> registrable_domain, public_suffix;
+  };
+  Suffixes Lookup(std::string_view host) const;
+  // The host's labels left of its registrable domain, as written ("" for a
+  // host that is its registrable domain); nullopt where the registrable
+  // domain is.
+  std::optional<std::string_view> Subdomain(std::string_view host) const;
+
+ private:
+  struct Impl;
+  explicit PublicSuffixList(Impl* impl);
+  Impl* impl_;
+};
+
+// Appends what surt.surt(url) of the Internet Archive's surt library
+// (0.3.1) returns with its defaults: its Google and IA canonicalizers, then
+// the SURT form without scheme, "com,example)/path?query". For a URL with
+// a scheme. Returns false, appending nothing, where that library raises
+// instead (a port above 65535).
+URISCAN_EXPORT bool AppendIaSurt(std::string_view url, std::string* out);
+
+}  // namespace uriscan
+
+#endif  // URISCAN_HOSTS_H_

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// uriscan.params() and uriscan.columns() (python/uriscan/__init__.py).
+#ifndef URISCAN_PYTHON_SRC_ANALYTICS_H_
+#define URISCAN_PYTHON_SRC_ANALYTICS_H_
+
+#include <pybind11/pybind11.h>
+
+namespace uriscan {
+namespace python {
+
+namespace py = pybind11;
+
+// {name: list} for the column names in `names` (docs/python.md): str,
+// a list of str (path_segments, param_names) or None per row.
+py::dict Columns(const py::handle& urls, const py::handle& names);
+// (row int64 array, names, values): every query parameter, form-decoded
+// unless `raw`.
+py::tuple Params(const py::handle& urls, bool raw);
+
+}  // namespace python
+}  // namespace uriscan
+
+#endif  // URISCAN_PYTHON_SRC_ANALYTICS_H_
