@@ -12,7 +12,8 @@
 namespace uriscan {
 namespace kernels {
 
-// Table pairs classify a byte by its nibbles: a class bit is set when
+// Table pairs classify a byte by its nibbles (each made below from the
+// byte sets of its bits): a class bit is set when
 // both the low-nibble and the high-nibble entry hold it, so each bit is a
 // rectangle of (high, low) nibbles. High nibbles 8-F select nothing.
 // Table A: bit 3 '#' '%' (2,3 5); bit 4 ':' (3,A); bit 5 DIGIT (3,0-9);
@@ -29,24 +30,93 @@ namespace kernels {
 // (3,F). '?' '#' '@' are the bytes >= 0x20, ':' '/' the bytes 0x08-0x1F.
 // Table H, looked up next to a '%' only: bit 0 DIGIT, bit 1 the hex
 // letters (4 6,1-6).
-alignas(16) inline constexpr uint8_t kTableALow[16] = {
-    0xA0, 0xE0, 0xE0, 0xE8, 0xE0, 0xE8, 0xE0, 0xE0,
-    0xE0, 0xE0, 0xD0, 0x40, 0x40, 0x40, 0x40, 0x40};
-alignas(16) inline constexpr uint8_t kTableAHigh[16] = {
-    0, 0, 0x08, 0x30, 0x40, 0x80, 0x40, 0x80, 0, 0, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableBLow[16] = {
-    0xC1, 0xC3, 0xC5, 0xC3, 0xC3, 0xC3, 0xC3, 0xC3,
-    0xC3, 0xC3, 0xC3, 0x8A, 0x82, 0x8A, 0xA6, 0x92};
-alignas(16) inline constexpr uint8_t kTableBHigh[16] = {
-    0, 0, 0x22, 0x19, 0x9B, 0x51, 0x06, 0x05, 0, 0, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableCLow[16] = {
-    0x20, 0, 0, 0x40, 0, 0x04, 0, 0, 0, 0, 0x12, 0, 0, 0, 0, 0x88};
-alignas(16) inline constexpr uint8_t kTableCHigh[16] = {
-    0x02, 0, 0x4C, 0x90, 0x20, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableHLow[16] = {1, 3, 3, 3, 3, 3, 3, 1,
-                                                       1, 1, 0, 0, 0, 0, 0, 0};
-alignas(16) inline constexpr uint8_t kTableHHigh[16] = {0, 0, 0, 1, 2, 0, 2, 0,
-                                                        0, 0, 0, 0, 0, 0, 0, 0};
+// A table pair: a byte's class byte is low[its low nibble] & high[its high
+// nibble].
+struct NibbleTablePair {
+  alignas(16) uint8_t low[16];
+  alignas(16) uint8_t high[16];
+};
+
+// The pair whose bit b holds the bytes c with bit b of bits_of(c): each
+// bit's entries are the nibbles of its bytes.
+template <class BitsOf>
+constexpr NibbleTablePair MakeTablePair(BitsOf bits_of) {
+  NibbleTablePair t{};
+  for (int c = 0; c < 256; ++c) {
+    const int bits = bits_of(c);
+    t.low[c & 15] = static_cast<uint8_t>(t.low[c & 15] | bits);
+    t.high[c >> 4] = static_cast<uint8_t>(t.high[c >> 4] | bits);
+  }
+  return t;
+}
+// The lookup gives bits_of(c) for every byte: each bit's bytes are a
+// rectangle of nibbles (all its highs with all its lows).
+template <class BitsOf>
+constexpr bool LooksUpExactly(const NibbleTablePair& t, BitsOf bits_of) {
+  for (int c = 0; c < 256; ++c)
+    if ((t.low[c & 15] & t.high[c >> 4]) != bits_of(c)) return false;
+  return true;
+}
+
+constexpr bool IsIn(int x, int a, int b = -1, int c = -1, int d = -1) {
+  return x == a || x == b || x == c || x == d;
+}
+constexpr int High(int c) { return c >> 4; }
+constexpr int Low(int c) { return c & 15; }
+constexpr int Bit(bool set, int bit) { return set ? 1 << bit : 0; }
+// The bytes the fast path accepts: unreserved, reserved but the IP-literal
+// brackets, and '%'.
+constexpr bool Accepted(int c) {
+  return (chars::kTable[c] & chars::kAllowed) != 0 && c != '[' && c != ']';
+}
+
+constexpr int TableABits(int c) {
+  const uint16_t k = chars::kTable[c];
+  const bool alpha = (k & chars::kAlpha) != 0;
+  return Bit(c == '#' || c == '%', 3) | Bit(c == ':', 4) |
+         Bit((k & chars::kDigit) != 0, 5) |
+         Bit(alpha && IsIn(High(c), 4, 6) && Low(c) != 0, 6) |  // A-O a-o
+         Bit(alpha && IsIn(High(c), 5, 7), 7);                   // P-Z p-z
+}
+constexpr int TableBBits(int c) {
+  if (!Accepted(c)) return 0;
+  const int h = High(c), l = Low(c);
+  return Bit(IsIn(h, 3, 4, 5, 7) && l <= 0xA, 0) |
+         Bit(IsIn(h, 2, 4, 6) && l != 0 && l != 2, 1) |
+         Bit(IsIn(h, 6, 7) && IsIn(l, 2, 0xE), 2) |
+         Bit(IsIn(h, 3, 4) && IsIn(l, 0xB, 0xD), 3) |
+         Bit(IsIn(h, 3, 4, 5) && l == 0xF, 4) | Bit(c == '.', 5) |
+         Bit(h == 5 && l <= 0xA, 6) |  // 'P'-'Z'
+         Bit(h == 4, 7);               // '@' 'A'-'O'
+}
+constexpr int TableCBits(int c) {
+  return Bit(c == '\n', 1) | Bit(c == '%', 2) | Bit(c == '/', 3) |
+         Bit(c == ':', 4) | Bit(c == '@', 5) | Bit(c == '#', 6) |
+         Bit(c == '?', 7);
+}
+constexpr int TableHBits(int c) {
+  const uint16_t k = chars::kTable[c];
+  return Bit((k & chars::kDigit) != 0, 0) |
+         Bit((k & chars::kHexDig) != 0 && (k & chars::kAlpha) != 0, 1);
+}
+
+inline constexpr NibbleTablePair kTableA = MakeTablePair(TableABits);
+inline constexpr NibbleTablePair kTableB = MakeTablePair(TableBBits);
+inline constexpr NibbleTablePair kTableC = MakeTablePair(TableCBits);
+inline constexpr NibbleTablePair kTableH = MakeTablePair(TableHBits);
+static_assert(LooksUpExactly(kTableA, TableABits) &&
+                  LooksUpExactly(kTableB, TableBBits) &&
+                  LooksUpExactly(kTableC, TableCBits) &&
+                  LooksUpExactly(kTableH, TableHBits),
+              "a table bit's bytes are not a rectangle of nibbles");
+inline constexpr const uint8_t* kTableALow = kTableA.low;
+inline constexpr const uint8_t* kTableAHigh = kTableA.high;
+inline constexpr const uint8_t* kTableBLow = kTableB.low;
+inline constexpr const uint8_t* kTableBHigh = kTableB.high;
+inline constexpr const uint8_t* kTableCLow = kTableC.low;
+inline constexpr const uint8_t* kTableCHigh = kTableC.high;
+inline constexpr const uint8_t* kTableHLow = kTableH.low;
+inline constexpr const uint8_t* kTableHHigh = kTableH.high;
 // Table A's, B's and C's bits of each class (see kernels::Class).
 inline constexpr uint8_t kADigitPercentColonHash = 0x38, kBUpperDotAt = 0xE0,
                          kAAlnum = 0xE0, kCColonSlash = 0x18,
