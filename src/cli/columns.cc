@@ -2,15 +2,14 @@
 // ColumnWriter: chosen TSV columns, derived ones computed per batch.
 #include "src/cli/columns.h"
 
-#include <libpsl.h>
-
 #include <algorithm>
 #include <charconv>
 #include <optional>
-#include <unordered_map>
 
 #include "src/cli/output.h"
-#include "src/cli/surt.h"
+#include "src/derive/host_type.h"
+#include "src/derive/public_suffix.h"
+#include "src/derive/surt.h"
 
 namespace uriscan {
 namespace cli {
@@ -20,8 +19,6 @@ constexpr const char* kColumnNames[] = {
     "line", "valid", "scheme", "userinfo", "host", "port", "path", "query",
     "fragment", "host_type", "error", "registrable_domain", "public_suffix",
     "surt", "key", "normalized", "surt_crawler"};
-
-constexpr size_t kSuffixCacheSize = 1 << 16;  // hosts per thread
 
 void AppendOptional(const std::optional<std::string_view>& v,
                     std::string* out) {
@@ -97,7 +94,7 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
 void ColumnWriter::AppendSurt(const UriReference& uri, std::string* out) {
   thread_local std::string key;
   key.clear();
-  if (!uri.scheme() || !AppendIaSurt(uri.text(), &key)) {
+  if (!uri.scheme() || !derive::AppendIaSurt(uri.text(), &key)) {
     out->append("\\N");
     return;
   }
@@ -151,29 +148,16 @@ void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
 // \N without a host name, or for a host that is itself a public suffix.
 void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
                                 std::string* out) const {
-  const auto host = uri.host();
-  if (!uri.valid() || !host || host->empty() ||
-      uri.host_kind() != HostKind::kRegName) {
+  std::string_view part;
+  if (derive::PublicSuffixPart(
+          psl_, uri,
+          registrable ? derive::SuffixPart::kRegistrableDomain
+                      : derive::SuffixPart::kPublicSuffix,
+          &part)) {
+    out->append(part);
+  } else {
     out->append("\\N");
-    return;
   }
-  // Logs repeat their hosts, and a lookup costs hundreds of ns: each thread
-  // keeps the answers for the hosts it saw last (both columns at once).
-  struct Answer {
-    std::string registrable, suffix;
-  };
-  thread_local std::unordered_map<std::string, Answer> cache;
-  thread_local std::string lower;
-  lower.assign(*host);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? c + 32 : c;
-  auto it = cache.find(lower);
-  if (it == cache.end()) {
-    if (cache.size() >= kSuffixCacheSize) cache.clear();
-    const char* r = psl_registrable_domain(psl_, lower.c_str());
-    const char* p = psl_unregistrable_domain(psl_, lower.c_str());
-    it = cache.emplace(lower, Answer{r ? r : "\\N", p ? p : "\\N"}).first;
-  }
-  out->append(registrable ? it->second.registrable : it->second.suffix);
 }
 
 void ColumnWriter::AppendRow(size_t i, uint64_t line, const UriReference& uri,
@@ -202,7 +186,7 @@ void ColumnWriter::AppendRow(size_t i, uint64_t line, const UriReference& uri,
       case Column::kFragment: AppendOptional(valid ? uri.fragment() : std::nullopt, out); break;
       case Column::kHostType:
         AppendOptional(valid && uri.host() ? std::optional<std::string_view>(
-                                                 HostTypeName(uri.host_kind()))
+                                                 derive::HostTypeName(uri.host_kind()))
                                            : std::nullopt, out);
         break;
       case Column::kError:

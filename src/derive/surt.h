@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 // The SURT key of the Internet Archive's surt library (the urlkey of CDX
 // indexes), for the `surt` column.
-#ifndef URISCAN_SRC_CLI_SURT_H_
-#define URISCAN_SRC_CLI_SURT_H_
+#ifndef URISCAN_SRC_DERIVE_SURT_H_
+#define URISCAN_SRC_DERIVE_SURT_H_
 
 #include <string>
 #include <string_view>
 
 namespace uriscan {
-namespace cli {
+namespace derive {
 
 // Appends what surt.surt(url) returns with its defaults (surt 0.3.1: its
 // Google and IA canonicalizers, then the SURT form without scheme,
@@ -17,7 +17,7 @@ namespace cli {
 // 65535). docs/cli.md lists the rules.
 bool AppendIaSurt(std::string_view url, std::string* out);
 
-}  // namespace cli
+}  // namespace derive
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_CLI_SURT_H_
+#endif  // URISCAN_SRC_DERIVE_SURT_H_

@@ -2,7 +2,7 @@
 // surt.surt(url) of the Internet Archive's surt library, step by step: its
 // URL split (handyurl), GoogleURLCanonicalizer, IAURLCanonicalizer, then
 // the SURT form. Each step names the library's function it follows.
-#include "src/cli/surt.h"
+#include "src/derive/surt.h"
 
 #include <idn2.h>
 
@@ -16,7 +16,7 @@
 #include "src/parse/ip_value.h"
 
 namespace uriscan {
-namespace cli {
+namespace derive {
 namespace {
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
@@ -551,5 +551,5 @@ bool AppendIaSurt(std::string_view url, std::string* out) {
   return true;
 }
 
-}  // namespace cli
+}  // namespace derive
 }  // namespace uriscan
