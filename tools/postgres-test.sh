@@ -56,7 +56,7 @@ for db in sql_ascii utf8; do
   done
   dir=.
   [ $db = utf8 ] && dir=utf8
-  (cd $dir && psql -X -q -d $db -f ../compare.sql) > out/compare.$db.out 2>&1 ||
+  (cd $dir && psql -X -q -d $db -f "$1/compare.sql") > out/compare.$db.out 2>&1 ||
     status=1
 done
 exit $status
@@ -65,6 +65,10 @@ compare_status=0
 pg_virtualenv bash "$work/run.sh" "$work" >"$work/cluster.log" 2>&1 ||
   compare_status=$?
 
+# What the server said stays in build/postgres/test-out for a look later.
+rm -rf "$build/test-out"
+cp -r "$work/out" "$build/test-out"
+cp "$work/cluster.log" "$build/test-out/"
 failed=0
 expected=postgres/test/expected
 for db in sql_ascii utf8; do
