@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Query parameters for uri_param() and uri_params(): the split and the
-// form decoding of DESIGN section 12, kept here in one place until the
-// library gives parameters itself; the extension then calls that instead.
+// application/x-www-form-urlencoded decoding that the command's parameter
+// columns use (docs/library.md, "PostgreSQL"). A stand-in, kept in this
+// one place until the library gives parameters and decoding itself; the
+// extension then calls that instead and this file goes.
 #ifndef URISCAN_POSTGRES_QUERY_PARAMS_H_
 #define URISCAN_POSTGRES_QUERY_PARAMS_H_
 
