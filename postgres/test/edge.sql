@@ -58,7 +58,7 @@ SELECT uri_key('http://a/') = uri_key('HTTP://A:80/', 'scheme') AS same,
 -- An unknown profile is the caller's mistake, and says so.
 SELECT uri_normalize('http://a/', 'no-such-profile');
 SELECT uri_key('http://a/', '');
--- Parameters (as `uriscan params` reads them): split on '&', first '=', empty fields
+-- Parameters, form-encoded: split on '&', first '=', empty fields
 -- skipped, ';' not a separator, '+' a space, then %HH.
 SELECT * FROM uri_params('http://a/?a=1&&b&c=x+y%2Bz&=v&d=1=2;e=3&a=2&');
 SELECT uri_param(u, 'a') AS a, uri_param(u, 'b') AS b, uri_param(u, 'x y') AS xy,
