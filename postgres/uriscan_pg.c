@@ -168,11 +168,20 @@ uri_parse(PG_FUNCTION_ARGS)
 	bool		nulls[4 + UPG_COMPONENTS];
 	int			c;
 
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("uri_parse must return a composite type")));
-	desc = BlessTupleDesc(desc);
+	/* The row type, looked up once per call site. */
+	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	if (desc == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("uri_parse must return a composite type")));
+		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+		MemoryContextSwitchTo(old);
+		fcinfo->flinfo->fn_extra = desc;
+	}
 	upg_parse(data, VARSIZE_ANY_EXHDR(uri), &parts);
 	memset(nulls, 0, sizeof(nulls));
 	values[0] = BoolGetDatum(parts.valid != 0);

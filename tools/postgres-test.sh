@@ -62,7 +62,7 @@ done
 exit $status
 RUN
 compare_status=0
-pg_virtualenv bash "$work/run.sh" "$work" >"$work/cluster.log" 2>&1 ||
+pg_virtualenv -t bash "$work/run.sh" "$work" >"$work/cluster.log" 2>&1 ||
   compare_status=$?
 
 # What the server said stays in build/postgres/test-out for a look later.
