@@ -34,6 +34,8 @@ CREATE TEMP TABLE at (line bigint PRIMARY KEY, at integer);
 \copy at FROM 'at.tsv' (FORMAT text)
 CREATE TEMP TABLE resolved (line bigint PRIMARY KEY, target text);
 \copy resolved FROM 'resolve.tsv' (FORMAT text)
+CREATE TEMP TABLE relative (line bigint PRIMARY KEY, ref text, target text);
+\copy relative FROM 'relative.tsv' (FORMAT text)
 ANALYZE lines;
 
 -- One row per (function, line): what the command says and what SQL says.
@@ -73,6 +75,11 @@ UNION ALL
 SELECT 'uri_key ' || k.profile, l.line, k.key,
        lpad(to_hex(uri_key(l.u, k.profile)), 16, '0')
 FROM lines l JOIN keys k USING (line);
+
+INSERT INTO checks
+SELECT 'uri_resolve relative', line, target,
+       uri_resolve('http://a/b/c/d;p?q', ref)
+FROM relative;
 
 -- uri_normalize and uri_key with the default profile are scheme's.
 INSERT INTO checks

@@ -77,6 +77,30 @@ def main():
                     sys.exit("prepare: resolve did not echo line %d" % n)
                 at.write(b"%d\t%d\n" % (n, record["at"]))
                 res.write(b"%d\t\\N\n" % n)
+    # Most corpus lines are absolute, which resolve to themselves: so also
+    # each valid line's path (leading '/' dropped) and query as a relative
+    # reference, which merges with the base and meets its dot segments.
+    refs = []
+    with open(outdir + "/parse.tsv", "rb") as f:
+        for row in f.read().split(b"\n")[1:-1]:
+            cols = row.split(b"\t")
+            if cols[1] != b"true":
+                continue
+            ref = cols[6].lstrip(b"/")
+            if cols[7] != b"\\N":
+                ref += b"?" + cols[7]
+            refs.append((int(cols[0]), ref))
+    with open(outdir + "/refs.txt", "wb") as f:
+        f.write(b"".join(r + b"\n" for _, r in refs))
+    targets = run(uriscan, ["resolve", "--base=" + BASE],
+                  outdir + "/refs.txt").split(b"\n")
+    records = run(uriscan, ["parse", "--format=jsonl"],
+                  outdir + "/refs.txt").split(b"\n")
+    with open(outdir + "/relative.tsv", "wb") as f:
+        for k, (n, ref) in enumerate(refs):
+            valid = json.loads(records[k])["valid"]
+            f.write(b"%d\t%s\t%s\n" % (n, escape(ref),
+                                        escape(targets[k]) if valid else b"\\N"))
     print("prepare: %d lines from %d corpora" % (len(lines), len(corpora)))
 
 
