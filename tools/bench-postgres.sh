@@ -72,7 +72,7 @@ best "uriscan: count(uri_host(u))" "SELECT count(uri_host(u)) FROM t"
 best "uriscan: count(DISTINCT uri_key(u, 'crawler'))" \
   "SELECT count(DISTINCT uri_key(u, 'crawler')) FROM t"
 best "uriscan: uri_parse(u), five components from one scan" \
-  "SELECT count(p.scheme), count(p.host), count(p.path), count(p.query), count(p.fragment) FROM t, uri_parse(u) p"
+  "SELECT count((p).scheme), count((p).host), count((p).path), count((p).query), count((p).fragment) FROM (SELECT uri_parse(u) AS p FROM t OFFSET 0) s"
 best "uriscan: five functions uri_scheme ... uri_fragment" \
   "SELECT count(uri_scheme(u)), count(uri_host(u)), count(uri_path(u)), count(uri_query(u)), count(uri_fragment(u)) FROM t"
 best "uriscan: count(uri_registrable_domain(u))" \
