@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a job needs, only when some are missing.
-# usage: tools/setup.sh build|test|bench|fuzz|package|python|cross
+# usage: tools/setup.sh build|test|bench|fuzz|package|python|cross|postgres
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
        libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev)
@@ -22,6 +22,10 @@ bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
 # amd64 one the command links).
 cross=(g++-aarch64-linux-gnu qemu-user cmake make pkgconf nlohmann-json3-dev
        libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64)
+# The PostgreSQL extension (tools/postgres-test.sh): the server, its
+# headers and pg_config, and pg_virtualenv for a throw-away cluster.
+postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15
+          postgresql-common)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
@@ -30,7 +34,9 @@ case "${1:-}" in
   package) want=("${package[@]}") ;;
   python) want=("${build[@]}" "${python[@]}") ;;
   cross) want=("${cross[@]}") ;;
-  *) echo "usage: $0 build|test|bench|fuzz|package|python|cross" >&2; exit 2 ;;
+  postgres) want=("${postgres[@]}") ;;
+  *) echo "usage: $0 build|test|bench|fuzz|package|python|cross|postgres" >&2
+     exit 2 ;;
 esac
 missing=()
 for p in "${want[@]}"; do

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "src/derive/host_type.h"
 #include "uriscan/risk.h"
 
 namespace uriscan {
@@ -116,16 +117,6 @@ bool Writer::Flush() {
   return !failed_;
 }
 
-const char* HostTypeName(HostKind kind) {
-  switch (kind) {
-    case HostKind::kRegName: return "name";
-    case HostKind::kIPv4: return "ipv4";
-    case HostKind::kIPv6: return "ipv6";
-    case HostKind::kIPvFuture: return "ipvfuture";
-  }
-  return "name";
-}
-
 void AppendJsonRecord(const UriReference& uri, std::string* out,
                       uint32_t risk_flags) {
   if (!uri.valid()) {
@@ -141,7 +132,7 @@ void AppendJsonRecord(const UriReference& uri, std::string* out,
   if (auto v = uri.userinfo()) AppendJsonField("userinfo", *v, out);
   if (auto v = uri.host()) {
     AppendJsonField("host", *v, out);
-    AppendJsonField("host_type", HostTypeName(uri.host_kind()), out);
+    AppendJsonField("host_type", derive::HostTypeName(uri.host_kind()), out);
   }
   if (auto v = uri.port()) AppendJsonField("port", *v, out);
   AppendJsonField("path", uri.path(), out);
@@ -208,7 +199,7 @@ void AppendTsvRecord(uint64_t line, const UriReference& uri,
   AppendTsvField(uri.query(), out);
   AppendTsvField(uri.fragment(), out);
   AppendTsvField(uri.host() ? std::optional<std::string_view>(
-                                  HostTypeName(uri.host_kind()))
+                                  derive::HostTypeName(uri.host_kind()))
                             : std::nullopt,
                  out);
   out->append("\t\\N\n");

@@ -32,8 +32,6 @@ class Writer {
   bool failed_ = false;
 };
 
-const char* HostTypeName(HostKind kind);  // name, ipv4, ipv6, ipvfuture
-
 // One JSON object (no newline): keys present exactly when defined, then
 // "risks":[...] (names of uriscan/risk.h) when `risk_flags` has any.
 void AppendJsonRecord(const UriReference& uri, std::string* out,

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/* The C face of the library for the extension's fmgr glue (uriscan_pg.c):
+ * plain C types, no C++ exception and no PostgreSQL call on this side, so
+ * PostgreSQL's longjmp-based errors never cross a C++ frame. Text results
+ * point into per-backend scratch that the next call of the same function
+ * reuses: copy them (into a palloc'd text) before calling again. */
+#ifndef URISCAN_POSTGRES_BRIDGE_H_
+#define URISCAN_POSTGRES_BRIDGE_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The components of parse --format=tsv, in its order. */
+enum upg_component {
+  UPG_SCHEME, UPG_USERINFO, UPG_HOST, UPG_PORT, UPG_PATH, UPG_QUERY,
+  UPG_FRAGMENT, UPG_COMPONENTS
+};
+
+/* One scan of one reference. For an invalid one every component is
+ * undefined (begin < 0) and error names the rule broken. */
+typedef struct upg_parts {
+  int valid;
+  const char *error;     /* the error kind's name; NULL when valid */
+  uint32_t error_at;     /* its byte offset from the start */
+  const char *host_type; /* name, ipv4, ipv6, ipvfuture; NULL without host */
+  int32_t begin[UPG_COMPONENTS]; /* -1: undefined */
+  int32_t length[UPG_COMPONENTS];
+} upg_parts;
+
+/* What the functions below return. */
+enum upg_result { UPG_NULL = 0, UPG_VALUE = 1, UPG_NO_MEMORY = -1 };
+
+void upg_parse(const char *text, size_t size, upg_parts *out);
+
+/* A profile's number from its name (syntax, scheme, crawler, w3lib), or -1. */
+int upg_profile(const char *name, size_t size);
+
+int upg_normalize(const char *text, size_t size, int profile,
+                  const char **out, size_t *out_size);
+/* The 64 bits of `uriscan dedup --keys`. */
+int upg_key(const char *text, size_t size, int profile, int64_t *key);
+int upg_resolve(const char *base, size_t base_size, const char *ref,
+                size_t ref_size, const char **out, size_t *out_size);
+/* registrable != 0: the registrable domain; else the public suffix. */
+int upg_public_suffix(const char *text, size_t size, int registrable,
+                      const char **out, size_t *out_size);
+int upg_surt(const char *text, size_t size, const char **out,
+             size_t *out_size);
+/* The risk bits (uriscan/risk.h); UPG_NULL for an invalid reference. */
+int upg_risks(const char *text, size_t size, uint32_t *bits);
+/* The name of risk bit `bit`, NULL past the last. */
+const char *upg_risk_name(int bit);
+
+/* Query parameters, decoded (see query_params.h). upg_params gives them
+ * all: pair k is names[k] (name_sizes[k] bytes) and values[k]. */
+int upg_param(const char *text, size_t size, const char *name,
+              size_t name_size, const char **out, size_t *out_size);
+int upg_params(const char *text, size_t size, size_t *count,
+               const char *const **names, const size_t **name_sizes,
+               const char *const **values, const size_t **value_sizes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* URISCAN_POSTGRES_BRIDGE_H_ */

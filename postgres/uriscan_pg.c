@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: MIT */
+/* The SQL functions of the extension uriscan (fmgr glue, in C): read the
+ * arguments, call bridge.h, turn its answers into datums. NULL in gives
+ * NULL out (the functions are STRICT); an invalid reference gives NULL,
+ * never an error. Only a bad profile name or an exhausted memory raises. */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+
+#include "postgres/bridge.h"
+
+PG_MODULE_MAGIC;
+
+/* Text from bytes the library gave. Components of a valid reference are
+ * ASCII; decoded parameters and SURT keys may hold any byte, so a byte the
+ * database encoding cannot hold (NUL, a broken UTF-8 sequence) becomes
+ * U+FFFD in a UTF8 database and '?' in others, rather than an error. */
+static text *
+make_text(const char *bytes, size_t size)
+{
+	size_t		i;
+	int			encoding;
+	StringInfoData buf;
+
+	for (i = 0; i < size; i++)
+		if (bytes[i] == '\0' || (unsigned char) bytes[i] >= 0x80)
+			break;
+	if (i == size)
+		return cstring_to_text_with_len(bytes, (int) size);
+	encoding = GetDatabaseEncoding();
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, bytes, (int) i);
+	while (i < size)
+	{
+		int			len = pg_encoding_verifymbchar(encoding, bytes + i,
+												   (int) (size - i));
+
+		if (len > 0 && bytes[i] != '\0')
+		{
+			appendBinaryStringInfo(&buf, bytes + i, len);
+			i += len;
+		}
+		else
+		{
+			if (encoding == PG_UTF8)
+				appendBinaryStringInfo(&buf, "\xef\xbf\xbd", 3);
+			else
+				appendStringInfoChar(&buf, '?');
+			i++;
+		}
+	}
+	return cstring_to_text_with_len(buf.data, buf.len);
+}
+
+static void
+no_memory(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
+}
+
+/* A bridge answer as a text datum (or NULL). */
+#define RETURN_BRIDGE_TEXT(result, bytes, size) \
+	do { \
+		if ((result) == UPG_NO_MEMORY) \
+			no_memory(); \
+		if ((result) == UPG_NULL) \
+			PG_RETURN_NULL(); \
+		PG_RETURN_TEXT_P(make_text((bytes), (size))); \
+	} while (0)
+
+static int
+profile_arg(FunctionCallInfo fcinfo, int arg)
+{
+	text	   *name = PG_GETARG_TEXT_PP(arg);
+	int			profile = upg_profile(VARDATA_ANY(name),
+									  VARSIZE_ANY_EXHDR(name));
+
+	if (profile < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown uriscan profile \"%s\"",
+						text_to_cstring(name)),
+				 errhint("The profiles are syntax, scheme, crawler and w3lib.")));
+	return profile;
+}
+
+/* One component of the first argument, or NULL. */
+static Datum
+component(FunctionCallInfo fcinfo, enum upg_component c)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	const char *data = VARDATA_ANY(uri);
+	upg_parts	parts;
+
+	upg_parse(data, VARSIZE_ANY_EXHDR(uri), &parts);
+	if (parts.begin[c] < 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text_with_len(data + parts.begin[c],
+											  parts.length[c]));
+}
+
+#define COMPONENT_FUNCTION(sql_name, c) \
+	PG_FUNCTION_INFO_V1(sql_name); \
+	Datum sql_name(PG_FUNCTION_ARGS) { return component(fcinfo, c); }
+
+COMPONENT_FUNCTION(uri_scheme, UPG_SCHEME)
+COMPONENT_FUNCTION(uri_userinfo, UPG_USERINFO)
+COMPONENT_FUNCTION(uri_host, UPG_HOST)
+COMPONENT_FUNCTION(uri_port, UPG_PORT)
+COMPONENT_FUNCTION(uri_path, UPG_PATH)
+COMPONENT_FUNCTION(uri_query, UPG_QUERY)
+COMPONENT_FUNCTION(uri_fragment, UPG_FRAGMENT)
+
+PG_FUNCTION_INFO_V1(uri_valid);
+Datum
+uri_valid(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	upg_parts	parts;
+
+	upg_parse(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &parts);
+	PG_RETURN_BOOL(parts.valid != 0);
+}
+
+PG_FUNCTION_INFO_V1(uri_error);
+Datum
+uri_error(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	upg_parts	parts;
+
+	upg_parse(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &parts);
+	if (parts.valid)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(parts.error));
+}
+
+PG_FUNCTION_INFO_V1(uri_host_type);
+Datum
+uri_host_type(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	upg_parts	parts;
+
+	upg_parse(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &parts);
+	if (!parts.host_type)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(parts.host_type));
+}
+
+/* uri_parse(text) -> uriscan_parts: every column of one scan. */
+PG_FUNCTION_INFO_V1(uri_parse);
+Datum
+uri_parse(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	const char *data = VARDATA_ANY(uri);
+	TupleDesc	desc;
+	upg_parts	parts;
+	Datum		values[4 + UPG_COMPONENTS];
+	bool		nulls[4 + UPG_COMPONENTS];
+	int			c;
+
+	/* The row type, looked up once per call site. */
+	desc = (TupleDesc) fcinfo->flinfo->fn_extra;
+	if (desc == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("uri_parse must return a composite type")));
+		desc = BlessTupleDesc(CreateTupleDescCopy(desc));
+		MemoryContextSwitchTo(old);
+		fcinfo->flinfo->fn_extra = desc;
+	}
+	upg_parse(data, VARSIZE_ANY_EXHDR(uri), &parts);
+	memset(nulls, 0, sizeof(nulls));
+	values[0] = BoolGetDatum(parts.valid != 0);
+	for (c = 0; c < UPG_COMPONENTS; c++)
+	{
+		if (parts.begin[c] < 0)
+			nulls[1 + c] = true;
+		else
+			values[1 + c] = PointerGetDatum(cstring_to_text_with_len(
+				data + parts.begin[c], parts.length[c]));
+	}
+	c = 1 + UPG_COMPONENTS;
+	if (parts.host_type)
+		values[c] = PointerGetDatum(cstring_to_text(parts.host_type));
+	else
+		nulls[c] = true;
+	if (parts.valid)
+		nulls[c + 1] = nulls[c + 2] = true;
+	else
+	{
+		values[c + 1] = PointerGetDatum(cstring_to_text(parts.error));
+		values[c + 2] = Int32GetDatum((int32) parts.error_at);
+	}
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
+}
+
+PG_FUNCTION_INFO_V1(uri_normalize);
+Datum
+uri_normalize(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	int			profile = profile_arg(fcinfo, 1);
+	const char *out;
+	size_t		size;
+	int			r = upg_normalize(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri),
+								  profile, &out, &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+PG_FUNCTION_INFO_V1(uri_key);
+Datum
+uri_key(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	int			profile = profile_arg(fcinfo, 1);
+	int64_t		key;
+	int			r = upg_key(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), profile,
+							&key);
+
+	if (r == UPG_NO_MEMORY)
+		no_memory();
+	if (r == UPG_NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) key);
+}
+
+PG_FUNCTION_INFO_V1(uri_resolve);
+Datum
+uri_resolve(PG_FUNCTION_ARGS)
+{
+	text	   *base = PG_GETARG_TEXT_PP(0);
+	text	   *ref = PG_GETARG_TEXT_PP(1);
+	const char *out;
+	size_t		size;
+	int			r = upg_resolve(VARDATA_ANY(base), VARSIZE_ANY_EXHDR(base),
+								VARDATA_ANY(ref), VARSIZE_ANY_EXHDR(ref),
+								&out, &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+static Datum
+public_suffix(FunctionCallInfo fcinfo, int registrable)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	const char *out;
+	size_t		size;
+	int			r = upg_public_suffix(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri),
+									  registrable, &out, &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+PG_FUNCTION_INFO_V1(uri_registrable_domain);
+Datum
+uri_registrable_domain(PG_FUNCTION_ARGS)
+{
+	return public_suffix(fcinfo, 1);
+}
+
+PG_FUNCTION_INFO_V1(uri_public_suffix);
+Datum
+uri_public_suffix(PG_FUNCTION_ARGS)
+{
+	return public_suffix(fcinfo, 0);
+}
+
+PG_FUNCTION_INFO_V1(uri_surt);
+Datum
+uri_surt(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	const char *out;
+	size_t		size;
+	int			r = upg_surt(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &out,
+							 &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+/* uri_risks(text) -> text[]: the names of `uriscan audit`, in bit order. */
+PG_FUNCTION_INFO_V1(uri_risks);
+Datum
+uri_risks(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	uint32_t	bits;
+	Datum		names[32];
+	int			count = 0;
+	int			bit;
+	const char *name;
+
+	if (upg_risks(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &bits) == UPG_NULL)
+		PG_RETURN_NULL();
+	for (bit = 0; (name = upg_risk_name(bit)) != NULL; bit++)
+		if (bits & (UINT32_C(1) << bit))
+			names[count++] = PointerGetDatum(cstring_to_text(name));
+	PG_RETURN_ARRAYTYPE_P(construct_array(names, count, TEXTOID, -1, false,
+										  TYPALIGN_INT));
+}
+
+PG_FUNCTION_INFO_V1(uri_param);
+Datum
+uri_param(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	text	   *name = PG_GETARG_TEXT_PP(1);
+	const char *out;
+	size_t		size;
+	int			r = upg_param(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri),
+							  VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+							  &out, &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+/* uri_params(text) -> TABLE(name text, value text), materialized. */
+PG_FUNCTION_INFO_V1(uri_params);
+Datum
+uri_params(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	size_t		count = 0;
+	size_t		k;
+	const char *const *names;
+	const char *const *values;
+	const size_t *name_sizes;
+	const size_t *value_sizes;
+	int			r;
+
+	InitMaterializedSRF(fcinfo, 0);
+	r = upg_params(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &count, &names,
+				   &name_sizes, &values, &value_sizes);
+	if (r == UPG_NO_MEMORY)
+		no_memory();
+	for (k = 0; r == UPG_VALUE && k < count; k++)
+	{
+		Datum		row[2];
+		bool		nulls[2] = {false, false};
+
+		row[0] = PointerGetDatum(make_text(names[k], name_sizes[k]));
+		row[1] = PointerGetDatum(make_text(values[k], value_sizes[k]));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+	}
+	return (Datum) 0;
+}

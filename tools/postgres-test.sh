@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The PostgreSQL extension on a real server: installs Debian's PostgreSQL 15
+# and its server headers (tools/setup.sh postgres), builds uriscan with
+# -DURISCAN_BUILD_POSTGRES=ON in build/postgres, installs the extension into
+# the system's PostgreSQL 15 (as root), then in a throw-away cluster
+# (pg_virtualenv) runs, in a SQL_ASCII and a UTF8 database, the edge cases
+# against their expected output (postgres/test/expected/) and every function
+# against the command's own output on the shared corpora, with a parallel
+# plan. Prints PASS or FAIL; exits non-zero on failure.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+[ "$(id -u)" -eq 0 ] || { echo "postgres-test: run as root" >&2; exit 2; }
+
+bash tools/setup.sh postgres
+build=build/postgres
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DURISCAN_BUILD_POSTGRES=ON -DURISCAN_BUILD_TESTS=OFF \
+  -DURISCAN_BUILD_BENCH=OFF >/dev/null
+cmake --build "$build" -j2 --target uriscan_pg uriscan_cli
+cmake --install "$build" --component postgres >/dev/null
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+corpora=()
+for f in ../shared/corpus/*.txt ../shared/corpus/*.log; do
+  [ -f "$f" ] && corpora+=("$f")
+done
+if [ ${#corpora[@]} -eq 0 ]; then
+  echo "postgres-test: FAIL: no shared corpora in ../shared/corpus" >&2
+  exit 1
+fi
+/usr/bin/python3 postgres/test/prepare.py "$build/uriscan" "$work" \
+  "${corpora[@]}"
+# The UTF8 database loads only the lines that are UTF-8.
+mkdir "$work/utf8"
+for f in "$work"/*.tsv; do ln -s "$f" "$work/utf8/"; done
+ln -sf "$work/lines_utf8.tsv" "$work/utf8/lines.tsv"
+cp postgres/test/*.sql "$work/"
+mkdir "$work/out"
+
+# Runs inside the cluster: PGHOST and friends are set by pg_virtualenv.
+cat > "$work/run.sh" <<'RUN'
+set -euo pipefail
+cd "$1"
+status=0
+for db in sql_ascii utf8; do
+  if [ $db = sql_ascii ]; then
+    createdb -T template0 -E SQL_ASCII --locale=C $db
+  else
+    createdb -T template0 -E UTF8 --locale=C.UTF-8 $db
+  fi
+  psql -X -q -d $db -c 'CREATE EXTENSION uriscan'
+  for t in edge enc_$db; do
+    psql -X -a -d $db -f $t.sql > out/$t.$db.out 2>&1 || true
+  done
+  dir=.
+  [ $db = utf8 ] && dir=utf8
+  (cd $dir && psql -X -q -d $db -f "$1/compare.sql") > out/compare.$db.out 2>&1 ||
+    status=1
+done
+exit $status
+RUN
+compare_status=0
+pg_virtualenv -t bash "$work/run.sh" "$work" >"$work/cluster.log" 2>&1 ||
+  compare_status=$?
+
+# What the server said stays in build/postgres/test-out for a look later.
+rm -rf "$build/test-out"
+cp -r "$work/out" "$build/test-out"
+cp "$work/cluster.log" "$build/test-out/"
+failed=0
+expected=postgres/test/expected
+for db in sql_ascii utf8; do
+  for t in edge enc_$db; do
+    if ! diff -u "$expected/$t.out" "$work/out/$t.$db.out" \
+         > "$work/out/$t.$db.diff"; then
+      echo "postgres-test: $t.sql in the $db database differs:"
+      head -40 "$work/out/$t.$db.diff"
+      failed=1
+    fi
+  done
+  if [ -f "$work/out/compare.$db.out" ]; then
+    cat "$work/out/compare.$db.out"
+  fi
+done
+if [ "$compare_status" -ne 0 ]; then
+  echo "postgres-test: the comparison with the command failed:"
+  tail -20 "$work/cluster.log"
+  failed=1
+fi
+if [ "$failed" -ne 0 ]; then
+  echo "postgres-test: FAIL"
+  exit 1
+fi
+echo "postgres-test: PASS (${#corpora[@]} corpora, SQL_ASCII and UTF8)"
