@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "src/cli/output.h"
+#include "src/derive/host_type.h"
 
 namespace uriscan {
 namespace cli {
@@ -381,7 +382,7 @@ void ColumnWriter::AppendRow(size_t i, const RowContext& row,
       case Column::kFragment: AppendOptional(valid ? uri.fragment() : std::nullopt, out); break;
       case Column::kHostType:
         AppendOptional(valid && uri.host() ? std::optional<std::string_view>(
-                                                 HostTypeName(uri.host_kind()))
+                                                 derive::HostTypeName(uri.host_kind()))
                                            : std::nullopt, out);
         break;
       case Column::kError:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The host_type names of `parse` output, for the PostgreSQL extension.
+// The host_type names of `parse` output, shared by the command and the
+// PostgreSQL extension.
 #ifndef URISCAN_SRC_DERIVE_HOST_TYPE_H_
 #define URISCAN_SRC_DERIVE_HOST_TYPE_H_
 
