@@ -36,6 +36,8 @@ fi
 mkdir "$work/utf8"
 for f in "$work"/*.tsv; do ln -s "$f" "$work/utf8/"; done
 ln -sf "$work/lines_utf8.tsv" "$work/utf8/lines.tsv"
+ln -sf "$work/params_utf8.tsv" "$work/utf8/params.tsv"
+ln -sf "$work/params_lines_utf8.tsv" "$work/utf8/params_lines.tsv"
 cp postgres/test/*.sql "$work/"
 mkdir "$work/out"
 

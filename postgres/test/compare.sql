@@ -81,6 +81,26 @@ SELECT 'uri_resolve relative', line, target,
        uri_resolve('http://a/b/c/d;p?q', ref)
 FROM relative;
 
+-- uri_params and uri_param against the command's `params`, on the lines
+-- whose parameters are text in this database (prepare.py).
+CREATE TEMP TABLE params_want (line bigint, k bigint, name text, value text);
+\copy params_want FROM 'params.tsv' (FORMAT text)
+CREATE TEMP TABLE params_lines (line bigint PRIMARY KEY);
+\copy params_lines FROM 'params_lines.tsv' (FORMAT text)
+INSERT INTO checks
+SELECT 'uri_params', coalesce(w.line, g.line),
+       w.name || '=' || w.value, g.name || '=' || g.value
+FROM params_want w
+FULL JOIN (SELECT l.line, p.k, p.name, p.value
+           FROM lines l JOIN params_lines USING (line),
+                LATERAL uri_params(l.u) WITH ORDINALITY AS p(name, value, k)) g
+  ON w.line = g.line AND w.k = g.k;
+INSERT INTO checks
+SELECT 'uri_param', w.line, w.value, uri_param(l.u, w.name)
+FROM params_want w JOIN lines l USING (line)
+WHERE w.k = (SELECT min(k) FROM params_want v
+             WHERE v.line = w.line AND v.name = w.name);
+
 -- uri_normalize and uri_key with the default profile are scheme's.
 INSERT INTO checks
 SELECT 'default profile', l.line, k.key || ' ' || k.normalized,

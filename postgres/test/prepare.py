@@ -101,6 +101,35 @@ def main():
             valid = json.loads(records[k])["valid"]
             f.write(b"%d\t%s\t%s\n" % (n, escape(ref),
                                         escape(targets[k]) if valid else b"\\N"))
+    # The command's parameters, decoded (`params`): the lines compared are
+    # those whose every name and value is text in both databases (no NUL,
+    # and UTF-8 for the UTF8 one, where other bytes become U+FFFD).
+    by_line = {}
+    for row in run(uriscan, ["params"], source).split(b"\n")[:-1]:
+        n, name, value = row.split(b"\t")
+        by_line.setdefault(int(n), []).append((name, value))
+    def clean(fields, utf8):
+        for f in fields:
+            raw = (f.replace(b"\\t", b"\t").replace(b"\\n", b"\n")
+                   .replace(b"\\r", b"\r").replace(b"\\\\", b"\\"))
+            if b"\0" in raw:
+                return False
+            if utf8:
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    return False
+        return True
+    for utf8, suffix in ((False, ""), (True, "_utf8")):
+        with open(outdir + "/params%s.tsv" % suffix, "wb") as f, \
+             open(outdir + "/params_lines%s.tsv" % suffix, "wb") as g:
+            for n, l in enumerate(lines, 1):
+                fields = by_line.get(n, [])
+                if b"\0" in l or not clean([x for p in fields for x in p], utf8):
+                    continue
+                g.write(b"%d\n" % n)
+                for k, (name, value) in enumerate(fields, 1):
+                    f.write(b"%d\t%d\t%s\t%s\n" % (n, k, name, value))
     print("prepare: %d lines from %d corpora" % (len(lines), len(corpora)))
 
 
