@@ -21,7 +21,8 @@ bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
 # (multiarch; libisal-dev:arm64 is never wanted: it would replace the
 # amd64 one the command links).
 cross=(g++-aarch64-linux-gnu qemu-user cmake make pkgconf nlohmann-json3-dev
-       libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64)
+       libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64
+       libpsl-dev:arm64 libidn2-dev:arm64)
 # The PostgreSQL extension (tools/postgres-test.sh): the server, its
 # headers and pg_config, and pg_virtualenv for a throw-away cluster.
 postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15
