@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
+#include "uriscan/spans.h"
 
 namespace uriscan {
 namespace cli {
@@ -38,6 +40,10 @@ size_t CountNewlines(const char* p, size_t n) {
 // most: the length of those lines.
 size_t CutAtRows(const char* p, size_t n, size_t max_rows) {
   if (n <= max_rows) return n;  // a line is a byte at least
+  // The common case, a chunk of no more lines than that, takes one pass of
+  // the SIMD newline kernel (the byte-word count below cost validate about
+  // a third more CPU on the main thread).
+  if (CountLines(std::string_view(p, n)) <= max_rows) return n;
   constexpr size_t kBlock = 4096;
   size_t rows = 0;
   for (size_t i = 0; i < n; i += kBlock) {
