@@ -122,26 +122,25 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
       const V a = LookupPair(d, kTableALow, kTableAHigh, v);
       const V b = LookupPair(d, kTableBLow, kTableBHigh, v);
       const V c = LookupPair(d, kTableCLow, kTableCHigh, v);
-      uint64_t* const m = masks;
       if constexpr (kClassifyVariant == ClassifyVariant::kMaskRegisters) {
         // One test per class. The odd classes leave through a
         // general-purpose register, the others straight from the mask
         // register (see PutBits); '%' is a test of its own, moved out only
         // when there is one.
-        PutBits(d, hn::Eq(b, hn::Zero(d)), i, m + kStop * kMaskStride, false);
+        PutBits(d, hn::Eq(b, hn::Zero(d)), i, masks + kStop * kMaskStride, false);
         PutBits(d, AnyBit(c, hn::Set(d, kCColonSlash)), i,
-                m + kColonSlash * kMaskStride, true);
+                masks + kColonSlash * kMaskStride, true);
         PutBits(d, AnyBit(c, hn::Set(d, kCQuestionHashAt)), i,
-                m + kQuestionHashAt * kMaskStride, false);
+                masks + kQuestionHashAt * kMaskStride, false);
         PutBits(d, AnyBit(a, hn::Set(d, kADigitPercentColonHash)), i,
-                m + kDigitPercentColonHash * kMaskStride, true);
+                masks + kDigitPercentColonHash * kMaskStride, true);
         PutBits(d, AnyBit(b, hn::Set(d, kBUpperDotAt)), i,
-                m + kUpperDotAt * kMaskStride, false);
+                masks + kUpperDotAt * kMaskStride, false);
         PutBits(d, NoBit(a, hn::Set(d, kAAlnum)), i,
-                m + kNotAlnum * kMaskStride, true);
+                masks + kNotAlnum * kMaskStride, true);
         if (kLines) {
           PutBits(d, AnyBit(c, hn::Set(d, kCNewline)), i,
-                  m + kNewline * kMaskStride, false);
+                  masks + kNewline * kMaskStride, false);
         }
         const auto percent = AnyBit(c, hn::Set(d, kCPercent));
         if (HWY_UNLIKELY(!hn::AllFalse(d, percent))) {
@@ -155,24 +154,24 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
         const uint64_t question_hash_at =
             TopBits(d, hn::SaturatedAdd(c, to_top_20));
         StoreBits(d, MaskBits(d, hn::Eq(b, hn::Zero(d))), i,
-                  m + kStop * kMaskStride);
+                  masks + kStop * kMaskStride);
         StoreBits(d,
                   TopBits(d, hn::SaturatedAdd(c, to_top_08)) & ~question_hash_at,
-                  i, m + kColonSlash * kMaskStride);
-        StoreBits(d, question_hash_at, i, m + kQuestionHashAt * kMaskStride);
+                  i, masks + kColonSlash * kMaskStride);
+        StoreBits(d, question_hash_at, i, masks + kQuestionHashAt * kMaskStride);
         // DIGIT '%' ':' '#': its table-A bits are 0x08-0x38.
         StoreBits(d,
                   TopBits(d, hn::SaturatedAdd(
                                  hn::And(a, hn::Set(d, kADigitPercentColonHash)),
                                  to_top_08)),
-                  i, m + kDigitPercentColonHash * kMaskStride);
+                  i, masks + kDigitPercentColonHash * kMaskStride);
         StoreBits(d, TopBits(d, hn::SaturatedAdd(b, to_top_20)), i,
-                  m + kUpperDotAt * kMaskStride);
+                  masks + kUpperDotAt * kMaskStride);
         StoreBits(d, TopBits(d, hn::SaturatedSub(hn::Set(d, kBelow0x20ToTop), a)),
-                  i, m + kNotAlnum * kMaskStride);
+                  i, masks + kNotAlnum * kMaskStride);
         if (kLines) {
           StoreBits(d, MaskBits(d, hn::Eq(c, hn::Set(d, kCNewline))), i,
-                    m + kNewline * kMaskStride);
+                    masks + kNewline * kMaskStride);
         }
         c_any = hn::Or(c_any, c);
       }

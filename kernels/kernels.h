@@ -108,10 +108,6 @@ void CountClasses(const uint8_t* data, size_t size,
 // once, before the first dispatch: every wrapper below calls it.
 void ApplyTargetRequest();
 
-// The Highway targets the kernels are compiled for (HWY_TARGETS of their
-// translation units).
-int64_t CompiledTargets();
-
 // Newline splitting: bit i of words[i / 64] is set when data[i] == '\n'.
 // `words` has room for (size + 63) / 64 words; nothing past `size` is read.
 // Returns how many bits are set.

@@ -72,7 +72,6 @@ const TargetRequest& Request() {
 
 namespace kernels {
 void ApplyTargetRequest() { (void)Request(); }
-int64_t CompiledTargets() { return HWY_TARGETS; }
 }  // namespace kernels
 
 const char* DispatchedTargetName() {

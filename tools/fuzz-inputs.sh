@@ -9,11 +9,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-20}
-bash tools/setup.sh fuzz
-CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DURISCAN_FUZZ=ON -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF >/dev/null
-cmake --build build/fuzz -j2 --target uriscan_fuzz_extract \
-  uriscan_fuzz_decompress uriscan_fuzz_state uriscan_cli
+bash tools/fuzz-build.sh uriscan_fuzz_extract uriscan_fuzz_decompress \
+  uriscan_fuzz_state uriscan_cli
 seeds=build/fuzz/seeds-inputs
 rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,state}
 

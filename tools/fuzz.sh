@@ -7,10 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-120}
-bash tools/setup.sh fuzz
-CC=clang CXX=clang++ cmake -S . -B build/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DURISCAN_FUZZ=ON -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF >/dev/null
-cmake --build build/fuzz -j2 --target uriscan_fuzz uriscan_gen
+bash tools/fuzz-build.sh uriscan_fuzz uriscan_gen
 seeds=build/fuzz/seeds
 rm -rf "$seeds" && mkdir -p "$seeds"
 split -l 4 corpus/handmade/tricky.txt "$seeds/tricky-"
