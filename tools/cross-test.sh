@@ -24,12 +24,24 @@ kernel_tests=$build/tests/uriscan_kernel_tests
 per_target=$(QEMU_CPU=neoverse-n1 qemu-aarch64 "$kernel_tests" --gtest_list_tests --gtest_filter='*/SCALAR' |
              grep -c '^  ')
 failed=0
-# Runs the kernel tests of TARGET under qemu's CPU model CPU; the CPU must
-# offer the target (a filter that matches nothing would pass silently).
-run() {
-  local cpu=$1 target=$2 start log listed
+# Runs BINARY [ARGS...] under qemu's CPU model CPU, reported as WHAT.
+suite() {
+  local what=$1 cpu=$2 log start
+  shift 2
   start=$(date +%s)
-  log=$build/qemu-${target}-${cpu//[,=]/_}.log
+  log=$build/qemu-${what// /_}-${cpu//[,=]/_}.log
+  if QEMU_CPU=$cpu qemu-aarch64 "$@" --gtest_brief=1 >"$log" 2>&1; then
+    echo "cross-test: $what on $cpu passed ($(( $(date +%s) - start )) s)"
+  else
+    echo "cross-test: $what on $cpu FAILED (log: $log)" >&2
+    tail -n 30 "$log" >&2
+    failed=1
+  fi
+}
+# The kernel tests of TARGET on CPU; the CPU must offer the target (a
+# filter that matches nothing would pass silently).
+run() {
+  local cpu=$1 target=$2 listed
   listed=$(QEMU_CPU=$cpu qemu-aarch64 "$kernel_tests" --gtest_list_tests \
              --gtest_filter="*/$target" | grep -c '^  ' || true)
   if [ "$listed" -ne "$per_target" ]; then
@@ -37,14 +49,8 @@ run() {
     failed=1
     return
   fi
-  if QEMU_CPU=$cpu qemu-aarch64 "$kernel_tests" --gtest_filter="*/$target" \
-       --gtest_brief=1 >"$log" 2>&1; then
-    echo "cross-test: $target on $cpu: $per_target passed ($(( $(date +%s) - start )) s)"
-  else
-    echo "cross-test: $target on $cpu FAILED (log: $log)" >&2
-    tail -n 30 "$log" >&2
-    failed=1
-  fi
+  suite "$target ($per_target kernel tests)" "$cpu" "$kernel_tests" \
+    --gtest_filter="*/$target"
 }
 run neoverse-n1 NEON
 run neoverse-n1 SCALAR
@@ -54,16 +60,7 @@ run max,sve-default-vector-length=16 SVE2
 run max,sve-default-vector-length=32 SVE_256
 run max,sve-default-vector-length=32 SVE2
 run max,sve-default-vector-length=256 SVE2
-
-start=$(date +%s)
-if QEMU_CPU=neoverse-n1 qemu-aarch64 "$build/tests/uriscan_tests" \
-     --gtest_brief=1 >"$build/qemu-api.log" 2>&1; then
-  echo "cross-test: API suite on neoverse-n1 passed ($(( $(date +%s) - start )) s)"
-else
-  echo "cross-test: API suite on neoverse-n1 FAILED (log: $build/qemu-api.log)" >&2
-  tail -n 30 "$build/qemu-api.log" >&2
-  failed=1
-fi
+suite "API suite" neoverse-n1 "$build/tests/uriscan_tests"
 if [ "$failed" -ne 0 ]; then
   exit 1
 fi
