@@ -104,7 +104,8 @@ class DedupRun : public CommandRun {
     for (size_t i = 0; i < c.rows; ++i) {
       if (keys[i] == 0 && on_error_ == OnError::kSkip) continue;
       // An over-long line is not held in memory: an empty line stands in.
-      std::string_view line = c.spans.Row(i, c.input.text.data()).text();
+      std::string_view line =
+          c.AsRead(i, c.spans.Row(i, c.input.text.data()).text());
       if (c.too_long_line || line.size() > opt_.max_line) line = {};
       sink_->Row(keys[i], line, out);
     }

@@ -51,14 +51,14 @@ class NormalizeRun : public CommandRun {
     const bool crawler = profile_.profile == Profile::kCrawler;
     if (!uri.valid()) {
       c->Diagnose(i, uri.error());
-      return ApplyOnError(on_error_, uri, crawler, c);
+      return ApplyOnError(on_error_, i, uri, crawler, c);
     }
     const std::string_view normal = normalized_rows.Get(i);
     c->out.append(normal);
     c->totals.rewritten += normal != uri.text();
     if (crawler) {
       c->out.push_back('\t');
-      c->out.append(uri.text());
+      c->out.append(c->AsRead(i, uri.text()));
     }
     c->out.push_back('\n');
     return true;

@@ -71,7 +71,7 @@ class ResolveRun : public CommandRun {
            Chunk* c) override {
     if (!uri.valid()) {
       c->Diagnose(i, uri.error());
-      return ApplyOnError(on_error_, uri, false, c);
+      return ApplyOnError(on_error_, i, uri, false, c);
     }
     const ResolveStatus rs = resolved_rows.status[i];
     if (rs == ResolveStatus::kOk) {
@@ -83,7 +83,7 @@ class ResolveRun : public CommandRun {
                                 "a \"..\" segment climbs above the root "
                                 "(--above-root=reject)"});
       ++c->totals.unresolved;
-      return ApplyOnError(on_error_, uri, false, c);
+      return ApplyOnError(on_error_, i, uri, false, c);
     }
     c->out.push_back('\n');
     return true;

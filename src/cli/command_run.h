@@ -68,6 +68,14 @@ struct Chunk {
     diagnostics.push_back({row, e.offset + uint64_t{1}, ErrorKindName(e.kind),
                            ErrorKindMessage(e.kind)});
   }
+  // Row i's line as it was read, where `scanned` is the text the scan saw:
+  // the same, unless --lenient repaired the line. What a command promises to
+  // echo (dedup's lines, the crawler profile's ORIGINAL, --on-error=keep) is
+  // this; the repaired text goes only into what is derived from it.
+  std::string_view AsRead(size_t i, std::string_view scanned) const {
+    return i < originals.size() && !originals[i].empty() ? originals[i]
+                                                         : scanned;
+  }
 };
 
 // A command, made by its CommandSpec once its name is read. First the
@@ -159,12 +167,12 @@ class CommandRun {
 
 // A line that has no rewrite (invalid, or a resolution --above-root=reject
 // refuses), its diagnostic made, as --on-error says: false to stop (fail);
-// skip drops it; keep writes the line as it was. An over-long one is not
+// skip drops it; keep writes row i's line as it was read. An over-long one is not
 // held in memory (whatever the chunking), so an empty line stands in for
 // it. With `empty_key`, the crawler profile's KEY<TAB>ORIGINAL gets an
 // empty KEY, so every line has the same two columns.
-bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
-                  Chunk* c);
+bool ApplyOnError(OnError on_error, size_t i, const UriReference& uri,
+                  bool empty_key, Chunk* c);
 
 // Row i of a chunk beside its reference, for the columns of ColumnWriter:
 // its line number (a record's), file name and the line as read.

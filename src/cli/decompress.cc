@@ -181,7 +181,7 @@ void Decoder::RunGzip() {
           error = "read error: " + read_error_;
         } else if (in_member) {
           error = "gzip: unexpected end of stream at compressed byte " +
-                  std::to_string(consumed_) +
+                  std::to_string(consumed_.load()) +
                   Where("member", member, member_start);
         }
         break;
@@ -249,7 +249,7 @@ void Decoder::RunZstd() {
         error = "read error: " + read_error_;
       } else if (hint != 0) {
         error = "zstd: unexpected end of stream at compressed byte " +
-                std::to_string(consumed_) + Where("frame", frame, frame_start);
+                std::to_string(consumed_.load()) + Where("frame", frame, frame_start);
       }
       break;
     }

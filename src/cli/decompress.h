@@ -4,6 +4,7 @@
 #ifndef URISCAN_SRC_CLI_DECOMPRESS_H_
 #define URISCAN_SRC_CLI_DECOMPRESS_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -56,6 +57,9 @@ class Decoder {
   // Empty unless the stream was damaged or could not be read; valid once
   // Read() returned 0.
   const std::string& error() const { return error_; }
+  // The compressed bytes handed to the codec so far (for the progress line;
+  // read while the decoding thread moves it on).
+  uint64_t consumed() const { return consumed_.load(std::memory_order_relaxed); }
 
  private:
   void Run();
@@ -73,7 +77,7 @@ class Decoder {
   bool head_done_ = false, mapped_done_ = false;
   size_t mapped_pos_ = 0;
   std::vector<char> in_buf_;
-  uint64_t consumed_ = 0;  // compressed bytes handed to the codec so far
+  std::atomic<uint64_t> consumed_{0};  // compressed bytes given to the codec
   std::string read_error_;
 
   std::mutex mu_;

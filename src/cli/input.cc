@@ -3,6 +3,7 @@
 #include "src/cli/input.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -81,18 +82,25 @@ bool LineReader::Open(const std::string& path, std::string* error) {
   eof_ = skipping_ = damaged_ = dropped_bom_ = false;
   at_start_ = true;
   begin_ = end_ = no_newline_ = 0;
+  size_ = read_ = 0;
   error_.clear();
   if (path == "-") {
     fd_ = 0;
+  } else {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+      *error = std::strerror(errno);
+      return false;
+    }
+    owns_fd_ = true;
+  }
+  struct stat st;
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    size_ = static_cast<uint64_t>(st.st_size);
+  if (path == "-") {
     SniffStream();
     return true;
   }
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd_ < 0) {
-    *error = std::strerror(errno);
-    return false;
-  }
-  owns_fd_ = true;
   if (!Map()) {
     SniffStream();
     return true;
@@ -108,6 +116,19 @@ bool LineReader::Open(const std::string& path, std::string* error) {
     mapped_size_ = 0;
   }
   return true;
+}
+
+uint64_t LineReader::position() const {
+  if (decoder_) return decoder_->consumed();
+  return mapping_ ? begin_ : read_;
+}
+
+bool LineReader::Ready(int ms) const {
+  struct pollfd p = {fd_, POLLIN, 0};
+  int n;
+  while ((n = ::poll(&p, 1, ms)) < 0 && errno == EINTR) {
+  }
+  return n != 0;
 }
 
 void LineReader::SniffStream() {
@@ -209,10 +230,12 @@ bool LineReader::Fill() {
     damaged_ = !error_.empty() && error_.compare(0, 5, "read ") != 0;
     return false;
   }
+  if (on_wait_ && !Ready(kWaitGraceMs)) on_wait_();
   for (;;) {
     const ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (got > 0) {
       end_ += static_cast<size_t>(got);
+      read_ += static_cast<uint64_t>(got);
       return true;
     }
     if (got == 0) {
@@ -255,7 +278,10 @@ LineReader::Status LineReader::Next(std::string* lines) {
       no_newline_ = end_ - begin_;
       last = 0;
     }
-    if (last > 0 && (last >= min_bytes_ || eof_)) {
+    // A pipe gives what its writer wrote (64 KiB at most at a time): read
+    // on while more is ready, up to a chunk, before handing lines out.
+    if (last > 0 && (last >= min_bytes_ || eof_) &&
+        (decoder_ || eof_ || end_ - begin_ >= chunk_ || !Ready(0))) {
       if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
       lines->assign(base, last);
       begin_ += last;
@@ -271,6 +297,7 @@ LineReader::Status LineReader::Next(std::string* lines) {
       return Status::kTooLongLine;
     }
     if (!Fill()) {
+      if (last > 0) continue;  // the whole lines read before, first
       if (!error_.empty()) return Status::kError;
       if (begin_ == end_) return Status::kEnd;
       // The last line has no "\n": it is a line all the same.

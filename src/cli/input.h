@@ -4,6 +4,8 @@
 #define URISCAN_SRC_CLI_INPUT_H_
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,6 +34,11 @@ struct Lines {
 // gzip and zstd input (told by its first bytes, whatever the name) is decoded
 // on a thread of its own; the lines are then those of the decoded bytes. A
 // UTF-8 byte-order mark at the start of a stream is dropped.
+//
+// A pipe or a terminal is read as it comes: a run of lines is handed out
+// once the bytes ready now are read (up to a chunk), so a slow writer's
+// lines are not held back until a chunk fills; before a read that would
+// wait, on_wait (set_on_wait) lets the caller write out what it has.
 class LineReader {
  public:
   enum class Status { kLines, kTooLongLine, kEnd, kError };
@@ -71,9 +78,22 @@ class LineReader {
   }
   // True when this stream began with a UTF-8 byte-order mark (dropped).
   bool dropped_bom() const { return dropped_bom_; }
+  // Called before a read of a pipe or a terminal that finds nothing ready
+  // within kWaitGrace: whatever was read before is all there is for now.
+  void set_on_wait(std::function<void()> on_wait) {
+    on_wait_ = std::move(on_wait);
+  }
+  static constexpr int kWaitGraceMs = 20;
+  // The size of the input in bytes (compressed, for a compressed file) when
+  // it is a regular file, else 0; and how far into it reading has come.
+  uint64_t size() const { return size_; }
+  uint64_t position() const;
 
  private:
   bool Fill();  // reads more; false on EOF or error
+  // True when a read of fd_ would not wait (more bytes, the end or an
+  // error), waiting up to `ms` for it.
+  bool Ready(int ms) const;
   void Close();
   // Reads the first bytes of a stream that is not mapped, and starts a
   // decoder when they name a compression.
@@ -100,6 +120,9 @@ class LineReader {
   bool damaged_ = false;
   bool at_start_ = true;  // the byte-order mark is not checked yet
   bool dropped_bom_ = false;
+  std::function<void()> on_wait_;
+  uint64_t size_ = 0;
+  uint64_t read_ = 0;  // bytes read from fd_
 };
 
 }  // namespace cli

@@ -114,6 +114,7 @@ constexpr char kSharedHelp[] =
     "  --line-numbers=file|global  LINE starts from 1 in each input file\n"
     "                    (file, the default) or counts on across them\n"
     "  --quiet           no progress and no summary on stderr\n"
+    "  --progress        the progress line even when stderr is no terminal\n"
     "  --help, --version\n"
     "\n"
     "Diagnostics go to stderr as FILE:LINE:COL: error: KIND: MESSAGE\n"
@@ -172,6 +173,7 @@ void AddSharedOptions(CLI::App* app, bool reads_input, Options* opt) {
       throw UsageError("--threads takes a count from 1 to 1024");
   });
   AddFlag(app, "--quiet", [opt] { opt->quiet = true; });
+  AddFlag(app, "--progress", [opt] { opt->progress = true; });
   if (reads_input) AddFlag(app, "--lenient", [opt] { opt->lenient = true; });
   if (reads_input) {
     AddValueOption(app, "--line-numbers", "file|global",

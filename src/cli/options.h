@@ -29,6 +29,7 @@ class CommandRun;  // command_run.h
 struct Options {
   const char* command = "";  // its name
   bool quiet = false;
+  bool progress = false;  // --progress: the progress line on any stderr
   bool lenient = false;
   size_t max_line = 16u << 20;
   size_t threads = 1;  // AvailableCores() unless --threads

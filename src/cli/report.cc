@@ -2,6 +2,7 @@
 // The counts of a run, the stats report and the summary on stderr.
 #include "src/cli/report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -121,6 +122,31 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
               "(reading and counting included)\n",
               wall, wall > 0 ? t.bytes / 1e6 / wall : 0.0, opt.threads,
               opt.threads == 1 ? "" : "s");
+}
+
+void Progress::Update(const Totals& t, uint64_t done, uint64_t size) {
+  if (!enabled_) return;
+  const auto now = Clock::now();
+  if (now - last_ < std::chrono::milliseconds(500)) return;
+  last_ = now;
+  const double secs = std::chrono::duration<double>(now - start_).count();
+  std::string line = "\r" + std::to_string(t.lines) + " lines";
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), ", %.1f MB, %.1f MB/s", t.bytes / 1e6,
+                secs > 0 ? t.bytes / 1e6 / secs : 0.0);
+  line += buf;
+  if (t.distinct) line += ", " + std::to_string(t.distinct) + " distinct";
+  if (size > 0 && done > 0) {
+    const double share = std::min(1.0, static_cast<double>(done) / size);
+    const double left = secs * (1 - share) / share;
+    const unsigned long long s = static_cast<unsigned long long>(left + 0.5);
+    std::snprintf(buf, sizeof(buf), ", %.0f%%, %llu:%02llu left", share * 100,
+                  s / 60, s % 60);
+    line += buf;
+  }
+  line += "   ";
+  std::fputs(line.c_str(), stderr);
+  shown_ = true;
 }
 
 void PrintSummary(const Options& opt, const Totals& t, bool stopped,

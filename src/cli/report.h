@@ -49,25 +49,22 @@ void CountColumns(const ComponentSpans& s, Totals* t);
 // Counts the risk flags of one valid reference.
 void CountRisks(uint32_t risk_flags, Totals* t);
 
-// Long runs on a terminal: lines, megabytes and speed so far on stderr.
+// Long runs on a terminal: one line on stderr, rewritten in place at most
+// twice a second, with the lines, megabytes and speed so far and, when the
+// input's size is known, the share read and the time left. Whoever writes
+// to stderr clears it first.
 class Progress {
  public:
-  explicit Progress(bool enabled) : enabled_(enabled && isatty(2)) {}
-  void Update(const Totals& t) {
-    if (!enabled_) return;
-    const auto now = Clock::now();
-    if (now - last_ < std::chrono::milliseconds(500)) return;
-    last_ = now;
-    const double secs = std::chrono::duration<double>(now - start_).count();
-    std::string distinct;
-    if (t.distinct) distinct = ", " + std::to_string(t.distinct) + " distinct";
-    std::fprintf(stderr, "\r%llu lines, %.1f MB, %.1f MB/s%s   ",
-                 static_cast<unsigned long long>(t.lines), t.bytes / 1e6,
-                 secs > 0 ? t.bytes / 1e6 / secs : 0.0, distinct.c_str());
-    shown_ = true;
-  }
+  // `forced`: shown even when stderr is not a terminal (--progress).
+  Progress(bool enabled, bool forced)
+      : enabled_(enabled && (forced || isatty(2))) {}
+  bool enabled() const { return enabled_; }
+  // `done` of `size` input bytes are read (size 0: not known).
+  void Update(const Totals& t, uint64_t done, uint64_t size);
+  // Takes the line off the terminal before something else is written.
   void Clear() {
     if (shown_) std::fputs("\r\033[K", stderr);
+    shown_ = false;
   }
 
  private:

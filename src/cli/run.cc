@@ -5,6 +5,8 @@
 // with its diagnostics, and a summary.
 #include "src/cli/run.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -49,16 +51,16 @@ void RepairChunk(Chunk* c) {
 
 }  // namespace
 
-bool ApplyOnError(OnError on_error, const UriReference& uri, bool empty_key,
-                  Chunk* c) {
+bool ApplyOnError(OnError on_error, size_t i, const UriReference& uri,
+                  bool empty_key, Chunk* c) {
   if (on_error == OnError::kFail) return false;
   if (on_error == OnError::kSkip) return true;
   const bool whole = uri.error().kind != ErrorKind::kTooLong;
   if (empty_key) {  // a column of two: a TAB in the line is escaped
     c->out.push_back('\t');
-    if (whole) AppendPgText(uri.text(), &c->out);
+    if (whole) AppendPgText(c->AsRead(i, uri.text()), &c->out);
   } else if (whole) {
-    c->out.append(uri.text());
+    c->out.append(c->AsRead(i, uri.text()));
   }
   c->out.push_back('\n');
   return true;
@@ -119,13 +121,26 @@ int CommandRun::Main() { return RunPipeline(opt_, this); }
 
 namespace {
 
+// The bytes of all `files` (regular files, "-" for stdin), or 0 when one's
+// size is not known (a pipe, a terminal, a file that cannot be read).
+uint64_t InputSize(const std::vector<std::string>& files) {
+  uint64_t size = 0;
+  for (const std::string& file : files) {
+    struct stat st;
+    const int got = file == "-" ? ::fstat(0, &st) : ::stat(file.c_str(), &st);
+    if (got != 0 || !S_ISREG(st.st_mode)) return 0;
+    size += static_cast<uint64_t>(st.st_size);
+  }
+  return size;
+}
+
 // One run: the chunks in flight, written out in input order.
 class Pipeline {
  public:
   Pipeline(const Options& opt, CommandRun* command)
       : opt_(opt),
         command_(command),
-        progress_(!opt.quiet),
+        progress_(!opt.quiet, opt.progress),
         reader_(opt.chunk_bytes, opt.max_line),
         // One thread reads and writes; `threads` workers scan. With one
         // thread the reader does the work itself. Two chunks per worker keep
@@ -136,6 +151,9 @@ class Pipeline {
         chunks_(window_),
         pool_(workers_, window_) {
     for (size_t slot = 0; slot < window_; ++slot) chunks_[slot].slot = slot;
+    // Live input (a pipe that goes quiet): what was read is written out
+    // before the reader waits for more.
+    reader_.set_on_wait([this] { WriteOutPending(); });
   }
 
   int Run();
@@ -146,6 +164,11 @@ class Pipeline {
   void ReadFile(const std::string& file);
   // Writes out the oldest chunk in flight, its diagnostics and counts.
   void EmitOldest();
+  // Writes out every chunk in flight and flushes the output.
+  void WriteOutPending();
+  // The diagnostics gathered so far onto stderr, the progress line cleared
+  // first.
+  void FlushDiagnostics();
   // Writes out every chunk in flight, then `message` on stderr; status 2.
   void FailWith(const std::string& message);
 
@@ -167,7 +190,23 @@ class Pipeline {
   uint64_t lines_written_ = 0;  // of the current file, by the chunks emitted
   // --line-numbers=global: the lines read in the files before this one.
   uint64_t lines_before_file_ = 0;
+  // For the progress line: the size of all input files (0 when one of them
+  // is not a regular file), and of the files read to their end.
+  uint64_t input_size_ = 0, files_done_size_ = 0;
 };
+
+void Pipeline::FlushDiagnostics() {
+  if (err_.buffer().empty()) return;
+  progress_.Clear();
+  err_.Flush();
+}
+
+void Pipeline::WriteOutPending() {
+  while (pool_.Pending()) EmitOldest();
+  FlushDiagnostics();
+  out_.Flush();
+  halted_ = halted_ || out_.failed();
+}
 
 void Pipeline::EmitOldest() {
   const size_t slot = pool_.Next();
@@ -188,14 +227,16 @@ void Pipeline::EmitOldest() {
   Add(c.totals, &totals_);
   pool_.Release(slot);
   out_.MaybeFlush();
-  err_.MaybeFlush();
+  FlushDiagnostics();
   halted_ = out_.failed() || command_->Halted();
-  progress_.Update(totals_);
+  progress_.Update(totals_, files_done_size_ + reader_.position(),
+                   input_size_);
 }
 
 void Pipeline::FailWith(const std::string& message) {
   while (pool_.Pending()) EmitOldest();
-  err_.Flush();
+  FlushDiagnostics();
+  progress_.Clear();
   std::fputs(message.c_str(), stderr);
   status_ = 2;
 }
@@ -261,21 +302,23 @@ void Pipeline::ReadFile(const std::string& file) {
     FailWith(error);
   totals_.boms += reader_.dropped_bom();
   lines_before_file_ = lines_read;
+  files_done_size_ += reader_.size();
 }
 
 int Pipeline::Run() {
   const auto start = std::chrono::steady_clock::now();
   const int begun = command_->Begin(window_, &out_.buffer());
   if (begun >= 0) return begun;
+  if (progress_.enabled()) input_size_ = InputSize(opt_.files);
   for (const std::string& file : opt_.files) {
     if (stopped_ || halted_) break;
     ReadFile(file);
   }
   while (pool_.Pending()) EmitOldest();
-  err_.Flush();
+  FlushDiagnostics();
+  progress_.Clear();
   if (!command_->Finish(&out_, &totals_)) status_ = 2;
   out_.Flush();
-  progress_.Clear();
   if (out_.failed()) {
     std::fprintf(stderr, "uriscan: error writing output\n");
     return 2;

@@ -369,4 +369,35 @@ TEST_F(CliTest, LenientKeepsLinesAndDiagnosesWhatItCannotRepair) {
   EXPECT_EQ(r.err.find("<stdin>:4:"), std::string::npos);
 }
 
+// --lenient repairs a line to judge it; what a command promises to echo is
+// the line as it was read: dedup's output, the crawler profile's ORIGINAL
+// column and --on-error=keep. The repaired form goes only into keys and
+// normal forms.
+TEST_F(CliTest, LenientEchoesTheLineAsReadAndKeysTheRepairedForm) {
+  const std::string iri = "http://B\xc3\xbc" "cher.example/a b";
+  const std::string in = iri + "\n" + "http://xn--bcher-kva.example/a%20b\n" +
+                         "http://[bad/\xc3\xbc\n";
+  const Result dedup = Run("dedup --lenient --quiet", in);
+  EXPECT_EQ(dedup.status, 0) << dedup.err;
+  // The second line is the first's repaired form: the same class, dropped.
+  EXPECT_EQ(dedup.out, iri + "\n" + "http://[bad/\xc3\xbc\n");
+  const Result keys = Run("dedup --lenient --keys --quiet", in);
+  EXPECT_EQ(keys.out.substr(keys.out.find('\t') + 1, iri.size() + 1),
+            iri + "\n");
+  const Result crawler =
+      Run("normalize --profile=crawler --lenient --quiet", in);
+  std::istringstream rows(crawler.out);
+  std::string row;
+  ASSERT_TRUE(std::getline(rows, row));
+  EXPECT_EQ(row, "http://xn--bcher-kva.example/a%20b\t" + iri);
+  ASSERT_TRUE(std::getline(rows, row));
+  EXPECT_EQ(row, "http://xn--bcher-kva.example/a%20b\t"
+                 "http://xn--bcher-kva.example/a%20b");
+  ASSERT_TRUE(std::getline(rows, row));  // invalid even when repaired: kept
+  EXPECT_EQ(row, "\thttp://[bad/\xc3\xbc");
+  const Result keep = Run("normalize --lenient --quiet", in);
+  EXPECT_EQ(keep.out.substr(keep.out.rfind("http://[")),
+            "http://[bad/\xc3\xbc\n");
+}
+
 }  // namespace uriscan_cli_test
