@@ -166,8 +166,8 @@ class Pipeline {
   void EmitOldest();
   // Writes out every chunk in flight and flushes the output.
   void WriteOutPending();
-  // The diagnostics gathered so far onto stderr, the progress line cleared
-  // first.
+  // The diagnostics gathered so far onto stderr, after the output before
+  // them, the progress line cleared first.
   void FlushDiagnostics();
   // Writes out every chunk in flight, then `message` on stderr; status 2.
   void FailWith(const std::string& message);
@@ -197,6 +197,9 @@ class Pipeline {
 
 void Pipeline::FlushDiagnostics() {
   if (err_.buffer().empty()) return;
+  // The records before them first: on a terminal (2>&1) each diagnostic
+  // follows the output of the lines before its own.
+  out_.Flush();
   progress_.Clear();
   err_.Flush();
 }
