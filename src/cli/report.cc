@@ -123,6 +123,20 @@ void PrintStats(const Options& opt, const Totals& t, double wall) {
               opt.threads == 1 ? "" : "s");
 }
 
+std::string NoTargetSummary(const Totals& t) {
+  uint64_t all = 0;
+  for (uint64_t n : t.no_target) all += n;
+  if (all == 0) return {};
+  std::string s = ", " + std::to_string(all) + " with no reference (";
+  for (size_t k = 0; k < kNoTargetKinds; ++k) {
+    if (k > 0) s += ", ";
+    s += NoTargetName(static_cast<NoTarget>(k));
+    s += ' ';
+    s += std::to_string(t.no_target[k]);
+  }
+  return s + ')';
+}
+
 void PrintSummary(const Options& opt, const Totals& t, bool stopped,
                   const std::string& tail) {
   std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
@@ -164,6 +178,8 @@ void Add(const Totals& from, Totals* to) {
   to->extracted += from.extracted;
   to->repaired += from.repaired;
   to->malformed += from.malformed;
+  for (size_t k = 0; k < from.no_target.size(); ++k)
+    to->no_target[k] += from.no_target[k];
   for (size_t k = 0; k < from.by_risk.size(); ++k)
     to->by_risk[k] += from.by_risk[k];
   to->scan_seconds += from.scan_seconds;
