@@ -14,6 +14,7 @@
 #include "src/cli/extract.h"
 #include "src/cli/input.h"
 #include "src/cli/options.h"
+#include "src/cli/report.h"
 
 namespace uriscan {
 namespace cli {
@@ -56,10 +57,12 @@ class ExtractRun : public CommandRun {
   int Report(const Totals& t, bool /*stopped*/, double /*wall*/) override {
     if (!opt_.quiet)
       std::fprintf(stderr,
-                   "uriscan: %llu lines, %llu URI references, %llu malformed\n",
+                   "uriscan: %llu lines, %llu URI references, %llu "
+                   "malformed%s\n",
                    static_cast<unsigned long long>(t.lines),
                    static_cast<unsigned long long>(t.extracted),
-                   static_cast<unsigned long long>(t.malformed));
+                   static_cast<unsigned long long>(t.malformed),
+                   NoTargetSummary(t).c_str());
     return 0;
   }
 
@@ -248,31 +251,21 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   const uint64_t header_lines = std::count(header.begin(), header.end(), '\n');
   // Lines longer than --max-line are diagnosed and left empty, whether or
   // not they fit in a chunk, so the output never depends on the chunking.
-  std::string_view text = c->input.text.substr(r.skip);
-  if (text.size() > opt_.max_line) {  // else no line can be too long
-    thread_local std::string trimmed;
-    trimmed.clear();
-    uint64_t line = 0;
-    for (size_t pos = 0; pos < text.size(); ++line) {
-      const size_t nl = std::min(text.find('\n', pos), text.size());
-      const bool cr = nl > pos && text[nl - 1] == '\r';
-      if (nl - pos - cr > opt_.max_line) {
-        c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
-                                  ErrorKindName(ErrorKind::kTooLong),
-                                  ErrorKindMessage(ErrorKind::kTooLong)});
-        ++c->totals.malformed;
-      } else {
-        trimmed.append(text, pos, nl - pos);
-      }
-      if (nl < text.size()) trimmed.push_back('\n');
-      pos = nl + 1;
-    }
-    text = trimmed;
-  }
+  thread_local std::string kept;
+  thread_local std::vector<uint64_t> long_lines;
+  const std::string_view text = WithoutLongLines(
+      c->input.text.substr(r.skip), opt_.max_line, &kept, &long_lines);
+  for (const uint64_t line : long_lines)
+    c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
+                              ErrorKindName(ErrorKind::kTooLong),
+                              ErrorKindMessage(ErrorKind::kTooLong)});
+  c->totals.malformed += long_lines.size();
   thread_local std::vector<ExtractProblem> problems;
   problems.clear();
-  c->totals.extracted =
+  const ExtractCounts counts =
       Extract(text, x, c->first_line + header_lines, &c->out, &problems);
+  c->totals.extracted = counts.references;
+  c->totals.no_target = counts.no_target;
   for (const ExtractProblem& p : problems)
     c->diagnostics.push_back({header_lines + p.line, p.column, p.kind,
                               p.message});

@@ -31,10 +31,10 @@ struct Sink {
   uint64_t first_line;
   std::string* out;
   std::vector<ExtractProblem>* problems;
-  uint64_t emitted = 0;  // references written
+  ExtractCounts counts;
 
   void Emit(uint64_t line, std::string_view ref) {
-    ++emitted;
+    ++counts.references;
     if (opt.with_line) {
       out->append(std::to_string(first_line + line));
       out->push_back('\t');
@@ -48,6 +48,9 @@ struct Sink {
   }
   void Problem(uint64_t line, uint64_t column, std::string_view message) {
     problems->push_back({line, column, kLogFormat, message});
+  }
+  void NoReference(NoTarget kind) {
+    ++counts.no_target[static_cast<size_t>(kind)];
   }
   // A value taken from a field: a line break or other control character in
   // it would break the one-reference-per-line output.
@@ -496,8 +499,8 @@ void ExtractJsonLine(std::string_view l, uint64_t line, Sink* sink) {
 
 // --- clf, combined ----------------------------------------------------
 
-// A quoted field of a server log from l[*i] == '"': Apache writes '"' and
-// '\' inside it as \" and \\, which are kept as written.
+// A quoted field of a server log from l[*i] == '"', as written: it ends at
+// a '"' that no backslash escapes.
 bool QuotedLogField(std::string_view l, size_t* i, std::string_view* v) {
   if (*i >= l.size() || l[*i] != '"') return false;
   size_t j = *i + 1;
@@ -506,6 +509,60 @@ bool QuotedLogField(std::string_view l, size_t* i, std::string_view* v) {
   *v = l.substr(*i + 1, j - *i - 1);
   *i = j + 1;
   return true;
+}
+
+// The escapes web servers write in quoted log fields: Apache's \" and \\,
+// \xhh for other bytes and C-style \b \n \r \t \v for whitespace (the
+// mod_log_config documentation), nginx's \xHH. The byte that raw[i...]
+// stands for, and how many bytes of `raw` that takes. A backslash that
+// starts no escape is a byte as written.
+size_t LogFieldByte(std::string_view raw, size_t i, char* byte) {
+  *byte = raw[i];
+  if (raw[i] != '\\' || i + 1 == raw.size()) return 1;
+  const char e = raw[i + 1];
+  if (e == '"' || e == '\\') {
+    *byte = e;
+    return 2;
+  }
+  static constexpr char kLetters[] = "bnrtv", kControls[] = "\b\n\r\t\v";
+  if (const char* c = std::strchr(kLetters, e); c && e) {
+    *byte = kControls[c - kLetters];
+    return 2;
+  }
+  if (e == 'x' && i + 3 < raw.size() && chars::Is(raw[i + 2], chars::kHexDig) &&
+      chars::Is(raw[i + 3], chars::kHexDig)) {
+    *byte = static_cast<char>(chars::HexValue(raw[i + 2]) * 16 +
+                              chars::HexValue(raw[i + 3]));
+    return 4;
+  }
+  return 1;
+}
+
+// A log field with its escapes undone: `raw` itself when it has none, else
+// *scratch.
+std::string_view Unescaped(std::string_view raw, std::string* scratch) {
+  if (raw.find('\\') == std::string_view::npos) return raw;
+  scratch->clear();
+  char byte = 0;
+  for (size_t i = 0; i < raw.size(); scratch->push_back(byte))
+    i += LogFieldByte(raw, i, &byte);
+  return *scratch;
+}
+
+// Where byte `at` of Unescaped(raw) was written in `raw`.
+size_t EscapedOffset(std::string_view raw, size_t at) {
+  size_t i = 0;
+  char byte = 0;
+  for (; at > 0 && i < raw.size(); --at) i += LogFieldByte(raw, i, &byte);
+  return i;
+}
+
+// A method is a token (RFC 9110 sec. 5.6.2, 9.1).
+bool IsToken(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return chars::Is(c, chars::kAlpha | chars::kDigit) ||
+           (c && std::strchr("!#$%&'*+-.^_`|~", c));
+  });
 }
 
 void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
@@ -540,6 +597,7 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
       return sink->Problem(line, i + 1, "expected status and size");
     i = next;
   }
+  thread_local std::string scratch, method_scratch;
   std::string_view referer;
   size_t referer_at = 0;
   if (combined) {
@@ -551,25 +609,45 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
       return sink->Problem(line, i + 1, "expected a quoted user agent");
   }
   if (sink->opt.referer) {
-    if (referer != "-") sink->EmitValue(line, referer_at, referer);
+    if (referer != "-")
+      sink->EmitValue(line, referer_at, Unescaped(referer, &scratch));
     return;
   }
-  // request-line = method SP request-target SP HTTP-version (RFC 9112 3)
+  // request-line = method SP request-target SP HTTP-version (RFC 9112 3),
+  // split where the log holds a space, each part then unescaped.
+  if (request.empty() || request == "-")
+    return sink->NoReference(NoTarget::kNoRequest);
   const size_t sp1 = request.find(' ');
-  const size_t sp2 = sp1 == std::string_view::npos
-                         ? sp1 : request.find(' ', sp1 + 1);
-  if (sp1 == std::string_view::npos || sp1 == 0 || sp2 == sp1 + 1 ||
-      (sp2 != std::string_view::npos &&
-       request.compare(sp2 + 1, 5, "HTTP/") != 0))
+  const std::string_view method =
+      Unescaped(request.substr(0, sp1), &method_scratch);
+  if (sp1 == std::string_view::npos || !IsToken(method))
+    return sink->NoReference(NoTarget::kNotHttp);
+  const size_t sp2 = request.find(' ', sp1 + 1);
+  if (sp2 == sp1 + 1 || (sp2 != std::string_view::npos &&
+                         request.compare(sp2 + 1, 5, "HTTP/") != 0))
     return sink->Problem(line, request_at,
                          "the request line is not METHOD TARGET HTTP/x.y");
-  const std::string_view target =
-      request.substr(sp1 + 1, (sp2 == std::string_view::npos ? request.size()
-                                                               : sp2) - sp1 - 1);
-  if (!sink->opt.base) return sink->EmitValue(line, request_at + sp1 + 1, target);
+  const size_t target_at = request_at + sp1 + 1;  // its column
+  const std::string_view written = request.substr(
+      sp1 + 1,
+      (sp2 == std::string_view::npos ? request.size() : sp2) - sp1 - 1);
+  std::string_view target = Unescaped(written, &scratch);
+  if (target == "*") return sink->NoReference(NoTarget::kAsteriskForm);
+  // CONNECT's authority-form, host:port (RFC 9112 sec. 3.2.3), is an
+  // authority: as a reference, "//host:port".
+  thread_local std::string network_path;
+  size_t prefix = 0;  // bytes before the target as written
+  if (method == "CONNECT" &&
+      target.find_first_of("/?#") == std::string_view::npos) {
+    network_path.assign("//").append(target);
+    target = network_path;
+    prefix = 2;
+  }
+  if (!sink->opt.base) return sink->EmitValue(line, target_at, target);
   const UriReference ref = ParseUriReference(target);
   if (!ref.valid()) {
-    sink->problems->push_back({line, request_at + sp1 + 1 + ref.error().offset,
+    const size_t at = std::max<size_t>(ref.error().offset, prefix) - prefix;
+    sink->problems->push_back({line, target_at + EscapedOffset(written, at),
                                ErrorKindName(ref.error().kind),
                                ErrorKindMessage(ref.error().kind)});
     return;
@@ -628,10 +706,16 @@ bool ParseLogFormat(std::string_view name, LogFormat* format) {
   return false;
 }
 
-uint64_t Extract(std::string_view text, const ExtractOptions& opt,
-                 uint64_t first_line, std::string* out,
-                 std::vector<ExtractProblem>* problems) {
-  Sink sink{opt, first_line, out, problems};
+const char* NoTargetName(NoTarget kind) {
+  static constexpr const char* kNames[kNoTargetKinds] = {
+      "no-request", "not-http", "asterisk-form"};
+  return kNames[static_cast<size_t>(kind)];
+}
+
+ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
+                      uint64_t first_line, std::string* out,
+                      std::vector<ExtractProblem>* problems) {
+  Sink sink{opt, first_line, out, problems, {}};
   switch (opt.from) {
     case LogFormat::kText:
       ExtractText(text, &sink);
@@ -652,7 +736,28 @@ uint64_t Extract(std::string_view text, const ExtractOptions& opt,
       });
       break;
   }
-  return sink.emitted;
+  return sink.counts;
+}
+
+std::string_view WithoutLongLines(std::string_view text, size_t max_line,
+                                  std::string* kept,
+                                  std::vector<uint64_t>* long_lines) {
+  long_lines->clear();
+  if (text.size() <= max_line) return text;  // no line can be too long
+  kept->clear();
+  uint64_t line = 0;
+  for (size_t pos = 0; pos < text.size(); ++line) {
+    const size_t nl = std::min(text.find('\n', pos), text.size());
+    const bool cr = nl > pos && text[nl - 1] == '\r';
+    if (nl - pos - cr > max_line) {
+      long_lines->push_back(line);
+    } else {
+      kept->append(text, pos, nl - pos);
+    }
+    if (nl < text.size()) kept->push_back('\n');
+    pos = nl + 1;
+  }
+  return *kept;
 }
 
 size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,

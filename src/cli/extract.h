@@ -5,6 +5,7 @@
 #ifndef URISCAN_SRC_CLI_EXTRACT_H_
 #define URISCAN_SRC_CLI_EXTRACT_H_
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -45,12 +46,35 @@ struct ExtractProblem {
   std::string_view message;  // a static string
 };
 
+// clf, combined (--field=target): the lines that are in the format but
+// whose request line gives no reference, and so no diagnostic either.
+enum class NoTarget {
+  kNoRequest,     // "-" (or ""): the connection closed before a request line
+  kNotHttp,       // no method and space first: a TLS handshake, binary
+  kAsteriskForm,  // "OPTIONS * HTTP/1.1" (RFC 9112 sec. 3.2.4)
+};
+inline constexpr size_t kNoTargetKinds = 3;
+// "no-request", "not-http", "asterisk-form".
+const char* NoTargetName(NoTarget kind);
+
+struct ExtractCounts {
+  uint64_t references = 0;  // written
+  std::array<uint64_t, kNoTargetKinds> no_target{};  // by NoTarget
+};
+
 // Appends the references found in `text` (whole records) to *out, one per
 // line, each after "LINE\t" with --with-line (`first_line` is the number of
-// the text's first line). Returns the number of references written.
-uint64_t Extract(std::string_view text, const ExtractOptions& opt,
-                 uint64_t first_line, std::string* out,
-                 std::vector<ExtractProblem>* problems);
+// the text's first line).
+ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
+                      uint64_t first_line, std::string* out,
+                      std::vector<ExtractProblem>* problems);
+
+// `text` with its lines longer than `max_line` (a "\r" before the "\n" not
+// counted) left empty: `text` itself when none is, else *kept. Those
+// lines' numbers (from 0) go in *long_lines.
+std::string_view WithoutLongLines(std::string_view text, size_t max_line,
+                                  std::string* kept,
+                                  std::vector<uint64_t>* long_lines);
 
 // How much of `text` (whole lines) ends on a record boundary: a record of
 // tsv or csv may hold line breaks inside quotes, and a reference of text in

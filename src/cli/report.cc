@@ -69,12 +69,23 @@ void CountRisks(uint32_t risk_flags, Totals* t) {
     t->by_risk[k] += (risk_flags >> k) & 1;
 }
 
-void PrintStats(const Options& opt, const Totals& t, double wall) {
+void PrintStats(const Options& opt, const Totals& t, double wall,
+                const std::string& from) {
   auto pct = [&](uint64_t n) { return t.lines ? 100.0 * n / t.lines : 0.0; };
   std::printf("uriscan stats: RFC 3986 URI-reference, %s\n",
               opt.lenient ? "lenient (repaired, then strict)" : "strict");
   for (const std::string& f : opt.files)
     std::printf("  input            %s\n", f == "-" ? "<stdin>" : f.c_str());
+  if (!from.empty()) {
+    std::printf("  log lines        %llu (%s), %llu URI references, %llu "
+                "malformed\n",
+                static_cast<unsigned long long>(t.log_lines), from.c_str(),
+                static_cast<unsigned long long>(t.extracted),
+                static_cast<unsigned long long>(t.malformed));
+    for (size_t k = 0; k < kNoTargetKinds; ++k)
+      std::printf("    %-16s %llu\n", NoTargetName(static_cast<NoTarget>(k)),
+                  static_cast<unsigned long long>(t.no_target[k]));
+  }
   std::printf("  URIs scanned     %llu (%.1f MB)\n",
               static_cast<unsigned long long>(t.lines), t.bytes / 1e6);
   std::printf("  valid            %llu (%.2f %%)\n",
@@ -149,6 +160,20 @@ void Progress::Update(const Totals& t, uint64_t done, uint64_t size) {
   shown_ = true;
 }
 
+std::string NoTargetSummary(const Totals& t) {
+  uint64_t all = 0;
+  for (uint64_t n : t.no_target) all += n;
+  if (all == 0) return {};
+  std::string s = ", " + std::to_string(all) + " with no reference (";
+  for (size_t k = 0; k < kNoTargetKinds; ++k) {
+    if (k > 0) s += ", ";
+    s += NoTargetName(static_cast<NoTarget>(k));
+    s += ' ';
+    s += std::to_string(t.no_target[k]);
+  }
+  return s + ')';
+}
+
 void PrintSummary(const Options& opt, const Totals& t, bool stopped,
                   const std::string& tail) {
   std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
@@ -190,6 +215,9 @@ void Add(const Totals& from, Totals* to) {
   to->extracted += from.extracted;
   to->repaired += from.repaired;
   to->malformed += from.malformed;
+  for (size_t k = 0; k < from.no_target.size(); ++k)
+    to->no_target[k] += from.no_target[k];
+  to->log_lines += from.log_lines;
   for (size_t k = 0; k < from.by_risk.size(); ++k)
     to->by_risk[k] += from.by_risk[k];
   to->scan_seconds += from.scan_seconds;

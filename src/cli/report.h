@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string>
 
+#include "src/cli/extract.h"
 #include "src/cli/options.h"
 #include "uriscan/uriscan.h"
 
@@ -29,6 +30,10 @@ struct Totals {
   uint64_t distinct = 0;  // dedup, for the progress line
   uint64_t flagged = 0;   // valid lines with any risk flag
   uint64_t extracted = 0, malformed = 0;  // extract
+  // extract, stats --from=clf|combined: log lines whose request line gives
+  // no reference, by NoTarget (extract.h)
+  std::array<uint64_t, kNoTargetKinds> no_target{};
+  uint64_t log_lines = 0;  // stats --from: lines read (t.lines: references)
   uint64_t repaired = 0;  // --lenient: lines repaired
   uint64_t boms = 0;      // inputs that began with a byte-order mark
   std::array<uint64_t, risks::kCount> by_risk{};
@@ -74,8 +79,14 @@ class Progress {
   Clock::time_point start_ = Clock::now(), last_ = Clock::now();
 };
 
-// uriscan stats: the report on stdout.
-void PrintStats(const Options& opt, const Totals& t, double wall);
+// uriscan stats: the report on stdout; `from` is the log format of
+// --from, which adds the log's lines by kind, or "".
+void PrintStats(const Options& opt, const Totals& t, double wall,
+                const std::string& from);
+
+// ", 3 with no reference (no-request 1, not-http 1, asterisk-form 1)":
+// the log lines of each NoTarget kind, or "" when there are none.
+std::string NoTargetSummary(const Totals& t);
 
 // The summary line on stderr at the end of a run (not under --quiet).
 // `tail` is the command's own part (", 3 rewritten").

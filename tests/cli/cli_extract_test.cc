@@ -162,4 +162,107 @@ TEST_F(CliTest, ExtractBadInputsKeepEveryLineAccountedFor) {
             std::string::npos) << r.err;
 }
 
+// A Combined Log Format line with `request` and `referer` as written
+// between their quotes.
+std::string LogLine(const std::string& request,
+                    const std::string& referer = "-") {
+  return "1.2.3.4 - - [d] \"" + request + "\" 200 1 \"" + referer +
+         "\" \"agent \\\"q\\\"\"\n";
+}
+
+TEST_F(CliTest, ExtractUndoesWebServerEscapes) {
+  // Apache writes \" \\ \xhh and \n \t ... inside quoted fields, nginx
+  // \xHH; each stands for one byte of the request. A backslash that starts
+  // no escape is kept as written.
+  const std::string log =
+      LogLine(R"(GET /q?a=\x22q\x22 HTTP/1.1)",
+              R"(http://r.example/?q=\"x\"&p=\\)") +
+      LogLine(R"(GET /caf\xc3\xA9/a\x20b HTTP/1.1)") +
+      LogLine(R"(GET /m\x4\x41\q\x HTTP/1.1)") +
+      LogLine(R"(GET /tab\tx HTTP/1.1)");
+  Result r = Run("extract --quiet --with-line --from=combined", log);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "1\t/q?a=\"q\"\n2\t/caf\xc3\xa9/a b\n3\t/m\\x4A\\q\\x\n");
+  // The tab is a byte no line of output may hold: reported where the
+  // target starts in the line as written.
+  EXPECT_EQ(r.err,
+            "<stdin>:4:22: error: log-format: the value holds a control "
+            "character\n");
+  r = Run("extract --quiet --from=combined --lenient", log);
+  EXPECT_EQ(r.out,
+            "/q?a=%22q%22\n/caf%C3%A9/a%20b\n/m%5Cx4A%5Cq%5Cx\n");
+  r = Run("extract --quiet --from=combined --field=referer", log);
+  EXPECT_EQ(r.out, "http://r.example/?q=\"x\"&p=\\\n");
+  r = Run("extract --quiet --from=combined --field=referer --lenient", log);
+  EXPECT_EQ(r.out, "http://r.example/?q=%22x%22&p=%5C\n");
+}
+
+TEST_F(CliTest, ExtractColumnsPointIntoTheLineAsWritten) {
+  // "/A%zz" once unescaped: the bad '%' is byte 27 of the line, after the
+  // four bytes of \x41.
+  const Result r = Run("extract --quiet --from=combined --base=http://b/",
+                       LogLine(R"(GET /\x41%zz HTTP/1.1)") +
+                           LogLine(R"(GET /\x22\x41 HTTP/1.1)") +
+                           LogLine(R"(GET /\x41 HTTP/1.1)"));
+  EXPECT_EQ(r.out, "http://b/A\n");
+  EXPECT_EQ(r.err,
+            "<stdin>:1:27: error: pct-encoded: '%' not followed by two hex "
+            "digits\n"
+            "<stdin>:2:23: error: disallowed-byte: byte not allowed anywhere "
+            "in a URI (control, space, \" < > \\ ^ ` { | }, DEL or non-ASCII; "
+            "percent-encode it)\n");
+}
+
+TEST_F(CliTest, ExtractWritesConnectAsAnAuthorityAndDropsAsteriskForm) {
+  // RFC 9112 sec. 3.2.3: CONNECT's host:port is an authority, so a
+  // network-path reference; sec. 3.2.4: "*" is no reference at all.
+  const std::string log = LogLine("CONNECT www.example.com:443 HTTP/1.1") +
+                          LogLine("CONNECT [::1]:8443 HTTP/1.1") +
+                          LogLine("OPTIONS * HTTP/1.1") +
+                          LogLine("GET www.example.com:443 HTTP/1.1");
+  Result r = Run("extract --with-line --from=combined", log);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "1\t//www.example.com:443\n2\t//[::1]:8443\n"
+            "4\twww.example.com:443\n");
+  EXPECT_EQ(r.err,
+            "uriscan: 4 lines, 3 URI references, 0 malformed, 1 with no "
+            "reference (no-request 0, not-http 0, asterisk-form 1)\n");
+  // Against a base, the authority takes the base's scheme. Another
+  // method's target is read as RFC 3986 reads it (here scheme
+  // "www.example.com"), as written.
+  r = Run("extract --quiet --from=combined --base=https://b.example/d/", log);
+  EXPECT_EQ(r.out,
+            "https://www.example.com:443\nhttps://[::1]:8443\n"
+            "www.example.com:443\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(CliTest, ExtractCountsLinesWithNoRequestInsteadOfReportingThem) {
+  // What nginx and Apache log for connections that never sent an HTTP
+  // request: "-", TLS handshakes (escaped, or raw bytes) and other
+  // protocols' bytes.
+  const std::string log =
+      LogLine("-") + LogLine("") +
+      LogLine(R"(\x16\x03\x01\x02\x00\x01\x00\x01\xFC\x03\x03)") +
+      LogLine("\x16\x03\x01\x02\xfc\x03") + LogLine("SSH-2.0-Go") +
+      LogLine("OPTIONS * HTTP/1.1") + LogLine("GET /a b c") +
+      LogLine("GET /ok HTTP/1.1");
+  Result r = Run("extract --from=combined", log);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "/ok\n");
+  // Only the line that looks like a request (a method and a space) and is
+  // malformed gets a diagnostic.
+  EXPECT_EQ(r.err,
+            "<stdin>:7:18: error: log-format: the request line is not "
+            "METHOD TARGET HTTP/x.y\n"
+            "uriscan: 8 lines, 1 URI references, 1 malformed, 6 with no "
+            "reference (no-request 2, not-http 3, asterisk-form 1)\n");
+  // The Referer does not depend on the request line.
+  r = Run("extract --from=combined --field=referer",
+          LogLine("-", "http://r.example/"));
+  EXPECT_EQ(r.out, "http://r.example/\n");
+  EXPECT_EQ(r.err, "uriscan: 1 lines, 1 URI references, 0 malformed\n");
+}
+
 }  // namespace uriscan_cli_test

@@ -28,4 +28,51 @@ TEST_F(CliTest, StatsCountsEachRiskFlag) {
   EXPECT_NE(r.out.find("    script-scheme          0\n"), std::string::npos);
 }
 
+TEST_F(CliTest, StatsFromALogCountsItsLinesByKind) {
+  std::string log;
+  for (const char* request :
+       {"-", R"(\x16\x03\x01\x02\x00\x01)", "OPTIONS * HTTP/1.1",
+        "GET /a b c", R"(GET /q?a=\x22q\x22 HTTP/1.1)",
+        "GET http://h.example:8080/x HTTP/1.1", "GET /y HTTP/1.1"})
+    log += std::string("1.2.3.4 - - [d] \"") + request +
+           "\" 200 1 \"-\" \"x\"\n";
+  log += "1.2.3.4 - - [d] \"GET /" + std::string(300, 'z') +
+         " HTTP/1.1\" 200 1 \"-\" \"x\"\nnot a log line\n";
+  Write(Path("a.log"), log);
+  const Result r =
+      Run("stats --from=combined --max-line=200 --threads=1 " + Path("a.log"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("  log lines        9 (combined), 3 URI references, "
+                       "3 malformed\n"
+                       "    no-request       1\n"
+                       "    not-http         1\n"
+                       "    asterisk-form    1\n"
+                       "  URIs scanned     3 "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("  valid            2 (66.67 %)\n"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("name 1, ipv4 0"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "");
+  // The same counts whatever the threads and chunks: a line longer than
+  // --max-line is malformed whether or not it fits in a chunk.
+  for (const char* opts : {"--threads=2 --chunk-size=1",
+                           "--threads=3 --chunk-size=100"}) {
+    const Result many = Run("stats --from=combined --max-line=200 " +
+                            std::string(opts) + " " + Path("a.log"));
+    const auto counts = [](const std::string& out) {
+      return out.substr(0, out.find("  scan throughput"));
+    };
+    EXPECT_EQ(counts(many.out), counts(r.out)) << opts;
+  }
+  // --lenient repairs the targets, then counts them.
+  const Result lenient =
+      Run("stats --from=combined --lenient " + Path("a.log"));
+  EXPECT_NE(lenient.out.find("  repaired         1 "), std::string::npos)
+      << lenient.out;
+  EXPECT_EQ(Run("stats --from=text").err,
+            "uriscan: --from takes clf or combined, not 'text'\n"
+            "try 'uriscan --help'\n");
+}
+
 }  // namespace uriscan_cli_test
