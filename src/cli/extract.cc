@@ -644,9 +644,18 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
     prefix = 2;
   }
   if (!sink->opt.base) return sink->EmitValue(line, target_at, target);
+  // --lenient: the repaired target is what is resolved (its fault, if one
+  // is left, is then reported at the target's start).
+  thread_local std::string repaired;
+  repaired.clear();
+  const bool was_repaired =
+      sink->opt.lenient && RepairReference(target, &repaired);
+  if (was_repaired) target = repaired;
   const UriReference ref = ParseUriReference(target);
   if (!ref.valid()) {
-    const size_t at = std::max<size_t>(ref.error().offset, prefix) - prefix;
+    const size_t at =
+        was_repaired ? 0
+                     : std::max<size_t>(ref.error().offset, prefix) - prefix;
     sink->problems->push_back({line, target_at + EscapedOffset(written, at),
                                ErrorKindName(ref.error().kind),
                                ErrorKindMessage(ref.error().kind)});

@@ -195,6 +195,15 @@ TEST_F(CliTest, ExtractUndoesWebServerEscapes) {
   EXPECT_EQ(r.out, "http://r.example/?q=\"x\"&p=\\\n");
   r = Run("extract --quiet --from=combined --field=referer --lenient", log);
   EXPECT_EQ(r.out, "http://r.example/?q=%22x%22&p=%5C\n");
+  // With --base the repaired target is what is resolved.
+  r = Run("extract --quiet --from=combined --lenient --base=http://h.example/",
+          log);
+  EXPECT_EQ(r.out,
+            "http://h.example/q?a=%22q%22\nhttp://h.example/caf%C3%A9/a%20b\n"
+            "http://h.example/m%5Cx4A%5Cq%5Cx\n");
+  EXPECT_EQ(r.err, "<stdin>:4:26: error: disallowed-byte: byte not allowed "
+                   "anywhere in a URI (control, space, \" < > \\ ^ ` { | }, "
+                   "DEL or non-ASCII; percent-encode it)\n");
 }
 
 TEST_F(CliTest, ExtractColumnsPointIntoTheLineAsWritten) {
