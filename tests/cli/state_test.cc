@@ -167,14 +167,18 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
     }
     EXPECT_TRUE(got == expect) << opts;
   }
-  // A day run again writes nothing new; --keys and keep work as usual.
+  // A day run again writes nothing (invalid lines are skipped with
+  // --state), and only its invalid lines with an explicit keep.
   Result again = Run("dedup --state=" + state_, days[2]);
   EXPECT_EQ(again.status, 0);
-  EXPECT_EQ(again.out.find("http://h"), std::string::npos);
-  EXPECT_NE(again.out.find("bad host"), std::string::npos);  // kept
+  EXPECT_EQ(again.out, "");
   EXPECT_NE(again.err.find("classes seen in earlier runs, 0 new"),
             std::string::npos)
       << again.err;
+  again = Run("dedup --on-error=keep --state=" + state_, days[2]);
+  EXPECT_EQ(again.status, 0);
+  EXPECT_EQ(again.out.find("http://h"), std::string::npos);
+  EXPECT_NE(again.out.find("bad host"), std::string::npos);  // kept
   const Result info = Run("state " + state_);
   EXPECT_EQ(info.status, 0);
   EXPECT_NE(info.out.find("profile   'scheme' (version 3)"), std::string::npos)
@@ -462,6 +466,37 @@ TEST_F(StateCliTest, DamagedFilesAreErrorsNeverAnEmptyState) {
   expect_damaged("no manifest");
   Write(state_ + "/MANIFEST", manifest);
   EXPECT_EQ(Run("state --verify " + state_).status, 0);
+}
+
+TEST_F(StateCliTest, InvalidLinesAreNotWrittenWithStateUnlessKeepIsGiven) {
+  const std::string day = "http://a/\nhttp://bad host/\nhttp://b/\n%zz\n";
+  // Run twice: the first writes only the valid lines, the second nothing;
+  // both diagnose and count the invalid lines.
+  for (const char* expect : {"http://a/\nhttp://b/\n", ""}) {
+    const Result r = Run("dedup --state=" + state_, day);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, expect);
+    EXPECT_NE(r.err.find("<stdin>:2:11: error: disallowed-byte"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("<stdin>:4:1: error: pct-encoded"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("uriscan: 4 lines, 2 valid, 2 invalid "
+                         "(disallowed-byte 1, pct-encoded 1), "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(StateKeys(), 2);
+  // An explicit --on-error wins: keep writes the invalid lines on every
+  // run, fail stops at the first.
+  Result r = Run("dedup --on-error=keep --state=" + state_, day);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://bad host/\n%zz\n");
+  r = Run("dedup --on-error=fail --state=" + state_, day);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  // Without --state, keep stays the default.
+  EXPECT_EQ(Run("dedup", day).out, day);
 }
 
 }  // namespace
