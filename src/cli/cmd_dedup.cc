@@ -40,7 +40,10 @@ constexpr char kHelp[] =
     "                              saw are written; the run's new classes\n"
     "                              are added to DIR when it ends with exit\n"
     "                              0 (crash-safe; one run at a time). DIR\n"
-    "                              keeps one profile: another is an error\n";
+    "                              keeps one profile: another is an error.\n"
+    "                              Invalid lines are not written (they are\n"
+    "                              diagnosed and counted) unless\n"
+    "                              --on-error=keep is given\n";
 
 // What a state made with `fingerprinter`'s keys records about them.
 SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
@@ -155,7 +158,8 @@ class DedupRun : public CommandRun {
   }
 
   ProfileOptions profile_;
-  OnError on_error_ = OnError::kKeep;
+  OnError on_error_ = OnError::kKeep;  // kSkip with --state unless given
+  bool on_error_given_ = false;
   DedupSink::Config config_;
   std::string state_dir_;  // --state
   std::unique_ptr<Fingerprinter> fingerprinter_;
@@ -167,7 +171,7 @@ class DedupRun : public CommandRun {
 
 void DedupRun::AddOptions(CLI::App* app) {
   AddProfileOptions(app, &profile_);
-  AddOnErrorOption(app, &on_error_);
+  AddOnErrorOption(app, &on_error_, &on_error_given_);
   AddFlag(app, "--keys", [this] { config_.keys = true; });
   AddValueOption(app, "--memory", "SIZE", [this](const std::string& v) {
     if (!ParseBytes(v.c_str(), &config_.memory))
@@ -209,6 +213,10 @@ int DedupRun::Check() {
   }
   if (!state_dir_.empty() && config_.bloom_expected > 0)
     return Usage("--state keeps an exact seen-set; it cannot take --bloom");
+  // An invalid line has no class, so the state cannot hold it: kept, it
+  // would be written again by every run. A crawler's new URLs are valid
+  // ones; invalid lines still get their diagnostics and counts.
+  if (!state_dir_.empty() && !on_error_given_) on_error_ = OnError::kSkip;
   return -1;
 }
 

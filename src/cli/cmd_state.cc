@@ -18,9 +18,10 @@ namespace {
 
 constexpr char kHelp[] =
     "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
-    "      [--compact]             runs; --verify decodes every run and checks\n"
-    "                              its checksum (exit 2 when damaged);\n"
-    "                              --compact first merges all runs into one\n";
+    "      [--compact]             runs (exit 2 when DIR has no MANIFEST);\n"
+    "                              --verify decodes every run and checks its\n"
+    "                              checksum (exit 2 when damaged); --compact\n"
+    "                              first merges all runs into one\n";
 
 // Merges every run of `dir` into one, under the exclusive lock.
 bool Compact(const std::string& dir, std::string* error) {
@@ -28,7 +29,6 @@ bool Compact(const std::string& dir, std::string* error) {
   {
     SeenState reading;
     if (!reading.OpenForReading(dir, error)) return false;
-    if (!reading.exists()) return true;
     identity = reading.identity();
   }
   SeenState state;
@@ -51,9 +51,7 @@ void PrintState(const std::string& dir, const SeenState& state) {
   const double per_key = keys ? static_cast<double>(bytes) / keys : 0;
   const double bound = keys ? KeyRunBoundBytes(keys) / keys : 0;
   std::printf("state     %s\n", dir.c_str());
-  std::printf("profile   %s\n",
-              state.exists() ? state.identity().Describe().c_str()
-                             : "none yet (no run has finished)");
+  std::printf("profile   %s\n", state.identity().Describe().c_str());
   std::printf("keys      %llu\n", static_cast<unsigned long long>(keys));
   std::printf("bytes     %llu on disk (key runs %llu, MANIFEST %llu): "
               "%.2f bytes per key, bound %.2f\n",
@@ -85,7 +83,8 @@ class StateRun : public CommandRun {
     return -1;
   }
 
-  // Exit status 2 when the state is damaged or in use.
+  // Exit status 2, with nothing on stdout but what --compact did, when DIR
+  // is not a state or the state is damaged or in use.
   int Main() override {
     const std::string& dir = opt_.files[0];
     SeenState state;
@@ -98,11 +97,11 @@ class StateRun : public CommandRun {
       std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
       return 2;
     }
-    PrintState(dir, state);
     if (verify_ && !state.Verify(&error)) {
       std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
       return 2;
     }
+    PrintState(dir, state);
     if (verify_)
       std::printf("verified  %zu runs: key order, counts and checksums\n",
                   state.runs().size());

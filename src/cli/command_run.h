@@ -154,9 +154,10 @@ class CommandRun {
   // After a whole run with no error, its output written: what it keeps
   // across runs (dedup --state). False after a message.
   virtual bool Commit() { return true; }
-  // The summary (on stderr unless --quiet; stats writes its report); the
-  // exit status the command asks for: 0, 1 for invalid input (validate), 2
-  // when the report cannot be written.
+  // The summary (on stderr unless --quiet; stats writes its report), after
+  // a run that did not fail (a run with exit status 2 has none); the exit
+  // status the command asks for: 0, 1 for invalid input (validate), 2 when
+  // the report cannot be written.
   virtual int Report(const Totals& t, bool stopped, double wall_seconds);
   // What the summary line says after the shared counts (", 3 rewritten").
   virtual std::string SummaryTail(const Totals& /*t*/) const { return {}; }

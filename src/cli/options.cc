@@ -91,10 +91,11 @@ constexpr char kIntroduction[] =
     "commands:\n";
 
 constexpr char kOnErrorHelp[] =
-    "normalize, resolve and dedup: --on-error=keep (default) echoes an\n"
-    "invalid line unchanged, skip drops it, fail stops there with exit 1;\n"
-    "each invalid line gets a diagnostic. --tracking-params=a,b,utm_*\n"
-    "replaces the crawler profile's list of parameters to drop, and\n"
+    "normalize, resolve and dedup: --on-error=keep (default; skip for\n"
+    "dedup --state) echoes an invalid line unchanged, skip drops it, fail\n"
+    "stops there with exit 1; each invalid line gets a diagnostic and is\n"
+    "counted in the summary. --tracking-params=a,b,utm_* replaces the\n"
+    "crawler profile's list of parameters to drop, and\n"
     "--tracking-params=+a,b adds to it; --fold-www drops a leading\n"
     "\"www.\" from a host under the crawler profile.\n";
 
@@ -311,13 +312,16 @@ std::string ProfileListsHelp() {
   return help;
 }
 
-void AddOnErrorOption(CLI::App* app, OnError* on_error) {
-  AddValueOption(app, "--on-error", "ACTION", [on_error](const std::string& v) {
-    if (v == "keep") *on_error = OnError::kKeep;
-    else if (v == "skip") *on_error = OnError::kSkip;
-    else if (v == "fail") *on_error = OnError::kFail;
-    else throw UsageError(Allowed("--on-error", "keep, skip or fail", v));
-  });
+void AddOnErrorOption(CLI::App* app, OnError* on_error, bool* given) {
+  AddValueOption(app, "--on-error", "ACTION",
+                 [on_error, given](const std::string& v) {
+                   if (given) *given = true;
+                   if (v == "keep") *on_error = OnError::kKeep;
+                   else if (v == "skip") *on_error = OnError::kSkip;
+                   else if (v == "fail") *on_error = OnError::kFail;
+                   else throw UsageError(
+                       Allowed("--on-error", "keep, skip or fail", v));
+                 });
 }
 
 void AddBaseOption(CLI::App* app, BaseOption* base) {

@@ -49,9 +49,10 @@ void AddProfileOptions(CLI::App* app, ProfileOptions* p);
 // The crawler profile's default tracking and session-id names, for help.
 std::string ProfileListsHelp();
 
-// --on-error (normalize, resolve, dedup).
+// --on-error (normalize, resolve, dedup); *given (when not null) is set
+// when the option is on the command line.
 enum class OnError { kKeep, kSkip, kFail };
-void AddOnErrorOption(CLI::App* app, OnError* on_error);
+void AddOnErrorOption(CLI::App* app, OnError* on_error, bool* given = nullptr);
 
 // --base=URI (resolve, extract).
 struct BaseOption {

@@ -329,14 +329,15 @@ int Pipeline::Run() {
   // What the run keeps changes only after a whole run (same input, same
   // output when a failed run is repeated), with its output written.
   if (status_ == 0 && !stopped_ && !command_->Commit()) status_ = 2;
+  // A failed run reports no counts: after its error they would read as a
+  // success, or as the counts of inputs that were not all read.
+  if (status_ != 0) return status_;
   const double wall = std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count();
   const int reported = command_->Report(totals_, stopped_, wall);
-  if (reported == 2) return 2;
-  if (status_ == 0) status_ = reported;
-  if (status_ == 0 && stopped_) status_ = 1;  // --on-error=fail
-  return status_;
+  if (reported != 0) return reported;
+  return stopped_ ? 1 : 0;  // --on-error=fail
 }
 
 }  // namespace

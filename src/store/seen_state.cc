@@ -80,7 +80,21 @@ SeenState::~SeenState() {
     writer_.reset();
     unlink((dir_ + "/" + pending_ + ".tmp").c_str());
   }
+  if (update_ && !published_) Abandon();
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
+}
+
+// Names only are removed (unlink, rmdir): no link is followed, nothing
+// outside the directory is touched, and a directory is removed only when
+// this update made it and it is empty again.
+void SeenState::Abandon() {
+  for (const std::string& name : made_runs_)
+    unlink((dir_ + "/" + name).c_str());
+  if (made_manifest_) unlink((dir_ + "/MANIFEST").c_str());
+  // Still under the lock: a run that opened this LOCK meanwhile finds it
+  // unlinked once it gets the lock, and takes the new one instead (Lock).
+  if (made_lock_) unlink((dir_ + "/LOCK").c_str());
+  if (made_dir_) rmdir(dir_.c_str());
 }
 
 uint64_t SeenState::keys() const {
@@ -110,28 +124,44 @@ bool SeenState::Damaged(const std::string& what, std::string* error) const {
 
 bool SeenState::Lock(bool exclusive, std::string* error) {
   const std::string path = dir_ + "/LOCK";
-  // Created as a new file or opened as one that is no link (O_NOFOLLOW):
-  // a link planted as LOCK, dangling or not, is refused.
-  lock_fd_ = durable::OpenExisting(path, exclusive ? O_RDWR : O_RDONLY);
-  if (lock_fd_ < 0 && errno == ENOENT && exclusive) {
-    lock_fd_ = durable::OpenNew(path);
-    if (lock_fd_ < 0 && errno == EEXIST)  // made meanwhile, or a link
-      lock_fd_ = durable::OpenExisting(path, O_RDWR);
+  // A LOCK is removed only by the update that made it, while it holds it
+  // (Abandon): a lock got on a removed LOCK is let go, and the new one (or
+  // none) opened again.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    // Created as a new file or opened as one that is no link (O_NOFOLLOW):
+    // a link planted as LOCK, dangling or not, is refused.
+    bool made = false;
+    lock_fd_ = durable::OpenExisting(path, exclusive ? O_RDWR : O_RDONLY);
+    if (lock_fd_ < 0 && errno == ENOENT && exclusive) {
+      lock_fd_ = durable::OpenNew(path);
+      made = lock_fd_ >= 0;
+      if (lock_fd_ < 0 && errno == EEXIST)  // made meanwhile, or a link
+        lock_fd_ = durable::OpenExisting(path, O_RDWR);
+    }
+    if (lock_fd_ < 0) {
+      if (!exclusive && errno == ENOENT) return true;  // a copied state
+      *error = "cannot open " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    struct stat st;
+    if (flock(lock_fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 ||
+        fstat(lock_fd_, &st) != 0) {
+      *error = errno == EWOULDBLOCK
+                   ? "state " + dir_ +
+                         " is in use: another uriscan run holds its lock (" +
+                         path + "); try again when it has finished"
+                   : "cannot lock " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    if (st.st_nlink > 0) {
+      made_lock_ = made && exclusive;
+      return true;
+    }
+    close(lock_fd_);
+    lock_fd_ = -1;
   }
-  if (lock_fd_ < 0) {
-    if (!exclusive && errno == ENOENT) return true;  // a copied state
-    *error = "cannot open " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  if (flock(lock_fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0) {
-    *error = errno == EWOULDBLOCK
-                 ? "state " + dir_ +
-                       " is in use: another uriscan run holds its lock (" +
-                       path + "); try again when it has finished"
-                 : "cannot lock " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  return true;
+  *error = "cannot lock " + path + ": it is removed each time it is taken";
+  return false;
 }
 
 // Anyone else who may write in the directory could plant files or links
@@ -240,7 +270,7 @@ bool SeenState::ReadManifest(std::string* error) {
   return true;
 }
 
-bool SeenState::CheckRuns(std::string* error) {
+bool SeenState::CheckRuns(bool checksums, std::string* error) {
   for (const Run& r : runs_) {
     KeyRunReader reader;
     if (!reader.Open(dir_ + "/" + r.name, identity_.tag, 4096)) {
@@ -253,6 +283,7 @@ bool SeenState::CheckRuns(std::string* error) {
     if (reader.header().keys != r.keys ||
         kKeyRunHeaderBytes + reader.header().payload_bytes != r.bytes)
       return Damaged(r.name + " differs from what its MANIFEST says", error);
+    if (checksums && !reader.Finish()) return Damaged(reader.error(), error);
   }
   return true;
 }
@@ -275,7 +306,8 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
                               std::string* error) {
   dir_ = dir;
   update_ = true;
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+  made_dir_ = mkdir(dir.c_str(), 0755) == 0;
+  if (!made_dir_ && errno != EEXIST) {
     *error = "cannot create state directory " + dir + ": " +
              std::strerror(errno);
     return false;
@@ -283,16 +315,7 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
   if (!CheckOwnership(error) || !Lock(true, error) || !ReadManifest(error))
     return false;
   if (!exists_) {
-    // A manifest with no runs comes first, so that no key run is ever
-    // without one (which reads as damage) and the profile is fixed.
-    identity_ = identity;
-    RemoveLeftovers();
-    const std::string manifest = Manifest();
-    if (!durable::ReplaceFile(dir_ + "/MANIFEST", manifest, error) ||
-        !durable::SyncDirectory(dir_, error))
-      return false;
-    exists_ = true;
-    manifest_bytes_ = manifest.size();
+    identity_ = identity;  // written by the first commit, not before
   } else if (identity_.tag != identity.tag &&
              identity_.version != identity.version) {
     *error = "state " + dir + " holds keys of profile " +
@@ -310,7 +333,7 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              "--profile (and --tracking-params) or another directory";
     return false;
   }
-  if (!CheckRuns(error)) return false;
+  if (!CheckRuns(/*checksums=*/true, error)) return false;
   RemoveLeftovers();
   return true;
 }
@@ -322,10 +345,13 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error) {
     *error = "no state directory " + dir;
     return false;
   }
-  // No manifest and no runs: an empty state (a first run that was killed
-  // early, or none yet).
   if (!Lock(false, error) || !ReadManifest(error)) return false;
-  return CheckRuns(error);
+  if (!exists_) {  // no MANIFEST and no key runs (ReadManifest)
+    *error = dir + " is not a state: it has no MANIFEST (no dedup --state=" +
+             dir + " run has finished there)";
+    return false;
+  }
+  return CheckRuns(/*checksums=*/false, error);
 }
 
 bool SeenState::BeginLookups(size_t memory, std::string* error) {
@@ -405,6 +431,7 @@ bool SeenState::Compact(bool all, std::string* error) {
   KeyRunWriter out;
   if (!out.Open(tmp, identity_.tag)) {
     *error = out.error();
+    unlink(tmp.c_str());  // made, but its header could not be written
     return false;
   }
   KWayMerge<uint64_t>(
@@ -428,6 +455,7 @@ bool SeenState::Compact(bool all, std::string* error) {
     unlink(tmp.c_str());
     return false;
   }
+  made_runs_.push_back(name);
   ++next_run_;
   compacted_keys_ = out.keys();
   std::vector<Run> merged(runs_.begin() + static_cast<std::ptrdiff_t>(from),
@@ -458,12 +486,21 @@ std::string SeenState::Manifest() const {
 bool SeenState::Commit(std::string* error) {
   const auto start = std::chrono::steady_clock::now();
   if (writer_ && new_keys_ > 0) {
+    // A new state's first MANIFEST, naming no run, comes before its first
+    // run is named: no key run is ever without one (that reads as damage).
+    if (!exists_) {
+      if (!durable::ReplaceFile(dir_ + "/MANIFEST", Manifest(), error))
+        return false;
+      made_manifest_ = true;
+      if (!durable::SyncDirectory(dir_, error)) return false;
+    }
     const std::string tmp = dir_ + "/" + pending_ + ".tmp";
     durable::CrashPoint("run-unnamed");
     if (std::rename(tmp.c_str(), (dir_ + "/" + pending_).c_str()) != 0) {
       *error = "cannot rename " + tmp + ": " + std::strerror(errno);
       return false;
     }
+    made_runs_.push_back(pending_);
     runs_.push_back(Run{pending_, writer_->keys(), writer_->file_bytes()});
     ++next_run_;
     writer_.reset();

@@ -25,7 +25,11 @@ namespace uriscan {
 // the next update. An update writes its new run beside the old ones, fsyncs
 // it and renames it into place, merges runs when they grow too many, then
 // replaces the manifest and fsyncs the directory: until that rename the
-// earlier state is untouched, after it the new one is whole.
+// earlier state is untouched, after it the new one is whole. An update that
+// ends without a commit (an error, or none asked for) removes what it made
+// when it is destroyed: the directory is as it found it, so a run that
+// failed never fixes a new state's profile. A new state's MANIFEST is first
+// written by its first commit.
 class SeenState {
  public:
   // What the keys are keys of: a state holds one profile's keys only.
@@ -48,14 +52,16 @@ class SeenState {
 
   // Opens `dir` to update it: creates it when missing, takes the lock
   // without waiting (another run holds it: an error), reads the manifest,
-  // checks every run's header and size, and removes what a killed run left.
-  // A state of another identity is an error that names both. A directory
+  // checks every run's header, size and checksum (so damage is found before
+  // the caller reads its input), and removes what a killed run left. A
+  // state of another identity is an error that names both. A directory
   // with key runs but no manifest is damaged, never read as empty. On any
   // error returns false with *error set; the state is not changed.
   bool OpenForUpdate(const std::string& dir, const Identity& identity,
                      std::string* error);
-  // Opens an existing state to read it (a shared lock; no cleanup). A
-  // directory with neither a manifest nor runs reads as an empty state.
+  // Opens an existing state to read it (a shared lock; no cleanup), checking
+  // every run's header and size. A directory without a manifest is not a
+  // state: an error.
   bool OpenForReading(const std::string& dir, std::string* error);
 
   // The lookups of one run: Offer() keys in strictly increasing order; it
@@ -97,8 +103,11 @@ class SeenState {
   bool CheckOwnership(std::string* error) const;
   bool Lock(bool exclusive, std::string* error);
   bool ReadManifest(std::string* error);
-  bool CheckRuns(std::string* error);
+  // Each run's header and size against the manifest; with `checksums`, its
+  // checksum too (a read of the whole file).
+  bool CheckRuns(bool checksums, std::string* error);
   void RemoveLeftovers();
+  void Abandon();  // an update without a commit: see the class comment
   std::string Manifest() const;
   std::string RunName(uint64_t number) const;
   bool Compact(bool all, std::string* error);
@@ -108,6 +117,10 @@ class SeenState {
   std::string dir_;
   int lock_fd_ = -1;
   bool exists_ = false, update_ = false;
+  // What an update made, for Abandon(): the directory, LOCK, a new
+  // state's first MANIFEST, and the runs it named.
+  bool made_dir_ = false, made_lock_ = false, made_manifest_ = false;
+  std::vector<std::string> made_runs_;
   Identity identity_;
   std::vector<Run> runs_;
   uint64_t next_run_ = 1, manifest_bytes_ = 0;

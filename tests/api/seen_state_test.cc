@@ -4,6 +4,7 @@
 // compaction, the lock, leftovers of a killed run and profile mismatches.
 #include "src/store/seen_state.h"
 
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -326,17 +327,77 @@ TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {
   ASSERT_EQ(unlink(Path("MANIFEST").c_str()), 0);
   open_fails("no manifest");
   Spit(Path("MANIFEST"), manifest);
-  // A flipped payload byte passes the size checks; the lookups catch it.
+  // A flipped payload byte passes the size checks; the checksum, read
+  // when the state is opened for an update, catches it, and names the run.
   std::string flipped = run;
   flipped[run.size() - 10] ^= 0x10;
   Spit(Path(run_name), flipped);
+  open_fails("flipped payload byte");
+  {
+    SeenState state;
+    std::string error;
+    EXPECT_FALSE(state.OpenForUpdate(dir_, TestIdentity(), &error));
+    EXPECT_NE(error.find(run_name + " is damaged: bad checksum"),
+              std::string::npos)
+        << error;
+  }
+  // Damage after the open: the lookups catch it.
+  Spit(Path(run_name), run);
   SeenState state;
   std::string error;
   ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
+  Spit(Path(run_name), flipped);
   ASSERT_TRUE(state.BeginLookups(1 << 20, &error)) << error;
   state.Offer(1);  // one early key: the rest is skipped, but hashed
   EXPECT_FALSE(state.EndLookups(&error));
   EXPECT_NE(error.find("damaged"), std::string::npos) << error;
+}
+
+// The names in `dir`, sorted; {"<missing>"} when it does not exist.
+std::vector<std::string> Names(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return {"<missing>"};
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(d);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+TEST_F(StateFiles, AnUpdateWithoutCommitLeavesTheDirectoryAsItFoundIt) {
+  // A new directory is removed again; an empty one stays empty; neither
+  // gets a MANIFEST, so no profile is fixed by a run that did not commit.
+  const std::string fresh = Path("fresh");
+  Day(fresh, RandomKeys(100, 1), /*commit=*/false);
+  EXPECT_EQ(Names(fresh), std::vector<std::string>{"<missing>"});
+  ASSERT_EQ(mkdir(fresh.c_str(), 0755), 0);
+  Day(fresh, RandomKeys(100, 1), /*commit=*/false);
+  EXPECT_EQ(Names(fresh), std::vector<std::string>{});
+  {
+    SeenState state;
+    std::string error;
+    EXPECT_FALSE(state.OpenForReading(fresh, &error));
+    EXPECT_NE(error.find("is not a state: it has no MANIFEST"),
+              std::string::npos)
+        << error;
+  }
+  SeenState::Identity other = TestIdentity(0x9999);
+  other.profile = "crawler";
+  {
+    SeenState state;
+    std::string error;
+    ASSERT_TRUE(state.OpenForUpdate(fresh, other, &error)) << error;
+  }
+  // A state with its runs: a run that does not commit removes only the
+  // LOCK it made (a copied state has none).
+  Day(dir_, RandomKeys(100, 2));
+  ASSERT_EQ(unlink(Path("LOCK").c_str()), 0);
+  const std::vector<std::string> before = Names(dir_);
+  Day(dir_, RandomKeys(100, 3), /*commit=*/false);
+  EXPECT_EQ(Names(dir_), before);
 }
 
 TEST(DedupTest, DeferAllAndAFilterGiveFirstOccurrencesOfNewKeys) {

@@ -72,6 +72,31 @@ TEST_F(CliTest, MissingFileIsExit2AndOtherFilesStillRun) {
   EXPECT_EQ(r.out, "{\"valid\":true,\"path\":\"/x\"}\n");
 }
 
+TEST_F(CliTest, AFailedRunPrintsNoSummary) {
+  // Counts after the error would read as a success over inputs that were
+  // not all read: a run that exits 2 has no summary (stats: no report).
+  Write(Path("a.txt"), "http://a/\n%\n");
+  const std::string files = Path("a.txt") + " " + Path("nope.txt");
+  for (const char* cmd :
+       {"parse", "validate", "normalize", "resolve --base=http://x/", "dedup",
+        "params", "audit", "extract", "stats"}) {
+    const Result r = Run(std::string(cmd) + " " + files);
+    EXPECT_EQ(r.status, 2) << cmd;
+    EXPECT_NE(r.err.find("uriscan: cannot open '" + Path("nope.txt") + "'"),
+              std::string::npos)
+        << cmd << ": " << r.err;
+    EXPECT_EQ(r.err.find("lines,"), std::string::npos) << cmd << ": " << r.err;
+    EXPECT_EQ(r.out.find("URIs scanned"), std::string::npos) << cmd;
+  }
+  // The same runs without the missing file have theirs.
+  EXPECT_NE(Run("dedup " + Path("a.txt"))
+                .err.find("uriscan: 2 lines, 1 valid, 1 invalid (pct-encoded "
+                          "1), 1 distinct"),
+            std::string::npos);
+  EXPECT_NE(Run("stats " + Path("a.txt")).out.find("URIs scanned     2"),
+            std::string::npos);
+}
+
 TEST_F(CliTest, LineNumbersRestartPerFile) {
   Write(Path("a.txt"), "/x\n%\n");
   Write(Path("b.txt"), "%\n");

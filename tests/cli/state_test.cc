@@ -10,10 +10,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
@@ -117,7 +120,9 @@ class StateCliTest : public ::testing::Test {
   // when `state --verify` finds damage.
   long long StateKeys() {
     const Result r = Run("state --verify " + state_);
-    if (r.status == 2 && r.err.find("no state directory") != std::string::npos)
+    if (r.status == 2 &&
+        (r.err.find("no state directory") != std::string::npos ||
+         r.err.find("is not a state: it has no MANIFEST") != std::string::npos))
       return 0;
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("verified"), std::string::npos) << r.out;
@@ -137,6 +142,25 @@ size_t CountLines(const std::string& s) {
   size_t n = 0;
   for (char c : s) n += c == '\n';
   return n;
+}
+
+// Every entry of `dir` (its files' bytes; "<dir>" for a directory), or
+// {"<missing>": ""} when `dir` does not exist.
+std::map<std::string, std::string> Listing(const std::string& dir) {
+  std::map<std::string, std::string> entries;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return {{"<missing>", ""}};
+  while (const dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st;
+    const std::string path = dir + "/" + name;
+    entries[name] = lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)
+                        ? "<dir>"
+                        : Slurp(path);
+  }
+  closedir(d);
+  return entries;
 }
 
 TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
@@ -167,14 +191,18 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
     }
     EXPECT_TRUE(got == expect) << opts;
   }
-  // A day run again writes nothing new; --keys and keep work as usual.
+  // A day run again writes nothing (invalid lines are skipped with
+  // --state), and only its invalid lines with an explicit keep.
   Result again = Run("dedup --state=" + state_, days[2]);
   EXPECT_EQ(again.status, 0);
-  EXPECT_EQ(again.out.find("http://h"), std::string::npos);
-  EXPECT_NE(again.out.find("bad host"), std::string::npos);  // kept
+  EXPECT_EQ(again.out, "");
   EXPECT_NE(again.err.find("classes seen in earlier runs, 0 new"),
             std::string::npos)
       << again.err;
+  again = Run("dedup --on-error=keep --state=" + state_, days[2]);
+  EXPECT_EQ(again.status, 0);
+  EXPECT_EQ(again.out.find("http://h"), std::string::npos);
+  EXPECT_NE(again.out.find("bad host"), std::string::npos);  // kept
   const Result info = Run("state " + state_);
   EXPECT_EQ(info.status, 0);
   EXPECT_NE(info.out.find("profile   'scheme' (version 3)"), std::string::npos)
@@ -230,10 +258,6 @@ TEST_F(StateCliTest, AnotherProfileIsAUsageErrorNamingBoth) {
   EXPECT_EQ(Run("dedup --bloom=10 --state=" + state_).status, 2);
   EXPECT_EQ(Run("state").status, 2);
   EXPECT_EQ(Run("state " + Path("nothing")).status, 2);
-  ASSERT_EQ(mkdir(Path("empty").c_str(), 0755), 0);
-  const Result empty = Run("state --verify " + Path("empty"));
-  EXPECT_EQ(empty.status, 0);
-  EXPECT_NE(empty.out.find("keys      0\n"), std::string::npos) << empty.out;
 }
 
 TEST_F(StateCliTest, ASecondRunIsLockedOut) {
@@ -462,6 +486,150 @@ TEST_F(StateCliTest, DamagedFilesAreErrorsNeverAnEmptyState) {
   expect_damaged("no manifest");
   Write(state_ + "/MANIFEST", manifest);
   EXPECT_EQ(Run("state --verify " + state_).status, 0);
+}
+
+TEST_F(StateCliTest, AFailedRunLeavesTheDirectoryAsItFoundIt) {
+  Write(Path("day1.txt"), "http://a/\nhttp://b/\n");
+  const std::string day1 = Path("day1.txt"), missing = Path("missing.txt");
+  // An empty directory: a failed first run leaves it empty (it fixes no
+  // profile), and `state` says it is no state.
+  const std::string empty = Path("empty");
+  ASSERT_EQ(mkdir(empty.c_str(), 0755), 0);
+  Result r = Run("dedup --state=" + empty + " " + day1 + " " + missing);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("cannot open '" + missing + "'"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(Listing(empty), (std::map<std::string, std::string>{}));
+  r = Run("state " + empty);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "uriscan: state: " + empty +
+                       " is not a state: it has no MANIFEST (no dedup "
+                       "--state=" + empty + " run has finished there)\n");
+  EXPECT_EQ(Listing(empty), (std::map<std::string, std::string>{}));
+  r = Run("dedup --on-error=fail --state=" + empty, "http://a/\n%\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(Listing(empty), (std::map<std::string, std::string>{}));
+  // The retry with the intended profile makes the state.
+  r = Run("dedup --profile=crawler --state=" + empty + " " + day1);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://a/\nhttp://b/\n");
+  EXPECT_NE(Run("state " + empty).out.find("profile   'crawler'"),
+            std::string::npos);
+
+  // A directory that was not there is not there after a failed run.
+  const std::string none = Path("none");
+  r = Run("dedup --state=" + none + " " + day1 + " " + missing);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(Listing(none), (std::map<std::string, std::string>{
+                               {"<missing>", ""}}));
+  r = Run("dedup --on-error=fail --state=" + none, "%\n");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(Listing(none), (std::map<std::string, std::string>{
+                               {"<missing>", ""}}));
+  // Nor after a full disk at any step of its first commit: the new run,
+  // the first MANIFEST (no runs) or the one that names the run.
+  const Result good = Run("dedup --state=" + Path("good") + " " + day1);
+  ASSERT_EQ(good.status, 0);
+  int full = 0;
+  for (int limit = 0; limit < 600; limit += 10) {
+    r = Run("dedup --state=" + none + " " + day1, "",
+            "URISCAN_TEST_ENOSPC_AFTER=" + std::to_string(limit));
+    if (r.status == 0) {
+      EXPECT_EQ(Listing(none), Listing(Path("good"))) << limit;
+      break;
+    }
+    ++full;
+    EXPECT_EQ(r.status, 2) << limit;
+    EXPECT_NE(r.err.find("No space left on device"), std::string::npos)
+        << limit << ": " << r.err;
+    EXPECT_EQ(Listing(none), (std::map<std::string, std::string>{
+                                 {"<missing>", ""}}))
+        << limit;
+  }
+  EXPECT_GT(full, 10);
+  EXPECT_EQ(Listing(none), Listing(Path("good")));
+
+  // An existing state: every file byte for byte as it was, with its LOCK
+  // or without one (a copied state).
+  ASSERT_EQ(Run("dedup --state=" + state_, "http://old/\n").status, 0);
+  for (bool lock : {true, false}) {
+    if (!lock) {
+      ASSERT_EQ(unlink((state_ + "/LOCK").c_str()), 0);
+    }
+    const std::map<std::string, std::string> before = Listing(state_);
+    EXPECT_EQ(before.count("LOCK"), lock ? 1u : 0u);
+    r = Run("dedup --state=" + state_ + " " + day1 + " " + missing);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(Listing(state_), before);
+    r = Run("dedup --on-error=fail --state=" + state_, "http://n/\n%\n");
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(Listing(state_), before);
+    r = Run("dedup --state=" + state_, "http://n/\n",
+            "URISCAN_TEST_ENOSPC_AFTER=60");  // the manifest cannot be
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(Listing(state_), before);
+  }
+}
+
+TEST_F(StateCliTest, InvalidLinesAreNotWrittenWithStateUnlessKeepIsGiven) {
+  const std::string day = "http://a/\nhttp://bad host/\nhttp://b/\n%zz\n";
+  // Run twice: the first writes only the valid lines, the second nothing;
+  // both diagnose and count the invalid lines.
+  for (const char* expect : {"http://a/\nhttp://b/\n", ""}) {
+    const Result r = Run("dedup --state=" + state_, day);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, expect);
+    EXPECT_NE(r.err.find("<stdin>:2:11: error: disallowed-byte"),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("<stdin>:4:1: error: pct-encoded"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("uriscan: 4 lines, 2 valid, 2 invalid "
+                         "(disallowed-byte 1, pct-encoded 1), "),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(StateKeys(), 2);
+  // An explicit --on-error wins: keep writes the invalid lines on every
+  // run, fail stops at the first.
+  Result r = Run("dedup --on-error=keep --state=" + state_, day);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "http://bad host/\n%zz\n");
+  r = Run("dedup --on-error=fail --state=" + state_, day);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.out, "");
+  // Without --state, keep stays the default.
+  EXPECT_EQ(Run("dedup", day).out, day);
+}
+
+TEST_F(StateCliTest, DamageIsFoundBeforeAnyInputIsRead) {
+  ASSERT_EQ(Run("dedup --state=" + state_, DayInput(0, 2000, 3000)).status, 0);
+  const std::string manifest = Slurp(state_ + "/MANIFEST");
+  const std::string run_name =
+      manifest.substr(manifest.find("run run-") + 4, 15);
+  std::string run = Slurp(state_ + "/" + run_name);
+  run[run.size() / 2] ^= 4;  // past the header: its size checks still pass
+  Write(state_ + "/" + run_name, run);
+  const std::map<std::string, std::string> before = Listing(state_);
+  // Input that would give a diagnostic, and a missing file: neither is
+  // reached, so the damage was found before any input was read.
+  Write(Path("day1.txt"), "http://new/\nhttp://bad host/\n");
+  const Result r = Run("dedup --state=" + state_ + " " + Path("day1.txt") +
+                       " " + Path("missing.txt"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "uriscan: dedup --state: state " + state_ +
+                       " is damaged: " + state_ + "/" + run_name +
+                       " is damaged: bad checksum (it is left as it is; "
+                       "restore it or start another directory)\n");
+  EXPECT_EQ(Listing(state_), before);
+  // `state --verify` reports the damage alone, with no report on stdout.
+  const Result verify = Run("state --verify " + state_);
+  EXPECT_EQ(verify.status, 2);
+  EXPECT_EQ(verify.out, "");
+  EXPECT_NE(verify.err.find(run_name + " is damaged"), std::string::npos)
+      << verify.err;
 }
 
 }  // namespace
