@@ -230,7 +230,10 @@ bool LineReader::Fill() {
     damaged_ = !error_.empty() && error_.compare(0, 5, "read ") != 0;
     return false;
   }
-  if (on_wait_ && !Ready(kWaitGraceMs)) on_wait_();
+  if (on_wait_) {
+    while (!Ready(kWaitGraceMs) && on_wait_()) {
+    }
+  }
   for (;;) {
     const ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
     if (got > 0) {
@@ -278,10 +281,10 @@ LineReader::Status LineReader::Next(std::string* lines) {
       no_newline_ = end_ - begin_;
       last = 0;
     }
-    // A pipe gives what its writer wrote (64 KiB at most at a time): read
-    // on while more is ready, up to a chunk, before handing lines out.
-    if (last > 0 && (last >= min_bytes_ || eof_) &&
-        (decoder_ || eof_ || end_ - begin_ >= chunk_ || !Ready(0))) {
+    // (A pipe's lines are handed out as they come, not gathered into a
+    // chunk: on two cores, topping a run up while more was ready made
+    // `cat file | uriscan validate --threads=2` 10-20 % slower.)
+    if (last > 0 && (last >= min_bytes_ || eof_)) {
       if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
       lines->assign(base, last);
       begin_ += last;
@@ -297,7 +300,6 @@ LineReader::Status LineReader::Next(std::string* lines) {
       return Status::kTooLongLine;
     }
     if (!Fill()) {
-      if (last > 0) continue;  // the whole lines read before, first
       if (!error_.empty()) return Status::kError;
       if (begin_ == end_) return Status::kEnd;
       // The last line has no "\n": it is a line all the same.

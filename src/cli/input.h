@@ -35,10 +35,10 @@ struct Lines {
 // on a thread of its own; the lines are then those of the decoded bytes. A
 // UTF-8 byte-order mark at the start of a stream is dropped.
 //
-// A pipe or a terminal is read as it comes: a run of lines is handed out
-// once the bytes ready now are read (up to a chunk), so a slow writer's
-// lines are not held back until a chunk fills; before a read that would
-// wait, on_wait (set_on_wait) lets the caller write out what it has.
+// A pipe or a terminal is read as it comes: the whole lines of each read
+// are handed out at once, so a slow writer's lines are not held back until
+// a chunk fills; when nothing comes for a while, on_wait (set_on_wait) lets
+// the caller write out what it has.
 class LineReader {
  public:
   enum class Status { kLines, kTooLongLine, kEnd, kError };
@@ -78,9 +78,11 @@ class LineReader {
   }
   // True when this stream began with a UTF-8 byte-order mark (dropped).
   bool dropped_bom() const { return dropped_bom_; }
-  // Called before a read of a pipe or a terminal that finds nothing ready
-  // within kWaitGrace: whatever was read before is all there is for now.
-  void set_on_wait(std::function<void()> on_wait) {
+  // Called before a read of a pipe or a terminal when nothing has come for
+  // kWaitGraceMs: the caller writes out what it has done. It returns true
+  // while it still has work in flight, and is called again after each
+  // further kWaitGraceMs without input, until it returns false.
+  void set_on_wait(std::function<bool()> on_wait) {
     on_wait_ = std::move(on_wait);
   }
   static constexpr int kWaitGraceMs = 20;
@@ -120,7 +122,7 @@ class LineReader {
   bool damaged_ = false;
   bool at_start_ = true;  // the byte-order mark is not checked yet
   bool dropped_bom_ = false;
-  std::function<void()> on_wait_;
+  std::function<bool()> on_wait_;
   uint64_t size_ = 0;
   uint64_t read_ = 0;  // bytes read from fd_
 };

@@ -64,6 +64,12 @@ size_t OrderedPool::Next() {
   return slot;
 }
 
+bool OrderedPool::NextDone() {
+  if (order_.empty()) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  return tasks_[order_.front()].done;
+}
+
 void OrderedPool::Work() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {

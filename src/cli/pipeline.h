@@ -37,6 +37,8 @@ class OrderedPool {
   size_t Acquire();  // requires !Full()
   void Submit(size_t slot, std::function<void()> job);
   size_t Next();  // requires Pending()
+  // Whether Next() would return without waiting.
+  bool NextDone();
   void Release(size_t slot) { free_.push_back(slot); }
 
  private:

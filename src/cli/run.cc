@@ -153,7 +153,7 @@ class Pipeline {
     for (size_t slot = 0; slot < window_; ++slot) chunks_[slot].slot = slot;
     // Live input (a pipe that goes quiet): what was read is written out
     // before the reader waits for more.
-    reader_.set_on_wait([this] { WriteOutPending(); });
+    reader_.set_on_wait([this] { return WriteOutDone(); });
   }
 
   int Run();
@@ -164,8 +164,9 @@ class Pipeline {
   void ReadFile(const std::string& file);
   // Writes out the oldest chunk in flight, its diagnostics and counts.
   void EmitOldest();
-  // Writes out every chunk in flight and flushes the output.
-  void WriteOutPending();
+  // Writes out the chunks done so far, in order, without waiting for the
+  // others, and flushes the output; true while chunks are still in flight.
+  bool WriteOutDone();
   // The diagnostics gathered so far onto stderr, after the output before
   // them, the progress line cleared first.
   void FlushDiagnostics();
@@ -204,11 +205,12 @@ void Pipeline::FlushDiagnostics() {
   err_.Flush();
 }
 
-void Pipeline::WriteOutPending() {
-  while (pool_.Pending()) EmitOldest();
+bool Pipeline::WriteOutDone() {
+  while (pool_.NextDone()) EmitOldest();
   FlushDiagnostics();
   out_.Flush();
   halted_ = halted_ || out_.failed();
+  return pool_.Pending() && !halted_;
 }
 
 void Pipeline::EmitOldest() {
