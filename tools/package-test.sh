@@ -10,6 +10,8 @@
 #      build/shared, installs it, checks the SONAME and, with nm -D, that
 #      it exports the API and no Highway (hwy::) or mimalloc symbol, then
 #      builds and runs both consumers against it.
+#   The README's C++ and C examples are compiled and run against both
+#   installs too.
 # usage: tools/package-test.sh [STATIC_BUILD_DIR]   (URISCAN_JOBS=N, default 2)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -76,6 +78,21 @@ check_consumers() {
     $(pkg-config "${static[@]}" --libs uriscan) -Wl,-rpath,"$prefix/lib" \
     -o "$out/pc_c_consumer"
   "$out/pc_c_consumer"
+  # The README's C++ and C examples, as programs (tests/docs/readme_programs.py):
+  # they compile against the install and give the values they show.
+  /usr/bin/python3 tests/docs/readme_programs.py README.md "$out/readme"
+  # shellcheck disable=SC2046
+  g++ -std=c++17 -Wall -Wextra -Werror -Wno-unused-value \
+    "$out/readme/readme_cpp.cc" $(pkg-config --cflags uriscan) \
+    $(pkg-config "${static[@]}" --libs uriscan) -Wl,-rpath,"$prefix/lib" \
+    -o "$out/readme_cpp"
+  "$out/readme_cpp" || fail "the README's C++ example ($kind)"
+  # shellcheck disable=SC2046
+  gcc -std=c11 -Wall -Wextra -Werror -pedantic "$out/readme/readme_c.c" \
+    $(pkg-config --cflags uriscan) \
+    $(pkg-config "${static[@]}" --libs uriscan) -Wl,-rpath,"$prefix/lib" \
+    -o "$out/readme_c"
+  "$out/readme_c" || fail "the README's C example ($kind)"
   unset PKG_CONFIG_PATH
 }
 
