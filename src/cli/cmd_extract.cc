@@ -22,7 +22,8 @@ namespace {
 
 constexpr char kHelp[] =
     "  extract [--from=F]          the URI references in the input, one per\n"
-    "                              line, as written; F is text (default:\n"
+    "                              line, as written (a log's escapes such as\n"
+    "                              \\x22 undone); F is text (default:\n"
     "                              RFC 3986 Appendix C), clf or combined\n"
     "                              (web server logs), tsv or csv (RFC 4180),\n"
     "                              jsonl\n"

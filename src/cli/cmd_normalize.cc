@@ -58,7 +58,9 @@ class NormalizeRun : public CommandRun {
     c->totals.rewritten += normal != uri.text();
     if (crawler) {
       c->out.push_back('\t');
-      c->out.append(c->AsRead(i, uri.text()));
+      // PostgreSQL's text format: the line as read may hold a backslash
+      // or a TAB (--lenient repairs them in the key only).
+      AppendPgText(c->AsRead(i, uri.text()), &c->out);
     }
     c->out.push_back('\n');
     return true;

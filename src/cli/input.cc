@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <string_view>
 
@@ -35,6 +36,12 @@ size_t CountNewlines(const char* p, size_t n) {
   }
   for (; i < n; ++i) count += p[i] == '\n';
   return count;
+}
+
+// Whether p[0, n) holds a line break: then it starts no compressed stream
+// (neither magic number holds 0x0a), and a live first line need not wait.
+bool HasNewline(const char* p, size_t n) {
+  return std::memchr(p, '\n', n) != nullptr;
 }
 
 // The first `n` bytes of `p` (whole lines) cut back to `max_rows` lines at
@@ -131,9 +138,22 @@ bool LineReader::Ready(int ms) const {
   return n != 0;
 }
 
+bool LineReader::WaitTurn() {
+  const auto grace = std::chrono::milliseconds(kWaitGraceMs);
+  for (;;) {
+    const bool quiet = !Ready(kWaitGraceMs);
+    const auto now = std::chrono::steady_clock::now();
+    if (!quiet && now - last_wait_ < grace) return true;
+    last_wait_ = now;
+    const Flight flight = on_wait_();
+    if (flight == Flight::kStop) return false;
+    if (!quiet || flight == Flight::kNone) return true;
+  }
+}
+
 void LineReader::SniffStream() {
   // Up to 4 bytes (the longest magic number), however a pipe splits them.
-  while (end_ < 4 && Fill()) {
+  while (end_ < 4 && !HasNewline(buf_.data(), end_) && Fill()) {
   }
   const Compression compression = Sniff(std::string_view(buf_.data(), end_));
   if (compression == Compression::kNone) return;
@@ -230,9 +250,9 @@ bool LineReader::Fill() {
     damaged_ = !error_.empty() && error_.compare(0, 5, "read ") != 0;
     return false;
   }
-  if (on_wait_) {
-    while (!Ready(kWaitGraceMs) && on_wait_()) {
-    }
+  if (on_wait_ && !WaitTurn()) {
+    eof_ = true;
+    return false;
   }
   for (;;) {
     const ssize_t got = ::read(fd_, buf_.data() + end_, buf_.size() - end_);
@@ -254,7 +274,8 @@ bool LineReader::Fill() {
 
 LineReader::Status LineReader::Next(std::string* lines) {
   if (at_start_) {
-    while (end_ - begin_ < 3 && Fill()) {
+    while (end_ - begin_ < 3 && !HasNewline(buf_.data() + begin_, end_ - begin_) &&
+           Fill()) {
     }
     DropBom(buf_.data() + begin_, end_ - begin_, &begin_);
   }

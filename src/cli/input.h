@@ -3,6 +3,7 @@
 #ifndef URISCAN_SRC_CLI_INPUT_H_
 #define URISCAN_SRC_CLI_INPUT_H_
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -78,11 +79,15 @@ class LineReader {
   }
   // True when this stream began with a UTF-8 byte-order mark (dropped).
   bool dropped_bom() const { return dropped_bom_; }
+  // What the caller has in flight, as on_wait tells it.
+  enum class Flight { kNone, kSome, kStop };
   // Called before a read of a pipe or a terminal when nothing has come for
-  // kWaitGraceMs: the caller writes out what it has done. It returns true
-  // while it still has work in flight, and is called again after each
-  // further kWaitGraceMs without input, until it returns false.
-  void set_on_wait(std::function<bool()> on_wait) {
+  // kWaitGraceMs, or when that long has passed since the last call (a pipe
+  // that never goes quiet): the caller writes out what it has done. It
+  // says whether work is still in flight (then it is called again after
+  // each further kWaitGraceMs without input) or whether the run must stop
+  // (then the input ends there, as at its end).
+  void set_on_wait(std::function<Flight()> on_wait) {
     on_wait_ = std::move(on_wait);
   }
   static constexpr int kWaitGraceMs = 20;
@@ -93,6 +98,8 @@ class LineReader {
 
  private:
   bool Fill();  // reads more; false on EOF or error
+  // on_wait before a read of fd_, as set_on_wait says; false to stop.
+  bool WaitTurn();
   // True when a read of fd_ would not wait (more bytes, the end or an
   // error), waiting up to `ms` for it.
   bool Ready(int ms) const;
@@ -122,7 +129,8 @@ class LineReader {
   bool damaged_ = false;
   bool at_start_ = true;  // the byte-order mark is not checked yet
   bool dropped_bom_ = false;
-  std::function<bool()> on_wait_;
+  std::function<Flight()> on_wait_;
+  std::chrono::steady_clock::time_point last_wait_{};
   uint64_t size_ = 0;
   uint64_t read_ = 0;  // bytes read from fd_
 };

@@ -20,8 +20,9 @@ class Writer {
   explicit Writer(std::FILE* out) : out_(out) {}
   ~Writer() { Flush(); }
   std::string& buffer() { return buf_; }
+  static constexpr size_t kBlock = 1u << 20;  // what MaybeFlush() waits for
   void MaybeFlush() {
-    if (buf_.size() >= (1u << 20)) Flush();
+    if (buf_.size() >= kBlock) Flush();
   }
   bool Flush();
   bool failed() const { return failed_; }

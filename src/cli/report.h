@@ -60,10 +60,13 @@ void CountRisks(uint32_t risk_flags, Totals* t);
 // to stderr clears it first.
 class Progress {
  public:
-  // `forced`: shown even when stderr is not a terminal (--progress).
+  // Shown when stderr is a terminal and stdout is not (the output itself
+  // shows the progress otherwise), or always when `forced` (--progress).
   Progress(bool enabled, bool forced)
-      : enabled_(enabled && (forced || isatty(2))) {}
+      : enabled_(enabled && (forced || (isatty(2) && !isatty(1)))) {}
   bool enabled() const { return enabled_; }
+  // The run's clock starts now (after what a command does before reading).
+  void Start() { start_ = last_ = Clock::now(); }
   // `done` of `size` input bytes are read (size 0: not known).
   void Update(const Totals& t, uint64_t done, uint64_t size);
   // Takes the line off the terminal before something else is written.

@@ -71,7 +71,11 @@ void CommandRun::ProcessChunk(Chunk* c) {
   thread_local Scanner scanner;
   const auto t0 = std::chrono::steady_clock::now();
   if (c->too_long_line) c->input.text = {};  // one empty row stands in
-  if (opt_.lenient && !c->too_long_line) RepairChunk(c);
+  if (opt_.lenient && !c->too_long_line) {
+    RepairChunk(c);
+  } else {
+    c->originals.clear();  // none repaired (views of a previous chunk else)
+  }
   const bool scanned = scanner.ScanLines(c->input.text, &c->spans);
   (void)scanned;  // a chunk is far below 4 GiB
   if (c->too_long_line) {
@@ -165,8 +169,11 @@ class Pipeline {
   // Writes out the oldest chunk in flight, its diagnostics and counts.
   void EmitOldest();
   // Writes out the chunks done so far, in order, without waiting for the
-  // others, and flushes the output; true while chunks are still in flight.
-  bool WriteOutDone();
+  // others, and flushes the output: whether chunks are still in flight, or
+  // the run must stop (an output error, --on-error=fail).
+  LineReader::Flight WriteOutDone();
+  // The output so far onto stdout, the progress line cleared first.
+  void FlushOutput();
   // The diagnostics gathered so far onto stderr, after the output before
   // them, the progress line cleared first.
   void FlushDiagnostics();
@@ -196,21 +203,27 @@ class Pipeline {
   uint64_t input_size_ = 0, files_done_size_ = 0;
 };
 
+void Pipeline::FlushOutput() {
+  progress_.Clear();
+  out_.Flush();
+}
+
 void Pipeline::FlushDiagnostics() {
   if (err_.buffer().empty()) return;
   // The records before them first: on a terminal (2>&1) each diagnostic
   // follows the output of the lines before its own.
-  out_.Flush();
-  progress_.Clear();
+  FlushOutput();
   err_.Flush();
 }
 
-bool Pipeline::WriteOutDone() {
+LineReader::Flight Pipeline::WriteOutDone() {
   while (pool_.NextDone()) EmitOldest();
   FlushDiagnostics();
-  out_.Flush();
+  if (!out_.buffer().empty()) FlushOutput();
   halted_ = halted_ || out_.failed();
-  return pool_.Pending() && !halted_;
+  if (halted_ || stopped_) return LineReader::Flight::kStop;
+  return pool_.Pending() ? LineReader::Flight::kSome
+                         : LineReader::Flight::kNone;
 }
 
 void Pipeline::EmitOldest() {
@@ -231,7 +244,7 @@ void Pipeline::EmitOldest() {
   lines_written_ += c.input_lines;
   Add(c.totals, &totals_);
   pool_.Release(slot);
-  out_.MaybeFlush();
+  if (out_.buffer().size() >= Writer::kBlock) FlushOutput();
   FlushDiagnostics();
   halted_ = out_.failed() || command_->Halted();
   progress_.Update(totals_, files_done_size_ + reader_.position(),
@@ -315,6 +328,7 @@ int Pipeline::Run() {
   const int begun = command_->Begin(window_, &out_.buffer());
   if (begun >= 0) return begun;
   if (progress_.enabled()) input_size_ = InputSize(opt_.files);
+  progress_.Start();
   for (const std::string& file : opt_.files) {
     if (stopped_ || halted_) break;
     ReadFile(file);
