@@ -309,5 +309,14 @@ TEST(LiveInput, ProgressLineIsClearedBeforeOutput) {
   EXPECT_EQ(CountLines(all), static_cast<size_t>(sent) + 1) << all;  // + summary
 }
 
+// A first line shorter than a compression magic number (4 bytes) is not
+// held back while the stream's kind is told.
+TEST(LiveInput, AShortFirstLineIsNotHeldBack) {
+  LiveRun run({"parse", "--quiet", "--threads=1"});
+  ASSERT_TRUE(run.started());
+  run.Write("/\n");
+  EXPECT_EQ(run.ReadLines(1, kLimit), "{\"valid\":true,\"path\":\"/\"}\n");
+}
+
 }  // namespace
 }  // namespace uriscan_cli_test
