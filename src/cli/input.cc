@@ -41,7 +41,7 @@ size_t CountNewlines(const char* p, size_t n) {
 // Whether p[0, n) holds a line break: then it starts no compressed stream
 // (neither magic number holds 0x0a), and a live first line need not wait.
 bool HasNewline(const char* p, size_t n) {
-  return std::memchr(p, '\n', n) != nullptr;
+  return n != 0 && std::memchr(p, '\n', n) != nullptr;  // (p is null before a read)
 }
 
 // The first `n` bytes of `p` (whole lines) cut back to `max_rows` lines at
