@@ -73,8 +73,10 @@ struct Chunk {
   // echo (dedup's lines, the crawler profile's ORIGINAL, --on-error=keep) is
   // this; the repaired text goes only into what is derived from it.
   std::string_view AsRead(size_t i, std::string_view scanned) const {
-    return i < originals.size() && !originals[i].empty() ? originals[i]
-                                                         : scanned;
+    return Repaired(i) ? originals[i] : scanned;
+  }
+  bool Repaired(size_t i) const {
+    return i < originals.size() && !originals[i].empty();
   }
 };
 
@@ -181,12 +183,11 @@ inline RowContext RowOf(size_t i, const Chunk& c) {
   RowContext row;
   row.line = c.first_line + i;
   row.file = *c.name;
-  row.repaired = i < c.originals.size() && !c.originals[i].empty();
-  if (row.repaired) {
-    row.raw = c.originals[i];
-  } else if (!c.too_long_line) {
-    row.raw = std::string_view(c.input.text.data() + c.spans.uri_begin[i],
-                               c.spans.uri_end[i] - c.spans.uri_begin[i]);
+  row.repaired = c.Repaired(i);
+  if (!c.too_long_line) {  // (an over-long line is not held: no raw text)
+    row.raw = c.AsRead(
+        i, std::string_view(c.input.text.data() + c.spans.uri_begin[i],
+                            c.spans.uri_end[i] - c.spans.uri_begin[i]));
   }
   return row;
 }

@@ -20,9 +20,10 @@ class Writer {
   explicit Writer(std::FILE* out) : out_(out) {}
   ~Writer() { Flush(); }
   std::string& buffer() { return buf_; }
-  static constexpr size_t kBlock = 1u << 20;  // what MaybeFlush() waits for
+  // A block's worth is gathered: time to write it.
+  bool Full() const { return buf_.size() >= (1u << 20); }
   void MaybeFlush() {
-    if (buf_.size() >= kBlock) Flush();
+    if (Full()) Flush();
   }
   bool Flush();
   bool failed() const { return failed_; }

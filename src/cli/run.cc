@@ -244,7 +244,7 @@ void Pipeline::EmitOldest() {
   lines_written_ += c.input_lines;
   Add(c.totals, &totals_);
   pool_.Release(slot);
-  if (out_.buffer().size() >= Writer::kBlock) FlushOutput();
+  if (out_.Full()) FlushOutput();
   FlushDiagnostics();
   halted_ = out_.failed() || command_->Halted();
   progress_.Update(totals_, files_done_size_ + reader_.position(),
