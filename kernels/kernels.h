@@ -113,6 +113,22 @@ void ApplyTargetRequest();
 // Returns how many bits are set.
 size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words);
 
+// Where a split of lines stands between two pieces of its input: the
+// bytes before line_begin are settled, `written` of them written.
+struct LineCopy {
+  size_t line_begin = 0;
+  size_t written = 0;
+};
+// The lines that end in in[piece, piece + n) (pieces are whole 64-byte
+// blocks but the last), copied back to back to out + state->written, a
+// "\r" just before the "\n" dropped; each line's end in `out` goes to
+// ends[] (room for n). The bytes of the line still open at piece + n may be
+// written too (state->line_begin says). Whole 64-byte pieces are stored, so
+// `out` needs 64 bytes of room past the lines. Reads nothing past
+// in + size. Returns how many ends.
+size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
+                  uint8_t* out, uint32_t* ends, LineCopy* state);
+
 
 // Query splitting (kernels/delims.cc). The rows among flags[0, count) with
 // `flag` (one bit) set, in order, into rows (room for count); returns how

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Newline splitting: one bit per input byte that is "\n", 64 bytes per word.
+// Newline splitting: one bit per input byte that is "\n", 64 bytes per word;
+// and the lines between them copied back to back (BatchFromLines).
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/lines.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -31,6 +32,7 @@ HWY_INLINE uint64_t NewlineBits(const uint8_t* HWY_RESTRICT p) {
 size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
   size_t i = 0, count = 0;
   for (; i + 64 <= size; i += 64) {
+    __builtin_prefetch(data + i + 4096);
     const uint64_t word = NewlineBits(data + i);
     count += hwy::PopCount(word);
     *words++ = word;
@@ -44,6 +46,122 @@ size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
   return count;
 }
 
+// Copies the n bytes at src to dst in whole 64-byte pieces, a vector at a
+// time, when reading that far stays before src_end; else exactly.
+HWY_INLINE void CopyRun(uint8_t* HWY_RESTRICT dst,
+                        const uint8_t* HWY_RESTRICT src, size_t n,
+                        const uint8_t* src_end) {
+  const hn::CappedTag<uint8_t, 64> d;
+  const size_t lanes = hn::Lanes(d);
+  if (static_cast<size_t>(src_end - src) < n + 64) {
+    std::memcpy(dst, src, n);
+    return;
+  }
+  size_t k = 0;
+  do {  // most lines are shorter than 64 bytes: one piece, no loop
+#if HWY_TARGET == HWY_SCALAR
+    (void)lanes;
+    std::memcpy(dst + k, src + k, 64);
+#else
+    for (size_t i = 0; i < 64; i += lanes)
+      hn::StoreU(hn::LoadU(d, src + k + i), d, dst + k + i);
+#endif
+    k += 64;
+  } while (k < n);
+}
+
+#if HWY_TARGET == HWY_AVX3_DL
+// The 64 bytes at `block` but those dropped (the "\n"s, the "\r"s just
+// before one, the bytes past the input: `drop`) to out + *written, by
+// VBMI2's byte compress; the ends of the lines whose "\n" bits are `nl` to
+// *ends.
+HWY_INLINE void CompressBlock(const uint8_t* HWY_RESTRICT block, uint64_t nl,
+                              uint64_t drop, uint8_t* HWY_RESTRICT out,
+                              size_t* written, uint32_t** ends) {
+  const hn::Full512<uint8_t> d;
+  const uint64_t keep = ~drop;
+  const auto v = hn::LoadU(d, block);
+  hn::StoreU(hn::Vec512<uint8_t>{_mm512_maskz_compress_epi8(keep, v.raw)}, d,
+             out + *written);
+  for (uint64_t bits = nl; bits != 0; bits &= bits - 1) {
+    const uint64_t below = (bits & (0 - bits)) - 1;  // the bits below it
+    *(*ends)++ = static_cast<uint32_t>(*written + hwy::PopCount(keep & below));
+  }
+  *written += hwy::PopCount(keep);
+}
+
+// A block at a time, however many lines it holds: one compress and store.
+size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
+                  uint8_t* out, uint32_t* ends, kernels::LineCopy* state) {
+  const hn::Full512<uint8_t> d;
+  size_t written = state->written;
+  uint32_t* const ends0 = ends;
+  const uint8_t* const end = in + piece + n;
+  // A "\r" just before a "\n" is dropped: the next block's first byte
+  // settles the block's last.
+  const uint64_t after_piece = piece + n < size && in[piece + n] == '\n';
+  auto bits = [&](const uint8_t* block, uint8_t c) -> uint64_t {
+    return hn::Eq(hn::LoadU(d, block), hn::Set(d, c)).raw;
+  };
+  const uint8_t* p = in + piece;
+  if (p + 64 <= end) {
+    uint64_t nl = bits(p, '\n');
+    for (; p + 64 <= end; p += 64) {
+      const uint64_t next_nl =
+          p + 128 <= end ? bits(p + 64, '\n')
+                         : (p + 64 < end ? p[64] == '\n' : after_piece);
+      const uint64_t drop =
+          nl | (bits(p, '\r') & ((nl >> 1) | (next_nl << 63)));
+      CompressBlock(p, nl, drop, out, &written, &ends);
+      nl = next_nl;
+    }
+  }
+  if (p < end) {  // the input's last, partial block, through a zeroed copy
+    const size_t rest = static_cast<size_t>(end - p);
+    HWY_ALIGN uint8_t tail[64] = {0};
+    std::memcpy(tail, p, rest);
+    const uint64_t nl = bits(tail, '\n');
+    const uint64_t drop = nl | (bits(tail, '\r') & (nl >> 1)) |
+                          (~uint64_t{0} << rest);
+    CompressBlock(tail, nl, drop, out, &written, &ends);
+  }
+  state->line_begin = piece + n;
+  state->written = written;
+  return static_cast<size_t>(ends - ends0);
+}
+#else
+// A line at a time: a vector copy of whole 64-byte pieces each.
+size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
+                  uint8_t* out, uint32_t* ends, kernels::LineCopy* state) {
+  const uint8_t* const in_end = in + size;
+  size_t begin = state->line_begin, written = state->written;
+  uint32_t* const ends0 = ends;
+  for (size_t at = piece; at < piece + n; at += 64) {
+    uint64_t word;
+    if (at + 64 <= piece + n) {
+      word = NewlineBits(in + at);
+    } else {  // the input's last, partial block, through a zeroed copy
+      HWY_ALIGN uint8_t tail[64] = {0};
+      std::memcpy(tail, in + at, piece + n - at);
+      word = NewlineBits(tail);
+    }
+    for (; word != 0; word &= word - 1) {
+      const size_t nl = at + hwy::Num0BitsBelowLS1Bit_Nonzero64(word);
+      // The line [begin, end): a "\r" just before the "\n" dropped (the
+      // byte before a line's first is a "\n", never a "\r").
+      const size_t end = nl - (nl != 0 && in[nl - 1] == '\r');
+      CopyRun(out + written, in + begin, end - begin, in_end);
+      written += end - begin;
+      *ends++ = static_cast<uint32_t>(written);
+      begin = nl + 1;
+    }
+  }
+  state->line_begin = begin;
+  state->written = written;
+  return static_cast<size_t>(ends - ends0);
+}
+#endif
+
 }  // namespace HWY_NAMESPACE
 }  // namespace uriscan
 HWY_AFTER_NAMESPACE();
@@ -52,12 +170,18 @@ HWY_AFTER_NAMESPACE();
 namespace uriscan {
 namespace {
 HWY_EXPORT(NewlineMasks);
+HWY_EXPORT(SplitLines);
 }  // namespace
 
 namespace kernels {
 size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
   ApplyTargetRequest();
   return HWY_DYNAMIC_DISPATCH(NewlineMasks)(data, size, words);
+}
+size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
+                  uint8_t* out, uint32_t* ends, LineCopy* state) {
+  ApplyTargetRequest();
+  return HWY_DYNAMIC_DISPATCH(SplitLines)(in, size, piece, n, out, ends, state);
 }
 }  // namespace kernels
 }  // namespace uriscan

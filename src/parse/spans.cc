@@ -12,28 +12,14 @@ namespace uriscan {
 
 namespace {
 
-// The newline kernel marks "\n" bytes in 64 KiB pieces, so the bit words
-// stay on the stack.
-constexpr size_t kPiece = 64 * 1024;
+// Lines are split in pieces this long, so that the bit words or line ends
+// of a piece stay on the stack and its bytes in L1.
+constexpr size_t kPiece = 4 * 1024;
 
-// Lines are copied in whole 64-byte pieces, the first always (most lines
-// are shorter: no branch on the length to mispredict), so the last piece
-// may write past the line (the next line overwrites it): the batch's bytes
-// have this much room past the end while they are built.
+// SplitLines writes lines in whole 64-byte pieces, so the last may write past
+// the line (the next line overwrites it): the batch's bytes have this much
+// room past the end while they are built.
 constexpr size_t kCopyPiece = 64;
-
-// Copies the n bytes at src to dst in whole pieces when the bytes read stay
-// before src_end, else exactly.
-inline void CopyLine(char* dst, const char* src, size_t n,
-                     const char* src_end) {
-  if (static_cast<size_t>(src_end - src) >= n + kCopyPiece) {
-    std::memcpy(dst, src, kCopyPiece);
-    for (size_t k = kCopyPiece; k < n; k += kCopyPiece)
-      std::memcpy(dst + k, src + k, kCopyPiece);
-  } else {
-    std::memcpy(dst, src, n);
-  }
-}
 
 }  // namespace
 
@@ -46,37 +32,24 @@ bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
   // Growing the vector value-initializes only the part beyond its old size,
   // so a reused batch is not cleared first.
   out->data.resize(bytes.size() + kCopyPiece);
-  const char* in = bytes.data();
-  const char* in_end = in + bytes.size();
-  char* dst = out->data.data();
-  size_t written = 0, line_begin = 0;
-  uint64_t words[kPiece / 64];
+  const auto* in = reinterpret_cast<const uint8_t*>(bytes.data());
+  auto* dst = reinterpret_cast<uint8_t*>(out->data.data());
+  kernels::LineCopy copy;
+  uint32_t ends[kPiece];
   for (size_t piece = 0; piece < bytes.size(); piece += kPiece) {
     const size_t n = std::min(kPiece, bytes.size() - piece);
-    const size_t word_count = (n + 63) / 64;
-    const size_t lines = kernels::NewlineMasks(
-        reinterpret_cast<const uint8_t*>(in + piece), n, words);
-    const size_t first = out->offsets.size();
-    out->offsets.resize(first + lines);
-    uint32_t* offset = out->offsets.data() + first;
-    for (size_t w = 0; w < word_count; ++w) {
-      for (uint64_t bits = words[w]; bits != 0; bits &= bits - 1) {
-        const size_t nl =
-            piece + w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
-        // The line [line_begin, end): a "\r" just before the "\n" dropped.
-        const size_t end = nl > line_begin && in[nl - 1] == '\r' ? nl - 1 : nl;
-        CopyLine(dst + written, in + line_begin, end - line_begin, in_end);
-        written += end - line_begin;
-        *offset++ = static_cast<uint32_t>(written);
-        line_begin = nl + 1;
-      }
-    }
+    const size_t lines =
+        kernels::SplitLines(in, bytes.size(), piece, n, dst, ends, &copy);
+    out->offsets.insert(out->offsets.end(), ends, ends + lines);
   }
-  if (line_begin < bytes.size()) {  // a last line without "\n"
-    CopyLine(dst + written, in + line_begin, bytes.size() - line_begin, in_end);
-    written += bytes.size() - line_begin;
+  size_t written = copy.written;
+  if (copy.line_begin < bytes.size()) {  // the rest of a last open line
+    const size_t rest = bytes.size() - copy.line_begin;
+    std::memcpy(dst + written, in + copy.line_begin, rest);
+    written += rest;
+  }
+  if (!bytes.empty() && bytes.back() != '\n')  // a last line without "\n"
     out->offsets.push_back(static_cast<uint32_t>(written));
-  }
   out->data.resize(written);
   return true;
 }

@@ -534,35 +534,80 @@ TEST_P(ScanTargetTest, NewlineMasksMarkExactlyTheNewlines) {
   }
 }
 
-// BatchFromLines (built on the newline kernel) against a byte loop, over
-// inputs longer than its 64 KiB pieces, with "\r\n" and bare "\r".
+// The lines of `in` as BatchFromLines splits them, by a byte loop.
+std::vector<std::string> LinesByBytes(const std::string& in) {
+  std::vector<std::string> want;
+  std::string line;
+  for (char c : in) {
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    want.push_back(line);
+    line.clear();
+  }
+  if (!line.empty()) want.push_back(line);
+  return want;
+}
+
+::testing::AssertionResult SplitsAsBytes(const std::string& in, OwnedBatch* b,
+                                         const std::string& what) {
+  const std::vector<std::string> want = LinesByBytes(in);
+  if (!BatchFromLines(in, b))
+    return ::testing::AssertionFailure() << what << ": refused";
+  if (b->size() != want.size() || CountLines(in) != want.size()) {
+    return ::testing::AssertionFailure()
+           << what << ": " << b->size() << " lines, CountLines "
+           << CountLines(in) << ", want " << want.size();
+  }
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (b->view().Get(i) != want[i])
+      return ::testing::AssertionFailure() << what << ": line " << i << " differs";
+  }
+  if (b->data.size() != b->offsets.back())
+    return ::testing::AssertionFailure() << what << ": bytes past the last line";
+  return ::testing::AssertionSuccess();
+}
+
+// BatchFromLines (the line-splitting kernel) against a byte loop: inputs
+// around its 64-byte blocks and 4 KiB pieces, sparse and dense in "\n" and
+// "\r", long lines, one batch reused for all (so a shorter input follows a
+// longer one).
 TEST_P(ScanTargetTest, BatchFromLinesMatchesAByteLoop) {
   std::mt19937 rng(3986);
-  for (size_t size : {size_t{0}, size_t{1}, size_t{65535}, size_t{65536},
-                      size_t{65537}, size_t{200000}}) {
-    std::string in(size, 'x');
-    for (char& c : in) {
-      const unsigned r = rng() % 64;
-      c = r == 0 ? '\n' : r == 1 ? '\r' : static_cast<char>('a' + r % 26);
-    }
-    std::vector<std::string> want;
-    std::string line;
-    for (size_t i = 0; i < in.size(); ++i) {
-      if (in[i] != '\n') {
-        line += in[i];
-        continue;
+  OwnedBatch b;
+  for (size_t size : {0, 1, 2, 63, 64, 65, 127, 128, 4095, 4096, 4097, 8191,
+                      8192, 65537, 200000, 3}) {
+    for (unsigned density : {2u, 8u, 64u, 5000u}) {
+      std::string in(size, 'x');
+      for (char& c : in) {
+        const unsigned r = rng() % density;
+        c = r == 0 ? '\n' : r == 1 ? '\r' : static_cast<char>('a' + rng() % 26);
       }
-      if (!line.empty() && line.back() == '\r') line.pop_back();
-      want.push_back(line);
-      line.clear();
+      ASSERT_TRUE(SplitsAsBytes(in, &b, "size " + std::to_string(size) +
+                                            " density " + std::to_string(density)));
     }
-    if (!line.empty()) want.push_back(line);
-    OwnedBatch b;
-    ASSERT_TRUE(BatchFromLines(in, &b));
-    ASSERT_EQ(b.size(), want.size()) << size;
-    ASSERT_EQ(CountLines(in), want.size()) << size;
-    for (size_t i = 0; i < want.size(); ++i)
-      ASSERT_EQ(b.view().Get(i), want[i]) << size << " line " << i;
+  }
+}
+
+// "\r\n", a lone "\r" and "\n" at every position around a block and a
+// piece boundary, and a "\r" that ends the input.
+TEST_P(ScanTargetTest, BatchFromLinesSettlesCarriageReturnsAtBoundaries) {
+  OwnedBatch b;
+  for (size_t base : {size_t{0}, size_t{4096 - 64}, size_t{8192 - 64}}) {
+    for (size_t at = base; at < base + 130; ++at) {
+      for (const char* mark : {"\r\n", "\r", "\n", "\r\r\n", "\n\r"}) {
+        std::string in(base + 200, 'u');
+        in.replace(at, std::strlen(mark), mark);
+        const std::string what = std::string("mark ") +
+                                 (mark[0] == '\r' ? "CR" : "LF") + "... at " +
+                                 std::to_string(at);
+        ASSERT_TRUE(SplitsAsBytes(in, &b, what));
+        ASSERT_TRUE(SplitsAsBytes(in.substr(0, at + std::strlen(mark)), &b,
+                                  what + ", at the end"));
+      }
+    }
   }
 }
 
