@@ -45,21 +45,30 @@ bool HasNewline(const char* p, size_t n) {
 }
 
 // The first `n` bytes of `p` (whole lines) cut back to `max_rows` lines at
-// most: the length of those lines.
-size_t CutAtRows(const char* p, size_t n, size_t max_rows) {
+// most: the length of those lines; how many there are in *lines when they
+// were counted (else it is left alone).
+size_t CutAtRows(const char* p, size_t n, size_t max_rows, size_t* lines) {
   if (n <= max_rows) return n;  // a line is a byte at least
   // The common case, a chunk of no more lines than that, takes one pass of
   // the SIMD newline kernel (the byte-word count below cost validate about
   // a third more CPU on the main thread).
-  if (CountLines(std::string_view(p, n)) <= max_rows) return n;
+  const size_t all = CountLines(std::string_view(p, n));
+  if (all <= max_rows) {
+    *lines = all;
+    return n;
+  }
   constexpr size_t kBlock = 4096;
   size_t rows = 0;
   for (size_t i = 0; i < n; i += kBlock) {
     const size_t k = std::min(kBlock, n - i);
     const size_t here = CountNewlines(p + i, k);
     if (rows + here >= max_rows) {
-      for (size_t j = i; j < i + k; ++j)
-        if (p[j] == '\n' && ++rows == max_rows) return j + 1;
+      for (size_t j = i; j < i + k; ++j) {
+        if (p[j] == '\n' && ++rows == max_rows) {
+          *lines = max_rows;
+          return j + 1;
+        }
+      }
     }
     rows += here;
   }
@@ -189,11 +198,27 @@ bool LineReader::Map() {
   return true;
 }
 
+size_t LineCount(const Lines& l) {
+  if (l.counted_bytes != 0 && l.counted_at == l.text.data() &&
+      l.counted_bytes == l.text.size())
+    return l.counted_lines;
+  return CountLines(l.text);
+}
+
 LineReader::Status LineReader::Next(Lines* out) {
-  if (mapping_) return NextMapped(out);
-  out->mapping.reset();
-  const Status st = Next(&out->storage);
-  out->text = out->storage;
+  counted_lines_ = kUncounted;
+  Status st;
+  if (mapping_) {
+    st = NextMapped(out);
+  } else {
+    out->mapping.reset();
+    st = Next(&out->storage);
+    out->text = out->storage;
+  }
+  const bool counted = st == Status::kLines && counted_lines_ != kUncounted;
+  out->counted_at = out->text.data();
+  out->counted_bytes = counted ? out->text.size() : 0;
+  out->counted_lines = counted ? counted_lines_ : 0;
   return st;
 }
 
@@ -210,7 +235,7 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   const size_t take = std::min(std::max(chunk_, min_bytes_), left);
   if (const void* last = ::memrchr(p, '\n', take)) {
     size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
-    if (min_bytes_ == 0) n = CutAtRows(p, n, max_rows_);
+    if (min_bytes_ == 0) n = CutAtRows(p, n, max_rows_, &counted_lines_);
     out->text = std::string_view(p, n);
     begin_ += n;
     return Status::kLines;
@@ -306,7 +331,7 @@ LineReader::Status LineReader::Next(std::string* lines) {
     // chunk: on two cores, topping a run up while more was ready made
     // `cat file | uriscan validate --threads=2` 10-20 % slower.)
     if (last > 0 && (last >= min_bytes_ || eof_)) {
-      if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_);
+      if (min_bytes_ == 0) last = CutAtRows(base, last, max_rows_, &counted_lines_);
       lines->assign(base, last);
       begin_ += last;
       no_newline_ = 0;

@@ -25,7 +25,15 @@ struct Lines {
   std::string_view text;
   std::string storage;
   std::shared_ptr<const void> mapping;
+  // How many lines the reader counted in the text it handed out, when it
+  // did (0 bytes counted when it did not); see LineCount().
+  const char* counted_at = nullptr;
+  size_t counted_bytes = 0;
+  size_t counted_lines = 0;
 };
+// The lines of l.text (as CountLines counts them): the reader's count when
+// it still applies, else counted here.
+size_t LineCount(const Lines& l);
 
 // Reads a stream in chunks and hands out batches of whole lines. Memory stays
 // below about 2 * chunk + max_line bytes whatever the input size (a regular
@@ -118,6 +126,9 @@ class LineReader {
   size_t chunk_;
   size_t max_line_;
   size_t max_rows_;
+  // The lines CutAtRows counted in what Next() hands out, if it did.
+  static constexpr size_t kUncounted = ~size_t{0};
+  size_t counted_lines_ = kUncounted;
   size_t min_bytes_ = 0;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;

@@ -34,21 +34,27 @@ void Count(const UriReference& uri, Totals* t) {
 // over-long: what `validate` needs, without a UriReference per row.
 void CountColumns(const ComponentSpans& s, Totals* t) {
   const size_t n = s.size();
-  uint64_t valid = 0, scheme = 0, authority = 0, userinfo = 0, port = 0,
+  // Sums only, no branch and no table, so the compiler vectorizes the loop.
+  uint32_t valid = 0, scheme = 0, authority = 0, userinfo = 0, port = 0,
            query = 0, fragment = 0;
-  std::array<uint64_t, 4> by_host{};
+  uint32_t by_host[4] = {0, 0, 0, 0};
+  constexpr uint32_t kHost = flags::kHasAuthority | flags::kHostKindMask;
   for (size_t i = 0; i < n; ++i) {
-    const uint16_t f = s.flags[i];  // 0 for an invalid row
+    const uint32_t f = s.flags[i];  // 0 for an invalid row
     valid += s.error_kind[i] == 0;
     scheme += (f & flags::kHasScheme) != 0;
+    authority += (f & flags::kHasAuthority) != 0;
     userinfo += (f & flags::kHasUserinfo) != 0;
     port += (f & flags::kHasPort) != 0;
     query += (f & flags::kHasQuery) != 0;
     fragment += (f & flags::kHasFragment) != 0;
-    authority += (f & flags::kHasAuthority) != 0;
-    if (f & flags::kHasAuthority)
-      ++by_host[(f & flags::kHostKindMask) >> flags::kHostKindShift];
-    if (s.error_kind[i] != 0) ++t->by_error[s.error_kind[i]];
+    const uint32_t host = f & kHost;
+    for (uint32_t k = 0; k < 4; ++k)
+      by_host[k] += host == (flags::kHasAuthority | k << flags::kHostKindShift);
+  }
+  if (valid != n) {
+    for (size_t i = 0; i < n; ++i)
+      if (s.error_kind[i] != 0) ++t->by_error[s.error_kind[i]];
   }
   t->lines += n;
   t->valid += valid;
@@ -58,7 +64,7 @@ void CountColumns(const ComponentSpans& s, Totals* t) {
   t->port += port;
   t->query += query;
   t->fragment += fragment;
-  for (size_t k = 0; k < by_host.size(); ++k) t->by_host[k] += by_host[k];
+  for (size_t k = 0; k < 4; ++k) t->by_host[k] += by_host[k];
 }
 
 

@@ -305,7 +305,7 @@ void Pipeline::ReadFile(const std::string& file) {
     if (numbered_records) {
       c.first_line = lines_read + 1;
       lines_read +=
-          c.too_long_line ? 1 : CountLines(c.input.text) + c.skipped_lines;
+          c.too_long_line ? 1 : LineCount(c.input) + c.skipped_lines;
     }
     pool_.Submit(slot, [this, &c] {
       c.out.clear();
