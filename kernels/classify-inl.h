@@ -117,6 +117,7 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
     using V = hn::Vec<decltype(d)>;
     const size_t n = hn::Lanes(d);
     V c_any = hn::Zero(d);  // kTopBits: the table-C bits of the block's bytes
+    V b_min = hn::Set(d, 0xFF);  // kTopBits: the least table-B byte
     for (size_t i = 0; i < 64; i += n) {
       const V v = hn::LoadU(d, p + i);
       const V a = LookupPair(d, kTableALow, kTableAHigh, v);
@@ -153,8 +154,8 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
         const V to_top_08 = hn::Set(d, kFrom0x08ToTop);
         const uint64_t question_hash_at =
             TopBits(d, hn::SaturatedAdd(c, to_top_20));
-        StoreBits(d, MaskBits(d, hn::Eq(b, hn::Zero(d))), i,
-                  masks + kStop * kMaskStride);
+        // kStop (a table-B byte of 0) is rare too: see below.
+        b_min = hn::Min(b_min, b);
         StoreBits(d,
                   TopBits(d, hn::SaturatedAdd(c, to_top_08)) & ~question_hash_at,
                   i, masks + kColonSlash * kMaskStride);
@@ -174,6 +175,18 @@ HWY_INLINE uint64_t ClassifyBlock(const uint8_t* HWY_RESTRICT p,
                     masks + kNewline * kMaskStride);
         }
         c_any = hn::Or(c_any, c);
+      }
+    }
+    if (kClassifyVariant == ClassifyVariant::kTopBits) {
+      // A byte allowed nowhere is rare: one test per block says whether
+      // there is one, and only then are its bits found (a mask move per
+      // vector saved, the limit of this variant).
+      masks[kStop * kMaskStride] = 0;
+      if (HWY_UNLIKELY(!hn::AllFalse(d, hn::Eq(b_min, hn::Zero(d))))) {
+        for (size_t i = 0; i < 64; i += n) {
+          const V b = LookupPair(d, kTableBLow, kTableBHigh, hn::LoadU(d, p + i));
+          PutBits(d, hn::Eq(b, hn::Zero(d)), i, masks + kStop * kMaskStride);
+        }
       }
     }
     if (kClassifyVariant == ClassifyVariant::kTopBits &&
