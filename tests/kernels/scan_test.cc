@@ -609,6 +609,13 @@ TEST_P(ScanTargetTest, BatchFromLinesSettlesCarriageReturnsAtBoundaries) {
       }
     }
   }
+  // Lines over many pieces, a "\r\n" at a piece's end and start.
+  for (size_t len : {size_t{4095}, size_t{4096}, size_t{10000}, size_t{100000}}) {
+    const std::string line(len, 'a');
+    ASSERT_TRUE(SplitsAsBytes(line + "\r\n" + line + "\r\nb", &b,
+                              "two lines of " + std::to_string(len)));
+    ASSERT_TRUE(SplitsAsBytes(line + "\r", &b, "one line of " + std::to_string(len)));
+  }
 }
 
 }  // namespace
