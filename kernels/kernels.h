@@ -63,9 +63,9 @@ inline constexpr size_t kWindowBytes = 12 * 1024;
 
 // Masks of one stage-1 window are stored class by class: class k's word for
 // block j is masks[k * kMaskStride + j]. The blocks after the window's last
-// one (kPadBlocks of them) are zero, so a 256-byte row window never reads
-// past the scratch.
-inline constexpr size_t kPadBlocks = 5;
+// one (kPadBlocks of them) are zero, so a 512-byte row window (8 words and
+// the next) never reads past the scratch.
+inline constexpr size_t kPadBlocks = 9;
 inline constexpr size_t kMaskStride = kWindowBytes / 64 + 1 + kPadBlocks;
 
 // Caller-owned scratch of the scanning kernels (they never allocate).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Stage 2's driver, per target: the rows of one stage-1 window, N per step
-// in vector lanes, on 64-, 128- and 256-byte windows of their masks.
+// in vector lanes, on 64- to 512-byte windows of their masks.
 // Included once per target, by kernels/scan.cc.
 #if defined(URISCAN_KERNELS_ROWS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef URISCAN_KERNELS_ROWS_INL_H_
@@ -473,9 +473,14 @@ HWY_INLINE RowSet RowsOfKind(const RowSet& in, uint8_t kind, uint32_t max_len,
   return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
 }
 
-// Stage 2 on 64-byte windows, then the longer rows on 128 and 256; rows
-// longer still go to the scalar parser, and so do those that break a rule,
-// unless the first fault is a byte allowed nowhere (SettleDisallowed).
+// Stage 2: every step on the narrowest of the 64-, 128- and 256-byte
+// windows its rows fit (ScanRows<1>); the rows longer than that, up to
+// kLongestRow bytes, on 512-byte windows; rows longer still go to the
+// scalar parser, and so do those that break a rule, unless the first fault
+// is a byte allowed nowhere (SettleDisallowed). Long rows are rare (in real
+// traffic, long query strings), but the scalar parser costs 50 times as
+// much per byte, so leaving them to it cost more than all the others.
+inline constexpr uint32_t kLongestRow = 64 * 8;
 inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks,
                            uint32_t base, const RowSet& rows,
                            const kernels::ScanScratch& scratch,
@@ -483,19 +488,16 @@ inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks,
   constexpr uint32_t kAny = ~uint32_t{0};
   const WindowScan w{data, masks, base, cols};
   ScanRows<1>(w, rows);
-  const RowSet r128 = RowsOfKind(rows, kLonger, kAny, scratch, cols);
-  if (r128.n != 0) {
-    ScanRows<2>(w, r128);
-    const RowSet r256 = RowsOfKind(r128, kLonger, kAny, scratch, cols);
-    if (r256.n != 0) {
-      ScanRows<4>(w, r256);
-      for (size_t j = 0; j < r256.n; ++j) {
-        uint8_t& kind = cols.error_kind[r256.out_row[j]];
-        if (kind == kLonger) kind = kernels::kNeedsScalar;
-      }
+  const RowSet longer = RowsOfKind(rows, kLonger, kAny, scratch, cols);
+  if (longer.n != 0) {
+    ScanRows<8>(w, longer);
+    for (size_t j = 0; j < longer.n; ++j) {
+      uint8_t& kind = cols.error_kind[longer.out_row[j]];
+      if (kind == kLonger) kind = kernels::kNeedsScalar;
     }
   }
-  const RowSet left = RowsOfKind(rows, kernels::kNeedsScalar, 64 * 4, scratch, cols);
+  const RowSet left =
+      RowsOfKind(rows, kernels::kNeedsScalar, kLongestRow, scratch, cols);
   const D64 d;
   const size_t N = hn::Lanes(d);
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
@@ -511,8 +513,10 @@ inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks,
       SettleDisallowed<1>(w, step, out_row);
     } else if (longest <= 128) {
       SettleDisallowed<2>(w, step, out_row);
-    } else {
+    } else if (longest <= 256) {
       SettleDisallowed<4>(w, step, out_row);
+    } else {
+      SettleDisallowed<8>(w, step, out_row);
     }
   }
 }

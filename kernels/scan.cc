@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The SIMD batch scanner: stage 1 classifies a window of a few KiB into an
 // L1-resident set of class masks; stage 2 settles one URI per 64-bit lane
-// on 64-, 128- and 256-byte windows of those masks.
+// on 64- to 512-byte windows of those masks.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/scan.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep

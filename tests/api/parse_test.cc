@@ -122,6 +122,40 @@ struct LiteralCase {
   int bad_at;  // -1: valid
 };
 
+// Long paths, queries and fragments are checked eight bytes at a time:
+// a bad byte, a bad or good triplet, and each component's end byte at
+// every position of a long run settle exactly where one byte at a time
+// would.
+TEST(ParseTest, LongRunsSettleAtEveryPosition) {
+  const std::string run(70, 'x');  // no HEXDIG
+  for (size_t at = 0; at <= run.size(); ++at) {
+    const std::string head = run.substr(0, at), tail = run.substr(at);
+    const std::string path = "http://h/" + head;
+    const size_t p = path.size();
+    EXPECT_EQ(Describe(path + " " + tail),
+              "error disallowed-byte at " + std::to_string(p));
+    EXPECT_EQ(Describe(path + "%4g" + tail),
+              "error pct-encoded at " + std::to_string(p));
+    EXPECT_EQ(Describe(path + "%4"),
+              "error pct-encoded at " + std::to_string(p));
+    EXPECT_EQ(Describe(path + "[" + tail),
+              "error path at " + std::to_string(p));
+    EXPECT_EQ(Describe(path + "%41?" + tail),
+              "s='http' u=- h='h'/name p=- path='/" + head + "%41' q='" +
+                  tail + "' f=-");
+    const std::string query = "/?" + head;
+    const size_t q = query.size();
+    EXPECT_EQ(Describe(query + "#" + tail + "?/"),
+              "s=- u=- h=- p=- path='/' q='" + head + "' f='" + tail + "?/'");
+    EXPECT_EQ(Describe(query + "]" + tail),
+              "error query at " + std::to_string(q));
+    EXPECT_EQ(Describe(query + "#" + tail + "#"),
+              "error fragment at " + std::to_string(q + 1 + tail.size()));
+    EXPECT_EQ(Describe(query + "%" + tail),
+              "error pct-encoded at " + std::to_string(q));
+  }
+}
+
 TEST(ParseTest, IPv6AllNineForms) {
   const LiteralCase cases[] = {
       {"1:2:3:4:5:6:7:8", -1},          // form 1

@@ -108,13 +108,14 @@ class ScanTargetTest : public hwy::TestWithParamTarget {
 };
 HWY_TARGET_INSTANTIATE_TEST_SUITE_P(ScanTargetTest);
 
-// Lengths 0..300 starting at every offset 0..63 of a 64-byte block: a
-// filler row before each one puts its start on the residue wanted.
+// Lengths 0..300 and around 512 (the widest window), every fifth length
+// between, starting at every offset 0..63 of a 64-byte block: a filler row
+// before each one puts its start on the residue wanted.
 TEST_P(ScanTargetTest, LengthsAndStartOffsets) {
   for (const char* sample : kSamples) {
     std::string text = sample;
-    while (text.size() < 300) text += "/seg%20ment";
-    for (size_t len = 0; len <= 300; ++len) {
+    while (text.size() < 600) text += "/seg%20ment";
+    for (size_t len = 0; len <= 600; len += len < 300 || (len >= 500 && len < 530) ? 1 : 5) {
       Rows rows;
       std::vector<bool> hit(64, false);
       for (size_t off = 0; off < 64; ++off) {
@@ -228,7 +229,8 @@ TEST_P(ScanTargetTest, PiecesAcrossBlockBoundaries) {
       "http://h" + std::string(200, 'p'),
       "s://" + std::string(100, 'u') + "@" + std::string(100, 'h'),
       std::string(220, 'x'),
-      "http://a/" + std::string(100, 'b') + "?" + std::string(100, 'q')};
+      "http://a/" + std::string(100, 'b') + "?" + std::string(100, 'q'),
+      "http://a/" + std::string(300, 'b') + "?" + std::string(200, 'q')};
   for (const std::string& base : bases) {
     Rows rows;
     for (const std::string& piece : pieces) {
