@@ -125,7 +125,11 @@ class URISCAN_EXPORT Scanner {
   // of the row), with uri_begin / uri_end pointing into `text`, so nothing
   // is copied. `*spans` is resized to the number of lines. Returns false
   // (and zero rows) when text is 4 GiB or more: offsets are 32-bit.
-  [[nodiscard]] bool ScanLines(std::string_view text, ComponentSpans* spans);
+  // `lines`, when the caller has counted them already (CountLines), sizes
+  // the columns once instead of from a guess; a wrong count costs time,
+  // never rows.
+  [[nodiscard]] bool ScanLines(std::string_view text, ComponentSpans* spans,
+                               size_t lines = 0);
 
  private:
   struct Scratch;

@@ -198,11 +198,15 @@ bool LineReader::Map() {
   return true;
 }
 
+size_t CountedLines(const Lines& l) {
+  const bool applies = l.counted_bytes != 0 && l.counted_at == l.text.data() &&
+                       l.counted_bytes == l.text.size();
+  return applies ? l.counted_lines : 0;
+}
+
 size_t LineCount(const Lines& l) {
-  if (l.counted_bytes != 0 && l.counted_at == l.text.data() &&
-      l.counted_bytes == l.text.size())
-    return l.counted_lines;
-  return CountLines(l.text);
+  const size_t counted = CountedLines(l);
+  return counted != 0 || l.text.empty() ? counted : CountLines(l.text);
 }
 
 LineReader::Status LineReader::Next(Lines* out) {

@@ -34,6 +34,8 @@ struct Lines {
 // The lines of l.text (as CountLines counts them): the reader's count when
 // it still applies, else counted here.
 size_t LineCount(const Lines& l);
+// The reader's count of l.text's lines when it still applies, else 0.
+size_t CountedLines(const Lines& l);
 
 // Reads a stream in chunks and hands out batches of whole lines. Memory stays
 // below about 2 * chunk + max_line bytes whatever the input size (a regular

@@ -76,7 +76,8 @@ void CommandRun::ProcessChunk(Chunk* c) {
   } else {
     c->originals.clear();  // none repaired (views of a previous chunk else)
   }
-  const bool scanned = scanner.ScanLines(c->input.text, &c->spans);
+  const bool scanned =
+      scanner.ScanLines(c->input.text, &c->spans, CountedLines(c->input));
   (void)scanned;  // a chunk is far below 4 GiB
   if (c->too_long_line) {
     c->spans.Resize(1);

@@ -181,17 +181,19 @@ void Scanner::Scan(const Batch& batch, ComponentSpans* spans) {
   SettleRest(batch.data, spans);
 }
 
-bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans) {
+bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans,
+                        size_t lines) {
   if (text.size() >= std::numeric_limits<uint32_t>::max()) {
     spans->Resize(0);
     return false;
   }
   const auto* data = reinterpret_cast<const uint8_t*>(text.data());
-  // Columns grow as lines come: a first guess from the average URL, then
-  // doubling. The kernel stops when they are full and goes on from there.
+  // Columns grow as lines come: the caller's count, or a first guess from
+  // the average URL, then doubling. The kernel stops when they are full and
+  // goes on from there. (Growing from the last size initializes the new
+  // rows, so a guess above the count costs a fill of the excess each time.)
   size_t rows = 0, pos = 0;
-  // (Growing from the last size only initializes the new rows.)
-  size_t capacity = text.size() / 40 + 64;
+  size_t capacity = lines != 0 ? lines : text.size() / 40 + 64;
   while (pos < text.size()) {
     spans->Resize(capacity);
     pos = kernels::ScanLines(data, text.size(), pos, scratch_->view(),

@@ -63,6 +63,35 @@ TEST(ScanTest, ValidateRejectsBrokenRows) {
   EXPECT_FALSE(spans.Validate(1));
 }
 
+// A caller's line count only sizes the columns: a right one, one too few,
+// one too many, or none give the same rows, in a scanner (and columns)
+// reused from a longer text to a shorter one.
+TEST(ScanTest, ScanLinesGivesTheSameRowsWhateverLineCountItIsGiven) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i)
+    text += i % 7 ? "http://h/" + std::to_string(i) + "\n" : "bad uri\r\n";
+  const std::string shorter = text.substr(0, text.size() / 3) + "x";
+  Scanner scanner;
+  for (const std::string& t : {text, shorter}) {
+    const size_t lines = CountLines(t);
+    ComponentSpans want;
+    ASSERT_TRUE(scanner.ScanLines(t, &want));
+    ASSERT_EQ(want.size(), lines);
+    for (size_t hint : {lines, lines - 1, lines + 1, size_t{1}, 4 * lines}) {
+      ComponentSpans got;
+      ASSERT_TRUE(scanner.ScanLines(t, &got, hint));
+      ASSERT_EQ(got.size(), lines) << hint;
+      for (size_t i = 0; i < lines; ++i) {
+        ASSERT_TRUE(got.Validate(i)) << i;
+        ASSERT_EQ(got.Row(i, t.data()).text(), want.Row(i, t.data()).text());
+        ASSERT_EQ(got.flags[i], want.flags[i]) << i;
+        ASSERT_EQ(got.error_kind[i], want.error_kind[i]) << i;
+        ASSERT_EQ(got.path_end[i], want.path_end[i]) << i;
+      }
+    }
+  }
+}
+
 TEST(CorpusScanTest, EveryRowHoldsAndEveryValidLineRecomposes) {
   const auto corpora = test_corpus::LoadCorpora();
   ASSERT_GE(corpora.size(), 2u) << "the generated and tricky corpora are missing";
