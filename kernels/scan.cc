@@ -72,12 +72,6 @@ size_t ScanLines(const uint8_t* data, size_t size, size_t begin,
   while (pos < size && row < capacity) {
     const size_t base = pos & ~size_t{63};
     const size_t window_end = HWY_MIN(size, base + kernels::kWindowBytes);
-    // The next window's bytes, asked for now: they arrive while this one is
-    // scanned. Text in place is often a mapped file, whose pages lie
-    // anywhere, and the hardware prefetchers stop at each page's end.
-    const size_t next_end = HWY_MIN(size, window_end + kernels::kWindowBytes);
-    for (size_t at = window_end; at < next_end; at += 64)
-      __builtin_prefetch(data + at);  // a hint: nothing is read past size
     ClassifyWindow<true>(data + base, window_end - base, scratch.masks);
     // The newlines from pos on, four per block without a branch per line
     // (simdjson's flattening), more in a loop; then as many rows as fit.
