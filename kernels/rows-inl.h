@@ -487,9 +487,8 @@ HWY_INLINE RowSet RowsOfKind(const RowSet& in, uint8_t kind, uint32_t max_len,
   return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
 }
 
-// Stage 2: every step on the narrowest of the 64-, 128- and 256-byte
-// windows its rows fit (ScanRows<1>); the rows longer than that, up to
-// kLongestRow bytes, on 512-byte windows; rows longer still go to the
+// Stage 2: every row on a 64-, 128- or 256-byte window (ScanRows<1>); the
+// rows longer than that, up to kLongestRow bytes, on 512-byte windows; rows longer still go to the
 // scalar parser, and so do those that break a rule, unless the first fault
 // is a byte allowed nowhere (SettleDisallowed). Long rows are rare (in real
 // traffic, long query strings), but the scalar parser costs 50 times as

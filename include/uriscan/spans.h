@@ -106,7 +106,7 @@ struct URISCAN_EXPORT ComponentSpans {
 
 // Scans batches with the SIMD kernels of the best Highway target this CPU
 // supports; rows the fast path cannot settle (invalid ones, IP literals,
-// rows over 256 bytes) go to the scalar parser. A scan never stops at an
+// rows over 512 bytes) go to the scalar parser. A scan never stops at an
 // invalid reference and allocates only when the columns grow. A Scanner
 // owns the kernels' scratch (about 120 KiB): keep one per thread and reuse
 // it; it is not safe to share one between threads.

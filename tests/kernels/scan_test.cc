@@ -269,7 +269,7 @@ TEST_P(ScanTargetTest, SchemesAndTheBytesThatShareAClass) {
 
 // A byte allowed nowhere, at every position of rows that break other rules
 // before or after it (scheme, '@', port, '#', '%', brackets), at lengths
-// around the 64-, 128- and 256-byte windows: the error is the leftmost
+// around the 64-, 128-, 256- and 512-byte windows: the error is the leftmost
 // fault, whichever settles it.
 TEST_P(ScanTargetTest, BytesAllowedNowhereAndOtherFaults) {
   const char* const faulty[] = {
@@ -281,7 +281,8 @@ TEST_P(ScanTargetTest, BytesAllowedNowhereAndOtherFaults) {
   Rows rows;
   for (const char* f : faulty) {
     for (size_t len : {std::strlen(f), size_t{63}, size_t{64}, size_t{65},
-                       size_t{127}, size_t{129}, size_t{256}, size_t{257}}) {
+                       size_t{127}, size_t{129}, size_t{256}, size_t{257},
+                       size_t{511}}) {
       std::string row = f;
       // Lengthen in the last component (so that a '#' or a port stays
       // where it is) with bytes every component allows.
