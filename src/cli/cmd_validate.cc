@@ -32,10 +32,8 @@ class ValidateRun : public CommandRun {
     if (c->too_long_line || AnyLongerThan(c->spans, opt_.max_line))
       return true;
     CountColumns(c->spans, &c->totals);
-    for (size_t i = 0; i < c->spans.size(); ++i) {
-      if (c->spans.error_kind[i] == 0) continue;
-      c->Diagnose(i, c->spans.Error(i));
-    }
+    ForEachInvalid(c->spans.error_kind.data(), c->spans.size(),
+                   [&](size_t i) { c->Diagnose(i, c->spans.Error(i)); });
     return false;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,

@@ -53,8 +53,8 @@ void CountColumns(const ComponentSpans& s, Totals* t) {
       by_host[k] += host == (flags::kHasAuthority | k << flags::kHostKindShift);
   }
   if (valid != n) {
-    for (size_t i = 0; i < n; ++i)
-      if (s.error_kind[i] != 0) ++t->by_error[s.error_kind[i]];
+    ForEachInvalid(s.error_kind.data(), n,
+                   [&](size_t i) { ++t->by_error[s.error_kind[i]]; });
   }
   t->lines += n;
   t->valid += valid;
