@@ -48,17 +48,14 @@ void Add(const Totals& from, Totals* to);
 // Counts one reference.
 void Count(const UriReference& uri, Totals* t);
 
-// Count() for every row of `s` at once, column by column, when no row is
-// over-long: what `validate` needs, without a UriReference per row.
 // Calls f(i) for each i < n with kinds[i] != 0, in order: invalid rows are
 // rare, so eight bytes at a time are skipped while all are 0.
 template <class F>
 void ForEachInvalid(const uint8_t* kinds, size_t n, F f) {
-  size_t i = 0;
-  while (i < n) {
-    uint64_t eight = 0;
+  for (size_t i = 0; i < n;) {
+    uint64_t eight = 1;
     if (n - i >= 8) std::memcpy(&eight, kinds + i, 8);
-    if (n - i >= 8 && eight == 0) {
+    if (eight == 0) {
       i += 8;
       continue;
     }
@@ -67,6 +64,8 @@ void ForEachInvalid(const uint8_t* kinds, size_t n, F f) {
   }
 }
 
+// Count() for every row of `s` at once, column by column, when no row is
+// over-long: what `validate` needs, without a UriReference per row.
 void CountColumns(const ComponentSpans& s, Totals* t);
 
 // Counts the risk flags of one valid reference.

@@ -47,11 +47,15 @@ class Parser {
   // or `to`.
   uint32_t Skip(uint32_t from, uint32_t to, uint16_t cls) const;
   // *( cls / pct-encoded ) from `begin` up to the first byte that is one of
-  // kEnd (none of them of `cls`) or to n_; *end gets where it stops.
+  // kEnd (none of them of `cls`) or to `limit`; *end gets where it stops.
   template <char... kEnd>
-  bool CheckRunTo(uint32_t begin, uint16_t cls, ErrorKind rule, uint32_t* end);
+  bool CheckRunTo(uint32_t begin, uint32_t limit, uint16_t cls, ErrorKind rule,
+                  uint32_t* end);
   // *( cls / pct-encoded ) over [begin, end).
-  bool CheckRun(uint32_t begin, uint32_t end, uint16_t cls, ErrorKind rule);
+  bool CheckRun(uint32_t begin, uint32_t end, uint16_t cls, ErrorKind rule) {
+    uint32_t stop;
+    return CheckRunTo<>(begin, end, cls, rule, &stop);
+  }
   bool ParseScheme(uint32_t colon);
   bool ParseAuthority(uint32_t begin, uint32_t end);
   bool ParseIPLiteral(uint32_t open, uint32_t end);
@@ -75,9 +79,10 @@ uint32_t Parser::Skip(uint32_t from, uint32_t to, uint16_t cls) const {
 }
 
 template <char... kEnd>
-bool Parser::CheckRunTo(uint32_t begin, uint16_t cls, ErrorKind rule,
-                        uint32_t* end) {
-  for (uint32_t i = Skip(begin, n_, cls); i < n_; i = Skip(i, n_, cls)) {
+bool Parser::CheckRunTo(uint32_t begin, uint32_t limit, uint16_t cls,
+                        ErrorKind rule, uint32_t* end) {
+  for (uint32_t i = Skip(begin, limit, cls); i < limit;
+       i = Skip(i, limit, cls)) {
     const unsigned char c = s_[i];
     if (((c == static_cast<unsigned char>(kEnd)) || ...)) {
       *end = i;
@@ -85,32 +90,14 @@ bool Parser::CheckRunTo(uint32_t begin, uint16_t cls, ErrorKind rule,
     }
     if (c != '%') return Fail(KindAt(i, rule), i);
     // pct-encoded = "%" HEXDIG HEXDIG (sec. 2.1); no end byte is a HEXDIG.
-    if (i + 2 >= n_ || !Is(s_[i + 1], chars::kHexDig) ||
+    if (i + 2 >= limit || !Is(s_[i + 1], chars::kHexDig) ||
         !Is(s_[i + 2], chars::kHexDig)) {
       return Fail(ErrorKind::kBadPercentEncoding, i);
     }
     flags_ |= flags::kHasPctEncoded;
     i += 3;
   }
-  *end = n_;
-  return true;
-}
-
-bool Parser::CheckRun(uint32_t begin, uint32_t end, uint16_t cls,
-                      ErrorKind rule) {
-  for (uint32_t i = Skip(begin, end, cls); i < end; i = Skip(i, end, cls)) {
-    const unsigned char c = s_[i];
-    if (c == '%') {  // pct-encoded = "%" HEXDIG HEXDIG (sec. 2.1)
-      if (i + 2 >= end || !Is(s_[i + 1], chars::kHexDig) ||
-          !Is(s_[i + 2], chars::kHexDig)) {
-        return Fail(ErrorKind::kBadPercentEncoding, i);
-      }
-      flags_ |= flags::kHasPctEncoded;
-      i += 3;
-      continue;
-    }
-    return Fail(KindAt(i, rule), i);
-  }
+  *end = limit;
   return true;
 }
 
@@ -233,7 +220,7 @@ bool Parser::Run() {
   // The path ends at the first '?' or '#', neither of which it may hold:
   // the first byte that is not a path byte ends or breaks it.
   b_.path_begin = pos;
-  if (!CheckRunTo<'?', '#'>(pos, chars::kPathChar, ErrorKind::kBadPath,
+  if (!CheckRunTo<'?', '#'>(pos, n_, chars::kPathChar, ErrorKind::kBadPath,
                             &b_.path_end))
     return false;
   MarkDotSegments(pos, b_.path_end);
@@ -242,7 +229,7 @@ bool Parser::Run() {
   if (pos < n_ && s_[pos] == '?') {  // query = *( pchar / "/" / "?" )
     flags_ |= flags::kHasQuery;
     b_.query_begin = pos + 1;
-    if (!CheckRunTo<'#'>(pos + 1, chars::kQueryChar, ErrorKind::kBadQuery,
+    if (!CheckRunTo<'#'>(pos + 1, n_, chars::kQueryChar, ErrorKind::kBadQuery,
                          &pos))
       return false;
   }
