@@ -130,8 +130,17 @@ class URISCAN_EXPORT Scanner {
   // never rows.
   [[nodiscard]] bool ScanLines(std::string_view text, ComponentSpans* spans,
                                size_t lines = 0);
+  // ScanLines() on the first lines of `text` only, at most max_rows of
+  // them: for a caller that bounds its memory by rows rather than bytes
+  // (a chunk of empty lines is a row per byte). Returns the bytes those
+  // lines take, their newlines included: scan text.substr(returned) next.
+  // Returns 0 (and zero rows) when max_rows is 0 or text is 4 GiB or more.
+  size_t ScanLinesUpTo(std::string_view text, ComponentSpans* spans,
+                       size_t max_rows);
 
  private:
+  size_t ScanFirstLines(std::string_view text, ComponentSpans* spans,
+                        size_t lines, size_t max_rows);
   struct Scratch;
   std::unique_ptr<Scratch> scratch_;
 };

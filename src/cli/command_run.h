@@ -46,6 +46,11 @@ struct Chunk {
   // diagnostics have line numbers, made when the chunk is written.
   uint64_t first_line = 0;
   uint64_t input_lines = 0;  // lines of input the chunk stands for
+  // Nonzero when the reader left the lines uncounted
+  // (CommandRun::SegmentRows()): the chunk is scanned and processed this
+  // many rows at a time at most, rows from row_base on.
+  size_t max_rows = 0;
+  size_t row_base = 0;
   // Lines read and dropped by TakeRecords() (extract: a record longer than
   // --max-line), not in `input`.
   uint64_t skipped_lines = 0;
@@ -65,7 +70,8 @@ struct Chunk {
   // The diagnostic of row `row`'s scan error (docs/design.md, "The
   // command").
   void Diagnose(size_t row, ScanError e) {
-    diagnostics.push_back({row, e.offset + uint64_t{1}, ErrorKindName(e.kind),
+    diagnostics.push_back({row_base + row, e.offset + uint64_t{1},
+                           ErrorKindName(e.kind),
                            ErrorKindMessage(e.kind)});
   }
   // Row i's line as it was read, where `scanned` is the text the scan saw:
@@ -112,6 +118,13 @@ class CommandRun {
   // True when records carry their input line number (Chunk::first_line):
   // counting lines is a pass over every byte on the main thread.
   virtual bool NumberedRecords() const { return false; }
+  // Nonzero when the command keeps nothing of a row past its diagnostics
+  // and totals, so that a chunk can be scanned and processed a run of at
+  // most this many rows at a time (Chunk::max_rows): then the main thread
+  // does not count each chunk's lines to bound its rows (a pass over every
+  // byte), and a run's columns can stay in the cache for what follows the
+  // scan.
+  virtual size_t SegmentRows() const { return 0; }
   // Right after a chunk is read: its text cut back to whole records (extract),
   // reading more from `reader` if need be. False, with *error (the line to
   // print), when the rest of the file cannot be read.
@@ -166,6 +179,11 @@ class CommandRun {
 
  protected:
   const Options& opt_;
+
+ private:
+  // The rows of c->spans, scanned from c->input.text: PrepareChunk(), then
+  // Row() for each.
+  void ProcessRows(Chunk* c);
 };
 
 // A line that has no rewrite (invalid, or a resolution --above-root=reject

@@ -83,6 +83,11 @@ class LineReader {
   // Next() hands out at least this many bytes unless the stream ends first
   // (for records that span lines; 0 by default).
   void set_min_bytes(size_t n) { min_bytes_ = n; }
+  // With false, Next() neither counts nor caps the lines of what it hands
+  // out (no pass over the bytes on the caller's thread): the caller then
+  // takes at most max_rows() rows at a time itself (Scanner::ScanLinesUpTo).
+  void set_count_rows(bool on) { count_rows_ = on; }
+  size_t max_rows() const { return max_rows_; }
   // True when Next() would return kEnd.
   bool at_end() const {
     return mapping_ ? begin_ >= mapped_size_ : eof_ && begin_ == end_;
@@ -132,6 +137,7 @@ class LineReader {
   static constexpr size_t kUncounted = ~size_t{0};
   size_t counted_lines_ = kUncounted;
   size_t min_bytes_ = 0;
+  bool count_rows_ = true;
   std::vector<char> buf_;
   size_t begin_ = 0, end_ = 0;
   size_t no_newline_ = 0;  // bytes from begin_ that hold no '\n' (Next)

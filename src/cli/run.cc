@@ -69,26 +69,54 @@ bool ApplyOnError(OnError on_error, size_t i, const UriReference& uri,
 void CommandRun::ProcessChunk(Chunk* c) {
   // One scanner (its scratch) per worker thread.
   thread_local Scanner scanner;
-  const auto t0 = std::chrono::steady_clock::now();
+  using Clock = std::chrono::steady_clock;
   if (c->too_long_line) c->input.text = {};  // one empty row stands in
   if (opt_.lenient && !c->too_long_line) {
     RepairChunk(c);
   } else {
     c->originals.clear();  // none repaired (views of a previous chunk else)
   }
-  const bool scanned =
-      scanner.ScanLines(c->input.text, &c->spans, CountedLines(c->input));
-  (void)scanned;  // a chunk is far below 4 GiB
-  if (c->too_long_line) {
-    c->spans.Resize(1);
-    c->spans.SetRow(0, 0, ParseUriReference(""));
-  }
-  c->totals.scan_seconds = std::chrono::duration<double>(
-                               std::chrono::steady_clock::now() - t0)
-                               .count();
   c->totals.bytes = c->input.text.size();
-  c->input_lines = c->spans.size();
-  c->rows = c->spans.size();
+  c->row_base = 0;
+  if (c->max_rows == 0 || c->too_long_line) {
+    const auto t0 = Clock::now();
+    const bool scanned =
+        scanner.ScanLines(c->input.text, &c->spans, CountedLines(c->input));
+    (void)scanned;  // a chunk is far below 4 GiB
+    if (c->too_long_line) {
+      c->spans.Resize(1);
+      c->spans.SetRow(0, 0, ParseUriReference(""));
+    }
+    c->totals.scan_seconds =
+        std::chrono::duration<double>(Clock::now() - t0).count();
+    c->input_lines = c->spans.size();
+    c->rows = c->spans.size();
+    ProcessRows(c);
+    return;
+  }
+  // The reader left the lines uncounted: at most max_rows of them at a
+  // time, each run with its own text (the spans' offsets start there).
+  const std::string_view whole = c->input.text;
+  size_t pos = 0;
+  do {
+    const auto t0 = Clock::now();
+    const size_t n =
+        scanner.ScanLinesUpTo(whole.substr(pos), &c->spans, c->max_rows);
+    c->totals.scan_seconds +=
+        std::chrono::duration<double>(Clock::now() - t0).count();
+    c->input.text = whole.substr(pos, n);
+    c->rows = c->row_base + c->spans.size();
+    ProcessRows(c);
+    if (c->failed) break;
+    c->row_base += c->spans.size();
+    pos += n;
+  } while (pos < whole.size() && c->input.text.size() != 0);
+  c->input.text = whole;
+  if (!c->failed) c->rows = c->row_base;
+  c->input_lines = c->row_base + (c->failed ? c->spans.size() : 0);
+}
+
+void CommandRun::ProcessRows(Chunk* c) {
   // The rows, for the stages after the scan: they read the bytes where the
   // spans point.
   const Batch rows{c->input.text.data(), nullptr, c->spans.size()};
@@ -111,7 +139,7 @@ void CommandRun::ProcessChunk(Chunk* c) {
     CountRisks(risk_flags, &c->totals);
     if (!Row(i, uri, risk_flags, c)) {  // --on-error=fail
       c->failed = true;
-      c->rows = i;
+      c->rows = c->row_base + i;
       break;
     }
   }
@@ -270,6 +298,11 @@ void Pipeline::ReadFile(const std::string& file) {
   }
   // Only records that carry their line number need it before the scan.
   const bool numbered_records = command_->NumberedRecords();
+  // Commands that can take a chunk a run of rows at a time bound its rows
+  // themselves, so the lines are not counted here first.
+  const bool segments =
+      command_->SegmentRows() != 0 && !opt_.lenient && !numbered_records;
+  reader_.set_count_rows(!segments);
   bool first_chunk = true;
   uint64_t lines_read = opt_.global_lines ? lines_before_file_ : 0;
   while (!stopped_ && !halted_) {
@@ -295,6 +328,9 @@ void Pipeline::ReadFile(const std::string& file) {
     }
     c.too_long_line = st == LineReader::Status::kTooLongLine;
     c.skipped_lines = 0;
+    c.max_rows = segments && !c.too_long_line
+                     ? std::min(reader_.max_rows(), command_->SegmentRows())
+                     : 0;
     c.starts_file = first_chunk;
     c.name = name;
     if (!command_->TakeRecords(&reader_, &c, &error)) {

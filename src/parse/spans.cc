@@ -161,6 +161,8 @@ struct Scanner::Scratch {
       std::vector<uint64_t>(kernels::kScratchMaskWords);
   std::vector<uint32_t> rows =
       std::vector<uint32_t>(5 * kernels::kScratchRowEntries);
+  // ScanLines' last text: its lines per byte, the first guess of the next.
+  double lines_per_byte = 1.0 / 40;
   kernels::ScanScratch view() {
     uint32_t* r = rows.data();
     const size_t n = kernels::kScratchRowEntries;
@@ -187,22 +189,46 @@ bool Scanner::ScanLines(std::string_view text, ComponentSpans* spans,
     spans->Resize(0);
     return false;
   }
+  ScanFirstLines(text, spans, lines, std::numeric_limits<size_t>::max());
+  return true;
+}
+
+size_t Scanner::ScanLinesUpTo(std::string_view text, ComponentSpans* spans,
+                              size_t max_rows) {
+  if (text.size() >= std::numeric_limits<uint32_t>::max() || max_rows == 0) {
+    spans->Resize(0);
+    return 0;
+  }
+  return ScanFirstLines(text, spans, 0, max_rows);
+}
+
+size_t Scanner::ScanFirstLines(std::string_view text, ComponentSpans* spans,
+                               size_t lines, size_t max_rows) {
   const auto* data = reinterpret_cast<const uint8_t*>(text.data());
-  // Columns grow as lines come: the caller's count, or a first guess from
-  // the average URL, then doubling. The kernel stops when they are full and
-  // goes on from there. (Growing from the last size initializes the new
-  // rows, so a guess above the count costs a fill of the excess each time.)
+  // Columns grow as lines come: to the caller's count, or to a guess from
+  // the lines per byte of what is scanned so far (of this scanner's last
+  // text at first), never past max_rows. The kernel stops when they are
+  // full and goes on from there. (Growing initializes the new rows, so a
+  // guess far above the count would cost a fill of the excess each time.)
+  auto guess = [&](size_t rows, size_t pos) {
+    const double per_byte = pos != 0 ? static_cast<double>(rows) / pos
+                                     : scratch_->lines_per_byte;
+    const double more = static_cast<double>(text.size() - pos) * per_byte;
+    const size_t want = rows + static_cast<size_t>(more * 1.02) + 64;
+    return want > max_rows ? max_rows : want;
+  };
   size_t rows = 0, pos = 0;
-  size_t capacity = lines != 0 ? lines : text.size() / 40 + 64;
-  while (pos < text.size()) {
+  size_t capacity = lines != 0 ? std::min(lines, max_rows) : guess(0, 0);
+  while (pos < text.size() && rows < max_rows) {
     spans->Resize(capacity);
     pos = kernels::ScanLines(data, text.size(), pos, scratch_->view(),
                              Columns(spans), rows, capacity, &rows);
-    capacity *= 2;
+    capacity = guess(rows, pos);
   }
+  if (pos != 0) scratch_->lines_per_byte = static_cast<double>(rows) / pos;
   spans->Resize(rows);
   SettleRest(text.data(), spans);
-  return true;
+  return pos;
 }
 
 void Scan(const Batch& batch, ComponentSpans* spans) {

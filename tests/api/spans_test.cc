@@ -92,6 +92,66 @@ TEST(ScanTest, ScanLinesGivesTheSameRowsWhateverLineCountItIsGiven) {
   }
 }
 
+// ScanLinesUpTo() in runs of at most max_rows lines, each run scanned from
+// where the last ended, gives the rows of one ScanLines() over the whole
+// text: every column (offsets from the run's start), at every run length
+// from 1 up, through empty lines, "\r\n", rows longer than a stage-1
+// window and a last line without "\n"; in a scanner reused throughout.
+TEST(ScanTest, ScanLinesUpToGivesTheRowsOfScanLinesRunByRun) {
+  std::string text;
+  for (int i = 0; i < 3000; ++i) {
+    switch (i % 9) {
+      case 0: text += "\n"; break;
+      case 1: text += "bad uri\r\n"; break;
+      case 2: text += "http://h/" + std::string(i % 600, 'p') + "?q\n"; break;
+      case 3: text += "%zz\n"; break;
+      case 4: text += "http://[::1]:8/x\r\n"; break;
+      default: text += "http://h" + std::to_string(i) + ".example/a/b\n";
+    }
+  }
+  text += std::string(20000, 'x');  // a last line longer than a window
+  Scanner scanner;
+  ComponentSpans want;
+  ASSERT_TRUE(scanner.ScanLines(text, &want));
+  ASSERT_EQ(want.size(), CountLines(text));
+  for (size_t max_rows : {size_t{1}, size_t{2}, size_t{7}, size_t{64},
+                          size_t{1000}, size_t{2999}, size_t{3001},
+                          size_t{100000}}) {
+    ComponentSpans got;
+    size_t pos = 0, base = 0;
+    while (pos < text.size()) {
+      const std::string_view rest = std::string_view(text).substr(pos);
+      const size_t n = scanner.ScanLinesUpTo(rest, &got, max_rows);
+      ASSERT_GT(n, 0u) << max_rows;
+      ASSERT_LE(got.size(), max_rows);
+      ASSERT_TRUE(got.size() == max_rows || n == rest.size()) << max_rows;
+      ASSERT_LE(base + got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        const size_t r = base + i;
+#define URISCAN_EXPECT_COLUMN(name) \
+  ASSERT_EQ(pos + got.name[i], want.name[r]) << #name " row " << r;
+        URISCAN_SPAN_BOUNDARIES(URISCAN_EXPECT_COLUMN)
+#undef URISCAN_EXPECT_COLUMN
+        ASSERT_EQ(got.flags[i], want.flags[r]) << r;
+        ASSERT_EQ(got.error_kind[i], want.error_kind[r]) << r;
+        ASSERT_EQ(got.error_offset[i], want.error_offset[r]) << r;
+      }
+      // The run ends after its last line's newline.
+      if (n < rest.size()) {
+        ASSERT_EQ(rest[n - 1], '\n');
+      }
+      pos += n;
+      base += got.size();
+    }
+    EXPECT_EQ(base, want.size()) << max_rows;
+  }
+  ComponentSpans none;
+  EXPECT_EQ(scanner.ScanLinesUpTo(text, &none, 0), 0u);
+  EXPECT_EQ(none.size(), 0u);
+  EXPECT_EQ(scanner.ScanLinesUpTo("", &none, 5), 0u);
+  EXPECT_EQ(none.size(), 0u);
+}
+
 TEST(CorpusScanTest, EveryRowHoldsAndEveryValidLineRecomposes) {
   const auto corpora = test_corpus::LoadCorpora();
   ASSERT_GE(corpora.size(), 2u) << "the generated and tricky corpora are missing";

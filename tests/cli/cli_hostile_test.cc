@@ -120,6 +120,12 @@ TEST_F(CliTest, HostileEmptyLinesStayWithinMemory) {
   Result r = limited("500000", "parse --quiet --threads=2");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(CountLines(r.out), 5000000u);
+  // validate bounds a chunk's rows as it scans them, not beforehand.
+  r = limited("500000", "validate --threads=2");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("uriscan: 5000000 lines, 5000000 valid"),
+            std::string::npos)
+      << r.err;
   r = limited("200000", "parse --quiet --threads=2 --chunk-size=1G");
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("uriscan: error: "), std::string::npos) << r.err;

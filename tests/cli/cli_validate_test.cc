@@ -65,4 +65,58 @@ TEST_F(CliTest, ValidateDiagnosesEveryInvalidLineInOrder) {
       << r.err;
 }
 
+// validate takes a chunk a run of rows at a time (the reader does not
+// count them first): at every chunk size, so runs of one row up to whole
+// chunks, from a file or a pipe, on 1 to 3 threads, each invalid line is
+// diagnosed once at its own line number, and the summary counts them all.
+TEST_F(CliTest, ValidateLineNumbersHoldAcrossRunsOfRows) {
+  std::string in, want;
+  size_t invalid = 0, lines = 0;
+  for (size_t i = 1; i <= 12000; ++i) {
+    ++lines;
+    if (i % 13 == 0 || i % 4999 == 0) {
+      in += i % 2 ? "%zz\n" : "http://h/ x\r\n";
+      want += ":" + std::to_string(i) + (i % 2 ? ":1:" : ":10:");
+      ++invalid;
+    } else if (i % 3 == 0) {
+      in += "\n";
+    } else if (i % 5 == 0) {
+      in += "http://h/" + std::string(i % 700, 'p') + "\n";
+    } else {
+      in += "/" + std::to_string(i) + "\n";
+    }
+  }
+  in += "%";  // a last line without "\n"
+  ++lines;
+  ++invalid;
+  want += ":" + std::to_string(lines) + ":1:";
+  Write(Path("in.txt"), in);
+  for (const char* opts : {"", "--chunk-size=1", "--chunk-size=100 --threads=3",
+                           "--chunk-size=5000 --threads=1",
+                           "--chunk-size=300000"}) {
+    for (const bool mapped : {true, false}) {
+      const Result r = Run(std::string("validate --threads=2 ") + opts +
+                               (mapped ? " " + Path("in.txt") : ""),
+                           mapped ? "" : in);
+      EXPECT_EQ(r.status, 1) << opts;
+      const std::string name = mapped ? Path("in.txt") : "<stdin>";
+      std::string got;  // each diagnostic's ":LINE:COLUMN:"
+      for (size_t at = 0; at < r.err.size();) {
+        const size_t eol = std::min(r.err.find('\n', at), r.err.size());
+        const std::string line = r.err.substr(at, eol - at);
+        at = eol + 1;
+        if (line.compare(0, name.size() + 1, name + ":") != 0) continue;
+        const size_t column_end = line.find(':', line.find(':', name.size() + 1) + 1);
+        got += line.substr(name.size(), column_end + 1 - name.size());
+      }
+      EXPECT_EQ(got, want) << opts << (mapped ? " file" : " stdin");
+      EXPECT_NE(r.err.find("uriscan: " + std::to_string(lines) + " lines, " +
+                           std::to_string(lines - invalid) + " valid, " +
+                           std::to_string(invalid) + " invalid"),
+                std::string::npos)
+          << opts << r.err.substr(r.err.size() - std::min<size_t>(r.err.size(), 300));
+    }
+  }
+}
+
 }  // namespace uriscan_cli_test
