@@ -75,4 +75,58 @@ TEST_F(CliTest, StatsFromALogCountsItsLinesByKind) {
             "try 'uriscan --help'\n");
 }
 
+// stats takes a chunk a run of rows at a time, as validate does: every
+// count, risk flags included, is the same at every chunk size (runs of one
+// row up to whole chunks), from a file or a pipe, and each is right.
+TEST_F(CliTest, StatsCountsHoldAcrossRunsOfRows) {
+  std::string in;
+  size_t lines = 0, invalid = 0, ipv4 = 0, credentials = 0;
+  for (size_t i = 0; i < 9000; ++i, ++lines) {
+    if (i % 11 == 0) {
+      in += "%zz\n";
+      ++invalid;
+    } else if (i % 7 == 0) {
+      in += "http://10.0.0." + std::to_string(i % 250) + "/\n";
+      ++ipv4;
+    } else if (i % 5 == 0) {
+      in += "http://u:p@h" + std::to_string(i) + "/\n";
+      ++credentials;
+    } else {
+      in += i % 2 ? "\n" : "/p/" + std::string(i % 300, 'q') + "\n";
+    }
+  }
+  Write(Path("in.txt"), in);
+  const auto counts = [](const std::string& out) {
+    return out.substr(0, out.find("  scan throughput"));
+  };
+  const Result whole = Run("stats --threads=1 " + Path("in.txt"));
+  ASSERT_EQ(whole.status, 0) << whole.err;
+  EXPECT_NE(whole.out.find("URIs scanned     " + std::to_string(lines) + " "),
+            std::string::npos)
+      << whole.out;
+  EXPECT_NE(whole.out.find("invalid          " + std::to_string(invalid) + " "),
+            std::string::npos)
+      << whole.out;
+  EXPECT_NE(whole.out.find("ipv4 " + std::to_string(ipv4) + ","),
+            std::string::npos)
+      << whole.out;
+  EXPECT_NE(whole.out.find("    credentials            " +
+                           std::to_string(credentials) + "\n"),
+            std::string::npos)
+      << whole.out;
+  for (const char* opts : {"--threads=2 --chunk-size=1",
+                           "--threads=3 --chunk-size=100",
+                           "--threads=2 --chunk-size=5000"}) {
+    for (const bool mapped : {true, false}) {
+      const Result r = Run(std::string("stats ") + opts +
+                               (mapped ? " " + Path("in.txt") : ""),
+                           mapped ? "" : in);
+      EXPECT_EQ(r.status, 0) << opts;
+      std::string want = counts(whole.out);
+      if (!mapped) want.replace(want.find(Path("in.txt")), Path("in.txt").size(), "<stdin>");
+      EXPECT_EQ(counts(r.out), want) << opts << (mapped ? " file" : " stdin");
+    }
+  }
+}
+
 }  // namespace uriscan_cli_test
