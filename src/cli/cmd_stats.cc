@@ -38,8 +38,9 @@ class StatsRun : public CommandRun {
   }
   bool WantsRiskFlags() const override { return true; }
   // It keeps only totals: a chunk is taken 4096 rows at a time (see
-  // validate).
-  size_t SegmentRows() const override { return 4096; }
+  // validate). Not a log's: what extraction keeps per log line is bounded
+  // by the reader's cap on a chunk's lines.
+  size_t SegmentRows() const override { return from_.empty() ? 4096 : 0; }
   void ProcessChunk(Chunk* c) override;
   int Report(const Totals& t, bool /*stopped*/, double wall) override {
     PrintStats(opt_, t, wall, from_);
