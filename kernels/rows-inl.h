@@ -490,9 +490,10 @@ HWY_INLINE RowSet RowsOfKind(const RowSet& in, uint8_t kind, uint32_t max_len,
 // Stage 2: every row on a 64-, 128- or 256-byte window (ScanRows<1>); the
 // rows longer than that, up to kLongestRow bytes, on 512-byte windows;
 // rows longer still go to the scalar parser, and so do those that break a
-// rule, unless the first fault is a byte allowed nowhere (SettleDisallowed). Long rows are rare (in real
-// traffic, long query strings), but the scalar parser costs 50 times as
-// much per byte, so leaving them to it cost more than all the others.
+// rule, unless the first fault is a byte allowed nowhere
+// (SettleDisallowed). Long rows are rare (in real traffic, long query
+// strings), but the scalar parser costs 50 times as much per byte, so
+// leaving them to it cost more than all the others.
 inline constexpr uint32_t kLongestRow = 64 * 8;
 inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks,
                            uint32_t base, const RowSet& rows,

@@ -198,6 +198,11 @@ bool LineReader::Map() {
   return true;
 }
 
+size_t LineReader::CapRows(const char* p, size_t n) {
+  if (min_bytes_ != 0 || !count_rows_) return n;
+  return CutAtRows(p, n, max_rows_, &counted_lines_);
+}
+
 size_t CountedLines(const Lines& l) {
   const bool applies = l.counted_bytes != 0 && l.counted_at == l.text.data() &&
                        l.counted_bytes == l.text.size();
@@ -239,7 +244,7 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   const size_t take = std::min(std::max(chunk_, min_bytes_), left);
   if (const void* last = ::memrchr(p, '\n', take)) {
     size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
-    if (min_bytes_ == 0 && count_rows_) n = CutAtRows(p, n, max_rows_, &counted_lines_);
+    n = CapRows(p, n);
     out->text = std::string_view(p, n);
     begin_ += n;
     return Status::kLines;
@@ -335,7 +340,7 @@ LineReader::Status LineReader::Next(std::string* lines) {
     // chunk: on two cores, topping a run up while more was ready made
     // `cat file | uriscan validate --threads=2` 10-20 % slower.)
     if (last > 0 && (last >= min_bytes_ || eof_)) {
-      if (min_bytes_ == 0 && count_rows_) last = CutAtRows(base, last, max_rows_, &counted_lines_);
+      last = CapRows(base, last);
       lines->assign(base, last);
       begin_ += last;
       no_newline_ = 0;

@@ -124,6 +124,10 @@ class LineReader {
   void SniffStream();
   void DropBom(const char* data, size_t size, size_t* begin);
   bool Map();  // maps a regular file of fd_; false to read it instead
+  // The first n bytes at p (whole lines) cut back to max_rows_ lines
+  // (counted into counted_lines_), unless records span lines (min_bytes_)
+  // or the caller bounds its rows itself (set_count_rows).
+  size_t CapRows(const char* p, size_t n);
   Status NextMapped(Lines* out);
 
   int fd_ = -1;

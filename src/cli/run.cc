@@ -97,11 +97,10 @@ void CommandRun::ProcessChunk(Chunk* c) {
   // The reader left the lines uncounted: at most max_rows of them at a
   // time, each run with its own text (the spans' offsets start there).
   const std::string_view whole = c->input.text;
-  size_t pos = 0;
+  size_t pos = 0, n = 0;
   do {
     const auto t0 = Clock::now();
-    const size_t n =
-        scanner.ScanLinesUpTo(whole.substr(pos), &c->spans, c->max_rows);
+    n = scanner.ScanLinesUpTo(whole.substr(pos), &c->spans, c->max_rows);
     c->totals.scan_seconds +=
         std::chrono::duration<double>(Clock::now() - t0).count();
     c->input.text = whole.substr(pos, n);
@@ -110,7 +109,7 @@ void CommandRun::ProcessChunk(Chunk* c) {
     if (c->failed) break;
     c->row_base += c->spans.size();
     pos += n;
-  } while (pos < whole.size() && c->input.text.size() != 0);
+  } while (pos < whole.size() && n != 0);  // (n is 0 only past 4 GiB)
   c->input.text = whole;
   if (!c->failed) c->rows = c->row_base;
   c->input_lines = c->row_base + (c->failed ? c->spans.size() : 0);

@@ -207,23 +207,26 @@ size_t Scanner::ScanFirstLines(std::string_view text, ComponentSpans* spans,
   const auto* data = reinterpret_cast<const uint8_t*>(text.data());
   // Columns grow as lines come: to the caller's count, or to a guess from
   // the lines per byte of what is scanned so far (of this scanner's last
-  // text at first), never past max_rows. The kernel stops when they are
-  // full and goes on from there. (Growing initializes the new rows, so a
-  // guess far above the count would cost a fill of the excess each time.)
-  auto guess = [&](size_t rows, size_t pos) {
+  // text at first), by a quarter at least (a text whose lines get shorter
+  // and shorter takes a few rounds, not one per 64 lines), never past
+  // max_rows. The kernel stops when they are full and goes on from there.
+  // (Growing initializes the new rows, so a guess far above the count
+  // would cost a fill of the excess each time.)
+  auto guess = [&](size_t rows, size_t pos, size_t at_least) {
     const double per_byte = pos != 0 ? static_cast<double>(rows) / pos
                                      : scratch_->lines_per_byte;
     const double more = static_cast<double>(text.size() - pos) * per_byte;
-    const size_t want = rows + static_cast<size_t>(more * 1.02) + 64;
+    const size_t want = std::max(
+        rows + static_cast<size_t>(more * 1.02) + 64, at_least);
     return want > max_rows ? max_rows : want;
   };
   size_t rows = 0, pos = 0;
-  size_t capacity = lines != 0 ? std::min(lines, max_rows) : guess(0, 0);
+  size_t capacity = lines != 0 ? std::min(lines, max_rows) : guess(0, 0, 0);
   while (pos < text.size() && rows < max_rows) {
     spans->Resize(capacity);
     pos = kernels::ScanLines(data, text.size(), pos, scratch_->view(),
                              Columns(spans), rows, capacity, &rows);
-    capacity = guess(rows, pos);
+    capacity = guess(rows, pos, capacity + capacity / 4);
   }
   if (pos != 0) scratch_->lines_per_byte = static_cast<double>(rows) / pos;
   spans->Resize(rows);

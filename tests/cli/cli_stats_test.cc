@@ -123,7 +123,10 @@ TEST_F(CliTest, StatsCountsHoldAcrossRunsOfRows) {
                            mapped ? "" : in);
       EXPECT_EQ(r.status, 0) << opts;
       std::string want = counts(whole.out);
-      if (!mapped) want.replace(want.find(Path("in.txt")), Path("in.txt").size(), "<stdin>");
+      if (!mapped) {
+        want.replace(want.find(Path("in.txt")), Path("in.txt").size(),
+                     "<stdin>");
+      }
       EXPECT_EQ(counts(r.out), want) << opts << (mapped ? " file" : " stdin");
     }
   }

@@ -106,7 +106,8 @@ TEST_F(CliTest, ValidateLineNumbersHoldAcrossRunsOfRows) {
         const std::string line = r.err.substr(at, eol - at);
         at = eol + 1;
         if (line.compare(0, name.size() + 1, name + ":") != 0) continue;
-        const size_t column_end = line.find(':', line.find(':', name.size() + 1) + 1);
+        const size_t line_end = line.find(':', name.size() + 1);
+        const size_t column_end = line.find(':', line_end + 1);
         got += line.substr(name.size(), column_end + 1 - name.size());
       }
       EXPECT_EQ(got, want) << opts << (mapped ? " file" : " stdin");
@@ -114,7 +115,8 @@ TEST_F(CliTest, ValidateLineNumbersHoldAcrossRunsOfRows) {
                            std::to_string(lines - invalid) + " valid, " +
                            std::to_string(invalid) + " invalid"),
                 std::string::npos)
-          << opts << r.err.substr(r.err.size() - std::min<size_t>(r.err.size(), 300));
+          << opts
+          << r.err.substr(r.err.size() - std::min<size_t>(r.err.size(), 300));
     }
   }
 }
