@@ -109,6 +109,9 @@ size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
   if (p + 64 <= end) {
     uint64_t nl = bits(p, '\n');
     for (; p + 64 <= end; p += 64) {
+      // Past L2 (a 2 MB text here), the input 2 KB ahead is asked for:
+      // 10 % off. (Hints: nothing is read past the end.)
+      __builtin_prefetch(p + 2048);
       const uint64_t next_nl =
           p + 128 <= end ? bits(p + 64, '\n')
                          : (p + 64 < end ? p[64] == '\n' : after_piece);
@@ -139,6 +142,11 @@ size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
   size_t begin = state->line_begin, written = state->written;
   uint32_t* const ends0 = ends;
   for (size_t at = piece; at < piece + n; at += 64) {
+    // Past L2, the input 2 KB ahead and the output 1 KB ahead (for
+    // writing) are asked for: 7 % off; either alone did nothing. (On the
+    // compress path above the output's hint made long lines slower.)
+    __builtin_prefetch(out + written + 1024, 1);
+    __builtin_prefetch(in + at + 2048);
     uint64_t word;
     if (at + 64 <= piece + n) {
       word = NewlineBits(in + at);
