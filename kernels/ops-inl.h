@@ -39,6 +39,16 @@ namespace hn = hwy::HWY_NAMESPACE;
 #define URISCAN_BYTE_MOVEMASK 0
 #endif
 
+// AVX2: four 64-bit lanes, but no 64-bit lane permute by vector and
+// gathers that cost more than loads: stage 2 loads each lane's adjacent
+// class words as one 16-byte pair (see Window in rows-inl.h).
+#undef URISCAN_LANE_PAIR_LOADS
+#if HWY_TARGET == HWY_AVX2
+#define URISCAN_LANE_PAIR_LOADS 1
+#else
+#define URISCAN_LANE_PAIR_LOADS 0
+#endif
+
 // AVX3_DL (VBMI2): one vpcompressb packs the bytes a mask keeps.
 #undef URISCAN_BYTE_COMPRESS
 #if HWY_TARGET == HWY_AVX3_DL
@@ -182,6 +192,21 @@ HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
   return V64{_mm512_shrdv_epi64(word.raw, next.raw, shift.raw)};
 #else
   return hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
+#endif
+}
+
+// Entry `at` (below 2N, N lanes) of the 2N-entry table t0:t1, in each
+// lane. AVX-512 has it in one instruction (vpermt2q), which Highway 1.0.3
+// does not offer: three operations become one.
+HWY_INLINE V64 TwoTableLookup(V64 t0, V64 t1, V64 at) {
+#if URISCAN_MASK_REGISTERS
+  return V64{_mm512_permutex2var_epi64(t0.raw, at.raw, t1.raw)};
+#else
+  const D64 d;
+  const size_t N = hn::Lanes(d);
+  const auto index = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
+  return hn::IfThenElse(hn::Lt(at, K(N)), hn::TableLookupLanes(t0, index),
+                        hn::TableLookupLanes(t1, index));
 #endif
 }
 

@@ -56,36 +56,24 @@ HWY_INLINE BoundaryOut Columns(const kernels::SpanColumns& cols) {
 
 // Where the words of a group's windows come from. When the group's rows lie
 // within 2N blocks (N lanes, a power of two), each class's words are two
-// vector loads and lane permutes; otherwise they are gathered. AVX2 has no
-// 64-bit lane permute by vector: there each of the 4 lanes loads its words
-// in 16-byte pairs where they lie, and two unpacks transpose them, whatever
-// the rows' spread.
+// vector loads and lane permutes; otherwise they are gathered. Where
+// URISCAN_LANE_PAIR_LOADS (AVX2: no 64-bit lane permute by vector), each
+// of the 4 lanes loads its words in 16-byte pairs where they lie, and two
+// interleaves transpose them, whatever the rows' spread.
 template <size_t NW>
 struct WordSource {
   bool near;
   size_t first_block;
   HWY_ALIGN Lanes block;        // gathers: each lane's first block
   HWY_ALIGN Lanes from;         // permutes: block - first_block, below 2N
-  uint32_t lane_block[kMaxLanes];  // AVX2: each lane's first block
+  uint32_t lane_block[kMaxLanes];  // pair loads: each lane's first block
 };
 
-// Word w of every lane's window of `column`, near and not AVX2: t0 and t1
-// are the 2N words from the group's first block on.
+// Word w of every lane's window of `column`, near: t0 and t1 are the 2N
+// words from the group's first block on.
 template <size_t NW>
 HWY_INLINE V64 NearWord(const WordSource<NW>& src, size_t w, V64 t0, V64 t1) {
-  const D64 d;
-  const V64 at = hn::Add(Get(src.from), K(w));
-#if URISCAN_MASK_REGISTERS
-  // AVX-512 looks up a 16-entry table in one instruction (vpermt2q), which
-  // Highway 1.0.3 does not offer: three operations become one.
-  (void)d;
-  return V64{_mm512_permutex2var_epi64(t0.raw, at.raw, t1.raw)};
-#else
-  const size_t N = hn::Lanes(d);
-  const auto index = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
-  return hn::IfThenElse(Less(at, K(N)), hn::TableLookupLanes(t0, index),
-                        hn::TableLookupLanes(t1, index));
-#endif
+  return TwoTableLookup(t0, t1, hn::Add(Get(src.from), K(w)));
 }
 
 // A funnel shift of words w and w + 1 of each lane's window, so that the
@@ -105,20 +93,20 @@ template <size_t NW, bool kClip>
 HWY_INLINE void Window(const uint64_t* HWY_RESTRICT column,
                        const WordSource<NW>& src, V64 shift, V64 back,
                        const Bits<NW>& inside, Bits<NW>* out) {
-#if HWY_TARGET == HWY_AVX2
+#if URISCAN_LANE_PAIR_LOADS
+  const D64 d;
+  const hn::Half<D64> dh;
+  static_assert(hn::MaxLanes(D64()) == 4, "four lanes of two 16-byte halves");
   auto pair = [&](size_t lane, size_t w) {
-    return _mm_loadu_si128(
-        reinterpret_cast<const __m128i*>(column + src.lane_block[lane] + w));
+    return hn::LoadU(dh, column + src.lane_block[lane] + w);
   };
   // Words w and w + 1 of each lane, two at a time; word w - 1 is `prev`.
-  V64 prev = hn::Zero(D64());
+  V64 prev = hn::Zero(d);
   for (size_t w = 0; w <= NW; w += 2) {
-    const __m256i lanes02 = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(pair(0, w)), pair(2, w), 1);
-    const __m256i lanes13 = _mm256_inserti128_si256(
-        _mm256_castsi128_si256(pair(1, w)), pair(3, w), 1);
-    const V64 word = V64{_mm256_unpacklo_epi64(lanes02, lanes13)};
-    const V64 next = V64{_mm256_unpackhi_epi64(lanes02, lanes13)};
+    const V64 lanes02 = hn::Combine(d, pair(2, w), pair(0, w));
+    const V64 lanes13 = hn::Combine(d, pair(3, w), pair(1, w));
+    const V64 word = hn::InterleaveLower(d, lanes02, lanes13);
+    const V64 next = hn::InterleaveUpper(d, lanes02, lanes13);
     if (w > 0) PutWindowWord<NW, kClip>(out, w - 1, prev, word, shift, back, inside);
     if (w < NW) PutWindowWord<NW, kClip>(out, w, word, next, shift, back, inside);
     prev = next;
@@ -165,9 +153,9 @@ HWY_INLINE void MakeWindows(const uint64_t* HWY_RESTRICT masks, uint32_t base,
              ((b[N - 1] - base) >> 6) + NW < src.first_block + 2 * N;
   Put(src.block, hn::ShiftRight<6>(rel));
   Put(src.from, hn::Sub(hn::ShiftRight<6>(rel), K(src.first_block)));
-#if HWY_TARGET == HWY_AVX2
-  for (size_t i = 0; i < N; ++i) src.lane_block[i] = (b[i] - base) >> 6;
-#endif
+  if (URISCAN_LANE_PAIR_LOADS) {
+    for (size_t i = 0; i < N; ++i) src.lane_block[i] = (b[i] - base) >> 6;
+  }
   auto column = [&](int k) { return masks + k * kMaskStride; };
   Window<NW, true>(column(kStop), src, shift, back, inside, &win->stop);
   Window<NW, true>(column(kColonSlash), src, shift, back, inside,
