@@ -195,6 +195,13 @@ HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
 #endif
 }
 
+// Positions are small, so signed compares are exact (and exist on every
+// 1.0.3 target).
+HWY_INLINE M64 Less(V64 a, V64 b) {
+  const hn::RebindToSigned<D64> di;
+  return hn::RebindMask(D64(), hn::Lt(hn::BitCast(di, a), hn::BitCast(di, b)));
+}
+
 // Entry `at` (below 2N, N lanes) of the 2N-entry table t0:t1, in each
 // lane. AVX-512 has it in one instruction (vpermt2q), which Highway 1.0.3
 // does not offer: three operations become one.
@@ -205,7 +212,7 @@ HWY_INLINE V64 TwoTableLookup(V64 t0, V64 t1, V64 at) {
   const D64 d;
   const size_t N = hn::Lanes(d);
   const auto index = hn::IndicesFromVec(d, hn::And(at, K(N - 1)));
-  return hn::IfThenElse(hn::Lt(at, K(N)), hn::TableLookupLanes(t0, index),
+  return hn::IfThenElse(Less(at, K(N)), hn::TableLookupLanes(t0, index),
                         hn::TableLookupLanes(t1, index));
 #endif
 }

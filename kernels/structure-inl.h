@@ -41,12 +41,6 @@ struct Bits {
 template <size_t NW>
 HWY_INLINE V64 Word(const Bits<NW>& a, size_t j) { return Get(a.w[j]); }
 
-// Positions are small, so signed compares are exact (and exist on every
-// 1.0.3 target).
-HWY_INLINE M64 Less(V64 a, V64 b) {
-  const hn::RebindToSigned<D64> di;
-  return hn::RebindMask(D64(), hn::Lt(hn::BitCast(di, a), hn::BitCast(di, b)));
-}
 HWY_INLINE V64 MinPos(V64 a, V64 b) { return hn::IfThenElse(Less(a, b), a, b); }
 
 template <size_t NW>
