@@ -195,6 +195,32 @@ HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
 #endif
 }
 
+// Some lane of v has a bit set: one vptest on AVX2 and SSE4, where a
+// lane compare, its complement and a mask move cost three more.
+HWY_INLINE bool SomeBitSet(V64 v) {
+#if HWY_TARGET == HWY_AVX2
+  return _mm256_testz_si256(v.raw, v.raw) == 0;
+#elif HWY_TARGET == HWY_SSE4
+  return _mm_testz_si128(v.raw, v.raw) == 0;
+#else
+  return !hn::AllFalse(D64(), hn::Ne(v, hn::Zero(D64())));
+#endif
+}
+
+// v + kC in the lanes of m, v elsewhere. Where masks are vectors of all
+// ones (-1), an AND and an add (a subtraction for 1): a blend is three
+// micro-ops on Intel's AVX2 cores. Where they are mask registers or
+// predicates, a masked add.
+template <uint64_t kC>
+HWY_INLINE V64 AddIf(M64 m, V64 v) {
+#if URISCAN_MASK_REGISTERS || HWY_HAVE_SCALABLE
+  return hn::IfThenElse(m, hn::Add(v, K(kC)), v);
+#else
+  if constexpr (kC == 1) return hn::Sub(v, hn::VecFromMask(D64(), m));
+  return hn::Add(v, hn::IfThenElseZero(m, K(kC)));
+#endif
+}
+
 // Positions are small, so signed compares are exact (and exist on every
 // 1.0.3 target).
 HWY_INLINE M64 Less(V64 a, V64 b) {

@@ -41,7 +41,18 @@ struct Bits {
 template <size_t NW>
 HWY_INLINE V64 Word(const Bits<NW>& a, size_t j) { return Get(a.w[j]); }
 
-HWY_INLINE V64 MinPos(V64 a, V64 b) { return hn::IfThenElse(Less(a, b), a, b); }
+// The lesser of two positions or lengths (below 2^32, so their upper
+// halves are zero and the minimum of the 32-bit halves is exact): one
+// instruction where a 64-bit minimum is a compare and a blend (AVX2, whose
+// blend is three micro-ops on Intel cores, and NEON).
+HWY_INLINE V64 MinPos(V64 a, V64 b) {
+#if HWY_TARGET == HWY_SCALAR
+  return hn::Min(a, b);
+#else
+  const hn::Repartition<uint32_t, D64> d32;
+  return hn::BitCast(D64(), hn::Min(hn::BitCast(d32, a), hn::BitCast(d32, b)));
+#endif
+}
 
 template <size_t NW>
 HWY_INLINE Bits<NW> And(const Bits<NW>& a, const Bits<NW>& b) {
@@ -185,7 +196,9 @@ HWY_INLINE M64 NoLane() { return hn::FirstN(D64(), 0); }
 // the same way).
 template <size_t NW>
 HWY_INLINE bool SomeLane(const Bits<NW>& a) {
-  return !hn::AllFalse(D64(), Any(a));
+  V64 u = Word(a, 0);
+  for (size_t j = 1; j < NW; ++j) u = hn::Or(u, Word(a, j));
+  return SomeBitSet(u);
 }
 
 // The rules of RFC 3986 Appendix A on the class windows of URIs of `len`
@@ -246,6 +259,7 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   const M64 has_authority =
       Any(And(And(slash, Down<1>(slash)), BitAt<NW>(after_scheme)));
   const V64 after_slashes = hn::Add(after_scheme, K(2));
+  const V64 authority_begin = AddIf<2>(has_authority, after_scheme);
   const V64 authority_end =
       MinPos(First(AndNot(Below<NW>(after_slashes), Or(slash, query))), len);
   const Bits<NW> authority =
@@ -254,24 +268,37 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   // reg-name allows.
   M64 has_userinfo = NoLane();
   V64 host_at = after_slashes;  // the host's first byte
+  // Without any '@' in the step, the userinfo is empty and the host starts
+  // where the authority does (no blends: they are costly on AVX2).
+  V64 userinfo_end = authority_begin, host_begin = authority_begin;
   const Bits<NW> at = And(And(question_hash_at, upper_dot_at), authority);
   if (HWY_UNLIKELY(SomeLane(at))) {
     has_userinfo = hn::And(has_authority, Any(at));
     host_at =
         hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), after_slashes);
     slow = hn::Or(slow, hn::And(has_authority, Fault<kFaultsBeforeStop>(before_stop, Later(at))));
+    userinfo_end = hn::IfThenElse(has_userinfo, hn::Sub(host_at, K(1)), authority_begin);
+    host_begin = hn::IfThenElse(has_authority, host_at, after_scheme);
   }
   const Bits<NW> host_port = AndNot(Below<NW>(host_at), authority);
   // ":" port, and the port is *DIGIT (section 3.2.3).
   const Bits<NW> port_colon = And(colon, host_port);
   M64 has_port = NoLane();
   V64 host_stop = authority_end;  // the port's ':', or the authority's end
-  if (HWY_UNLIKELY(SomeLane(port_colon))) {
+  // Where hier-part's path starts; without a port in the step, where the
+  // host ends too.
+  const V64 path_begin =
+      hn::IfThenElse(has_authority, authority_end, after_scheme);
+  V64 host_end = path_begin, port_begin = path_begin;
+  const bool some_port = SomeLane(port_colon);
+  if (HWY_UNLIKELY(some_port)) {
     has_port = hn::And(has_authority, Any(port_colon));
     host_stop = MinPos(First(port_colon), authority_end);
     const Bits<NW> port =
         AndNot(Below<NW>(hn::Add(host_stop, K(1))), authority);
     slow = hn::Or(slow, hn::And(has_port, Fault<kFaultsBeforeStop>(before_stop, AndNot(digit, port))));
+    host_end = hn::IfThenElse(has_authority, host_stop, after_scheme);
+    port_begin = hn::IfThenElse(has_port, hn::Add(host_stop, K(1)), host_end);
   }
   const Bits<NW> host = AndNot(Below<NW>(host_at), Below<NW>(host_stop));
   PutMask(s->ipv4,
@@ -283,22 +310,15 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
     Put(cased.w[j], hn::Or(hn::IfThenElseZero(has_scheme, Word(scheme, j)),
                            hn::IfThenElseZero(has_authority, Word(host, j))));
   }
-  const V64 authority_begin =
-      hn::IfThenElse(has_authority, after_slashes, after_scheme);
-  const V64 host_end = hn::IfThenElse(has_authority, host_stop, after_scheme);
   Put(s->authority_begin, authority_begin);
-  Put(s->userinfo_end,
-      hn::IfThenElse(has_userinfo, hn::Sub(host_at, K(1)), authority_begin));
-  Put(s->host_begin, hn::IfThenElse(has_authority, host_at, after_scheme));
+  Put(s->userinfo_end, userinfo_end);
+  Put(s->host_begin, host_begin);
   Put(s->host_end, host_end);
-  Put(s->port_begin,
-      hn::IfThenElse(has_port, hn::Add(host_stop, K(1)), host_end));
+  Put(s->port_begin, port_begin);
   // The path, up to the first '?' or '#' (section 3.3). Neither can come
   // earlier (a scheme ends at the first of ":/?#", an authority at the
   // first of "/?#"), so that is the first of the whole row, found without
   // waiting for the scheme and authority.
-  const V64 path_begin =
-      hn::IfThenElse(has_authority, authority_end, after_scheme);
   const V64 path_end = MinPos(First(query), len);
   Put(s->path_begin, path_begin);
   Put(s->path_end, path_end);
@@ -331,7 +351,7 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
     slow = hn::Or(slow, Fault<kFaultsBeforeStop>(before_stop, Later(hash)));
   }
   Put(s->fragment_begin, fragment_begin);
-  Put(s->query_begin, hn::IfThenElse(has_query, hn::Add(path_end, K(1)), path_end));
+  Put(s->query_begin, AddIf<1>(has_query, path_end));
   PutMask(s->slow, slow);
   Put(s->flags, hn::Or(
       hn::Or(hn::Or(FlagIf(has_scheme, flags::kHasScheme),
