@@ -231,9 +231,11 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   const Bits<NW> digit = AndNot(not_alnum, digit_percent_colon_hash);
   const Bits<NW> pct = AndNot(Or(colon_slash, question_hash_at),
                               And(digit_percent_colon_hash, not_alnum));
-  M64 has_pct = NoLane();
+  // The flags of the rare parts, set where those parts run (so that the
+  // common step spends nothing on them).
+  V64 rare_flags = hn::Zero(D64());
   if (HWY_UNLIKELY(SomeLane(pct))) {
-    has_pct = Any(pct);
+    rare_flags = FlagIf(Any(pct), flags::kHasPctEncoded);
     const V64 last_start = hn::IfThenElseZero(Less(K(1), len), hn::Sub(len, K(2)));
     slow = hn::Or(slow, Fault<kFaultsBeforeStop>(before_stop, AndNot(Below<NW>(last_start), pct)));
   }
@@ -266,14 +268,14 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
       AndNot(Below<NW>(after_slashes), Below<NW>(authority_end));
   // userinfo "@" (section 3.2.1); a second '@' is in the host, which no
   // reg-name allows.
-  M64 has_userinfo = NoLane();
   V64 host_at = after_slashes;  // the host's first byte
   // Without any '@' in the step, the userinfo is empty and the host starts
   // where the authority does (no blends: they are costly on AVX2).
   V64 userinfo_end = authority_begin, host_begin = authority_begin;
   const Bits<NW> at = And(And(question_hash_at, upper_dot_at), authority);
   if (HWY_UNLIKELY(SomeLane(at))) {
-    has_userinfo = hn::And(has_authority, Any(at));
+    const M64 has_userinfo = hn::And(has_authority, Any(at));
+    rare_flags = hn::Or(rare_flags, FlagIf(has_userinfo, flags::kHasUserinfo));
     host_at =
         hn::IfThenElse(has_userinfo, hn::Add(First(at), K(1)), after_slashes);
     slow = hn::Or(slow, hn::And(has_authority, Fault<kFaultsBeforeStop>(before_stop, Later(at))));
@@ -283,7 +285,6 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   const Bits<NW> host_port = AndNot(Below<NW>(host_at), authority);
   // ":" port, and the port is *DIGIT (section 3.2.3).
   const Bits<NW> port_colon = And(colon, host_port);
-  M64 has_port = NoLane();
   V64 host_stop = authority_end;  // the port's ':', or the authority's end
   // Where hier-part's path starts; without a port in the step, where the
   // host ends too.
@@ -292,7 +293,8 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   V64 host_end = path_begin, port_begin = path_begin;
   const bool some_port = SomeLane(port_colon);
   if (HWY_UNLIKELY(some_port)) {
-    has_port = hn::And(has_authority, Any(port_colon));
+    const M64 has_port = hn::And(has_authority, Any(port_colon));
+    rare_flags = hn::Or(rare_flags, FlagIf(has_port, flags::kHasPort));
     host_stop = MinPos(First(port_colon), authority_end);
     const Bits<NW> port =
         AndNot(Below<NW>(hn::Add(host_stop, K(1))), authority);
@@ -324,7 +326,6 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   Put(s->path_end, path_end);
   // A "." or ".." segment: it starts the path or follows a '/', and a '/'
   // or the path's end follows it.
-  M64 has_dot_segment = NoLane();
   const Bits<NW> starts = Or(Up1(slash), BitAt<NW>(path_begin));
   const Bits<NW> dot_bytes =
       AndNot(question_hash_at, And(upper_dot_at, not_alnum));
@@ -336,34 +337,31 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
     const Bits<NW> dot_dot =
         And(And(And(dots, Down<1>(dots)), starts),
             Or(Down<2>(slash), BitAt<NW>(hn::Sub(path_end, K(2)))));
-    has_dot_segment = Any(Or(dot, dot_dot));
+    rare_flags = hn::Or(rare_flags, FlagIf(Any(Or(dot, dot_dot)),
+                                           flags::kHasDotSegment));
   }
   // Query up to the first '#', fragment after it; no second '#'. Without
   // any '#', whatever ends the path is a '?'.
   M64 has_query = Less(path_end, len);
-  M64 has_fragment = NoLane();
   V64 fragment_begin = len;
   const Bits<NW> hash = And(question_hash_at, digit_percent_colon_hash);
   if (HWY_UNLIKELY(SomeLane(hash))) {
     has_query = Any(And(AndNot(hash, query), BitAt<NW>(path_end)));
-    has_fragment = Any(hash);  // all after the path, as above
+    const M64 has_fragment = Any(hash);  // all after the path, as above
+    rare_flags = hn::Or(rare_flags, FlagIf(has_fragment, flags::kHasFragment));
     fragment_begin = hn::IfThenElse(has_fragment, hn::Add(First(hash), K(1)), len);
     slow = hn::Or(slow, Fault<kFaultsBeforeStop>(before_stop, Later(hash)));
   }
   Put(s->fragment_begin, fragment_begin);
   Put(s->query_begin, AddIf<1>(has_query, path_end));
   PutMask(s->slow, slow);
-  Put(s->flags, hn::Or(
-      hn::Or(hn::Or(FlagIf(has_scheme, flags::kHasScheme),
-                    FlagIf(has_authority, flags::kHasAuthority)),
-             hn::Or(FlagIf(has_userinfo, flags::kHasUserinfo),
-                    FlagIf(has_port, flags::kHasPort))),
-      hn::Or(hn::Or(FlagIf(has_query, flags::kHasQuery),
-                    FlagIf(has_fragment, flags::kHasFragment)),
-             hn::Or(hn::Or(FlagIf(has_pct, flags::kHasPctEncoded),
+  Put(s->flags,
+      hn::Or(hn::Or(hn::Or(FlagIf(has_scheme, flags::kHasScheme),
+                           FlagIf(has_authority, flags::kHasAuthority)),
+                    hn::Or(FlagIf(has_query, flags::kHasQuery),
                            FlagIf(Any(And(AndNot(not_alnum, upper_dot_at), cased)),
-                                  flags::kHasUpperCase)),
-                    FlagIf(has_dot_segment, flags::kHasDotSegment)))));
+                                  flags::kHasUpperCase))),
+             rare_flags));
 }
 
 // IPv4address = dec-octet "." dec-octet "." dec-octet "." dec-octet, with
