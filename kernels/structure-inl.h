@@ -84,10 +84,13 @@ HWY_INLINE M64 Any(const Bits<NW>& a) {
 template <size_t NW>
 HWY_INLINE V64 First(const Bits<NW>& a) {
 #if URISCAN_CHEAP_TRAILING_ZEROS
-  V64 r = hn::Add(TrailingZeros(Word(a, NW - 1)), K(64 * (NW - 1)));
+  // From the last word back: a word's count, plus what follows it when
+  // the word is empty (its count is then 64). No blend: a compare, an AND
+  // and an add a word.
+  V64 r = TrailingZeros(Word(a, NW - 1));
   for (size_t j = NW - 1; j-- > 0;) {
     const V64 t = TrailingZeros(Word(a, j));
-    r = hn::IfThenElse(Less(t, K(64)), hn::Add(t, K(64 * j)), r);
+    r = hn::Add(t, hn::IfThenElseZero(hn::Eq(t, K(64)), r));
   }
 #else
   V64 r = K(64 * NW);
@@ -103,18 +106,12 @@ HWY_INLINE V64 First(const Bits<NW>& a) {
 template <size_t NW>
 HWY_INLINE Bits<NW> Below(V64 p) {
   Bits<NW> r;
-  // Word 0: (1 << p) - 1, all ones from p = 64 on.
-  V64 w0 = hn::Sub(OneAt(p), K(1));
-#if !URISCAN_WIDE_SHIFTS_ARE_ZERO
-  w0 = hn::IfThenElse(Less(p, K(64)), w0, K(~uint64_t{0}));
-#endif
-  Put(r.w[0], w0);
+  // Word j: (1 << q) - 1 for q = p - 64 j, which is all ones from q = 64
+  // on (OneAt gives 0 there), and none below q = 0.
+  Put(r.w[0], hn::Sub(OneAt(p), K(1)));
   for (size_t j = 1; j < NW; ++j) {
     const V64 q = hn::Sub(p, K(64 * j));  // below 0 as a signed value
-    const V64 ones = hn::Sub(OneAt(q), K(1));
-    Put(r.w[j], hn::IfThenElseZero(Less(K(0), q),
-                                   hn::IfThenElse(Less(q, K(64)), ones,
-                                                  K(~uint64_t{0}))));
+    Put(r.w[j], hn::IfThenZeroElse(Less(q, K(0)), hn::Sub(OneAt(q), K(1))));
   }
   return r;
 }
