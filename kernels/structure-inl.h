@@ -243,14 +243,16 @@ HWY_INLINE void Structurize(const Windows<NW>& win, V64 len, Structure* s) {
   const V64 first = First(Or(colon_slash, query));
   const M64 has_scheme = Any(And(colon, BitAt<NW>(first)));
   const Bits<NW> scheme = Below<NW>(first);
-  // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ): the first byte
-  // is no DIGIT, and none is outside ALPHA / DIGIT (a "+", "-" or "."
-  // sends the row to the scalar parser, which settles it).
-  const M64 first_is_digit = hn::Ne(hn::And(Word(digit, 0), K(1)), hn::Zero(D64()));
-  M64 bad_first = hn::Or(hn::Eq(first, K(0)), first_is_digit);
-  if (kFaultsBeforeStop) bad_first = hn::And(bad_first, Less(K(0), stop_at));
-  slow = hn::Or(slow, hn::And(has_scheme,
-                              hn::Or(bad_first, Fault<kFaultsBeforeStop>(before_stop, And(not_alnum, scheme)))));
+  // scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ): no byte of it is
+  // outside ALPHA / DIGIT (a "+", "-" or "." sends the row to the scalar
+  // parser, which settles it), and the row's first byte is ALPHA (when
+  // the scheme is empty, that byte is the ':', outside ALPHA / DIGIT).
+  Bits<NW> bad_scheme = And(not_alnum, scheme);
+  Put(bad_scheme.w[0],
+      hn::Or(Word(bad_scheme, 0),
+             hn::And(hn::Or(Word(not_alnum, 0), Word(digit_percent_colon_hash, 0)),
+                     K(1))));
+  slow = hn::Or(slow, hn::And(has_scheme, Fault<kFaultsBeforeStop>(before_stop, bad_scheme)));
   Put(s->scheme_end, hn::IfThenElseZero(has_scheme, first));
   // Where hier-part or relative-part starts: after "scheme:", if any.
   const V64 after_scheme = hn::IfThenElseZero(has_scheme, hn::Add(first, K(1)));
