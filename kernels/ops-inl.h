@@ -184,12 +184,29 @@ using M64 = hn::Mask<D64>;
 
 HWY_INLINE V64 K(uint64_t c) { return hn::Set(D64(), c); }
 
-// A funnel shift: bits `shift`.. of word, then next's (back = 63 - shift).
-// One vpshrdvq with AVX-512 VBMI2.
+// x86 vector shifts by 64 or more give 0 (vpsllvq, and psllq lane by lane),
+// which makes OneAt two operations there. Not the emulated targets: their
+// shifts are C++ shifts.
+#undef URISCAN_WIDE_SHIFTS_ARE_ZERO
+#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
+#define URISCAN_WIDE_SHIFTS_ARE_ZERO 1
+#else
+#define URISCAN_WIDE_SHIFTS_ARE_ZERO 0
+#endif
+
+// A funnel shift: bits `shift`.. of word, then next's, where `back` is
+// FunnelBack(shift). One vpshrdvq with AVX-512 VBMI2; where a shift by 64
+// gives 0, next shifted left by 64 - shift; elsewhere by 63 - shift and 1
+// more (a shift by 64 is undefined there).
+HWY_INLINE V64 FunnelBack(V64 shift) {
+  return hn::Sub(K(URISCAN_WIDE_SHIFTS_ARE_ZERO ? 64 : 63), shift);
+}
 HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
 #if HWY_TARGET == HWY_AVX3_DL
   (void)back;
   return V64{_mm512_shrdv_epi64(word.raw, next.raw, shift.raw)};
+#elif URISCAN_WIDE_SHIFTS_ARE_ZERO
+  return hn::Or(hn::Shr(word, shift), hn::Shl(next, back));
 #else
   return hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
 #endif
@@ -242,16 +259,6 @@ HWY_INLINE V64 TwoTableLookup(V64 t0, V64 t1, V64 at) {
                         hn::TableLookupLanes(t1, index));
 #endif
 }
-
-// x86 vector shifts by 64 or more give 0 (vpsllvq, and psllq lane by lane),
-// which makes OneAt two operations there. Not the emulated targets: their
-// shifts are C++ shifts.
-#undef URISCAN_WIDE_SHIFTS_ARE_ZERO
-#if HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR && HWY_TARGET != HWY_EMU128
-#define URISCAN_WIDE_SHIFTS_ARE_ZERO 1
-#else
-#define URISCAN_WIDE_SHIFTS_ARE_ZERO 0
-#endif
 
 // 1 << q for 0 <= q < 64, else 0 (q < 0 arrives as a huge unsigned value).
 HWY_INLINE V64 OneAt(V64 q) {

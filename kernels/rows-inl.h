@@ -145,7 +145,7 @@ HWY_INLINE void MakeWindows(const uint64_t* HWY_RESTRICT masks, uint32_t base,
   const size_t N = hn::Lanes(d);
   const V64 rel = hn::Sub(begin, K(base));
   const V64 shift = hn::And(rel, K(63));
-  const V64 back = hn::Sub(K(63), shift);
+  const V64 back = FunnelBack(shift);
   const Bits<NW> inside = Below<NW>(MinPos(len, K(64 * NW)));
   WordSource<NW> src;
   src.first_block = (b[0] - base) >> 6;
