@@ -92,8 +92,8 @@ HWY_INLINE auto NoBit(V a, V bits) {
 #endif
 }
 
-// No lane of a (lanes of d) holds any bit of `bits` (one vptest on SSE4 and
-// AVX2).
+// No lane of a (lanes of d, any width) holds any bit of `bits` (one
+// vptest on SSE4 and AVX2).
 template <class D, class V>
 HWY_INLINE bool NoLaneHasBit(D d, V a, V bits) {
 #if HWY_TARGET == HWY_AVX2
@@ -103,7 +103,7 @@ HWY_INLINE bool NoLaneHasBit(D d, V a, V bits) {
   (void)d;
   return _mm_testz_si128(a.raw, bits.raw) != 0;
 #else
-  return hn::AllTrue(d, NoBit(a, bits));
+  return hn::AllFalse(d, hn::Ne(hn::And(a, bits), hn::Zero(d)));
 #endif
 }
 
@@ -209,18 +209,6 @@ HWY_INLINE V64 Funnel(V64 word, V64 next, V64 shift, V64 back) {
   return hn::Or(hn::Shr(word, shift), hn::Shl(next, back));
 #else
   return hn::Or(hn::Shr(word, shift), hn::ShiftLeft<1>(hn::Shl(next, back)));
-#endif
-}
-
-// Some lane of v has a bit set: one vptest on AVX2 and SSE4, where a
-// lane compare, its complement and a mask move cost three more.
-HWY_INLINE bool SomeBitSet(V64 v) {
-#if HWY_TARGET == HWY_AVX2
-  return _mm256_testz_si256(v.raw, v.raw) == 0;
-#elif HWY_TARGET == HWY_SSE4
-  return _mm_testz_si128(v.raw, v.raw) == 0;
-#else
-  return !hn::AllFalse(D64(), hn::Ne(v, hn::Zero(D64())));
 #endif
 }
 
