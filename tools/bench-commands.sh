@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Times every output-producing uriscan command on about 1 GB of real URLs
+# (and extract on about 1 GB of the Apache log) against `wc -l` in the same
+# run, and the peak RSS of the memory-bound cases.
+# usage: tools/bench-commands.sh [OPTION...]
+#   --build-dir=DIR   a configured Release build dir; `cmake --build` of its
+#                     uriscan_cli target runs first (default build/release)
+#   --uriscan=PATH    time this binary instead; nothing is built
+#   --size=BYTES      input size, suffixes K M G in powers of 1000
+#                     (default 1G); whole copies of the corpora
+#   --corpus-dir=DIR  where kasztp.txt, userbait.txt, node_files.txt,
+#                     isaacs_files.txt and apache_access.log are
+#                     (default ../shared/corpus)
+#   --work-dir=DIR    where the inputs go (default a new directory under
+#                     build/, removed at exit unless --keep)
+#   --runs=N          timed runs per command, the best is reported (3)
+#   --threads=N       --threads of every command (2)
+#   --only=REGEX      only the commands whose name matches (grep -E)
+#   --keep            keep the generated inputs
+# Output and diagnostics go to /dev/null; wall time from bash's `time`;
+# exit status 1 (invalid lines found) is expected. The build uses -j1
+# (JOBS to change). Run nothing else meanwhile.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=$root/build/release
+uriscan=
+size_arg=1G
+corpus_dir=$root/../shared/corpus
+work_dir=
+runs=3
+threads=2
+only=.
+keep=0
+
+usage() { sed -n '6,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+die() { echo "bench-commands: $*" >&2; exit 2; }
+
+for a in "$@"; do
+  case "$a" in
+    --build-dir=*) build_dir=${a#*=} ;;
+    --uriscan=*) uriscan=${a#*=} ;;
+    --size=*) size_arg=${a#*=} ;;
+    --corpus-dir=*) corpus_dir=${a#*=} ;;
+    --work-dir=*) work_dir=${a#*=} ;;
+    --runs=*) runs=${a#*=} ;;
+    --threads=*) threads=${a#*=} ;;
+    --only=*) only=${a#*=} ;;
+    --keep) keep=1 ;;
+    -h|--help) usage ;;
+    *) echo "bench-commands: unknown argument '$a'" >&2; usage ;;
+  esac
+done
+
+case "$size_arg" in
+  *[kK]) size=$(( ${size_arg%?} * 1000 )) ;;
+  *[mM]) size=$(( ${size_arg%?} * 1000000 )) ;;
+  *[gG]) size=$(( ${size_arg%?} * 1000000000 )) ;;
+  *) size=$(( size_arg )) ;;
+esac
+[ "$size" -gt 0 ] || die "--size must be positive"
+[ "$runs" -gt 0 ] 2>/dev/null || die "--runs must be a positive number"
+
+if [ -z "$uriscan" ]; then
+  [ -f "$build_dir/CMakeCache.txt" ] ||
+    die "$build_dir is not configured; run: cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release"
+  cmake --build "$build_dir" -j"${JOBS:-1}" --target uriscan_cli >/dev/null
+  uriscan=$build_dir/uriscan
+fi
+[ -x "$uriscan" ] || die "no uriscan binary at $uriscan"
+
+if [ -z "$work_dir" ]; then
+  mkdir -p "$root/build"
+  work_dir=$(mktemp -d "$root/build/bench-commands.XXXXXX")
+  [ "$keep" -eq 1 ] || trap 'rm -rf "$work_dir"' EXIT
+else
+  mkdir -p "$work_dir"
+fi
+
+# repeat OUT FILE...: whole copies of FILEs (each ending in a newline) up to
+# $size bytes at least, unless OUT already has that size.
+repeat() {
+  local out=$1 seed=$work_dir/seed.txt f copies
+  shift
+  : >"$seed"
+  for f in "$@"; do
+    [ -f "$f" ] || die "missing $f (--corpus-dir)"
+    cat "$f" >>"$seed"
+    [ -z "$(tail -c1 "$f")" ] || echo >>"$seed"
+  done
+  copies=$(( (size + $(stat -c %s "$seed") - 1) / $(stat -c %s "$seed") ))
+  if [ ! -f "$out" ] ||
+     [ "$(stat -c %s "$out")" -ne $(( copies * $(stat -c %s "$seed") )) ]; then
+    echo "bench-commands: writing $copies copies to $out" >&2
+    : >"$out"
+    for (( i = 0; i < copies; i++ )); do cat "$seed" >>"$out"; done
+  fi
+  rm -f "$seed"
+}
+urls=$work_dir/urls-$size.txt
+log=$work_dir/log-$size.txt
+repeat "$urls" "$corpus_dir"/{kasztp,userbait,node_files,isaacs_files}.txt
+repeat "$log" "$corpus_dir/apache_access.log"
+dedup_input=$work_dir/urls-3M.txt
+head -n 3000000 "$urls" >"$dedup_input"
+cat "$urls" "$log" "$uriscan" "$(command -v wc)" >/dev/null
+
+echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+  "$(nproc) usable; uriscan: $("$uriscan" --version 2>/dev/null | tr '\n' ' ')"
+echo "urls: $(stat -c %s "$urls") bytes, $(wc -l <"$urls") lines;" \
+  "log: $(stat -c %s "$log") bytes, $(wc -l <"$log") lines"
+echo "threads: $threads; best of $runs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# best NAME CMD...: the best wall time of $runs runs.
+best() {
+  local t b= st
+  for (( r = 0; r < runs; r++ )); do
+    TIMEFORMAT=%R
+    t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) && st=0 || st=$?
+    [ "$st" -le 1 ] || die "'$*' exited $st"
+    t=${t##*$'\n'}
+    if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN { exit !(a < b) }'; then
+      b=$t
+    fi
+  done
+  echo "$b"
+}
+
+printf '%-52s %8s %8s %7s\n' command seconds "x wc -l" GB/s
+wc_urls=$(best wc -l "$urls")
+wc_log=$(best wc -l "$log")
+row() {  # row NAME INPUT WC_TIME ARGS...
+  local name=$1 input=$2 wc=$3 t
+  shift 3
+  echo "$name" | grep -Eq -- "$only" || return 0
+  t=$(best "$uriscan" "$@" --threads="$threads" "$input")
+  awk -v n="$name" -v t="$t" -v w="$wc" -v b="$(stat -c %s "$input")" 'BEGIN {
+    printf "%-52s %8.2f %8.2f %7.2f\n", n, t, t / w, b / t / 1e9 }'
+}
+printf '%-52s %8.2f %8.2f\n' "wc -l (urls)" "$wc_urls" 1
+printf '%-52s %8.2f %8.2f\n' "wc -l (log)" "$wc_log" 1
+row validate "$urls" "$wc_urls" validate
+row stats "$urls" "$wc_urls" stats
+row audit "$urls" "$wc_urls" audit
+row "parse --format=tsv" "$urls" "$wc_urls" parse --format=tsv
+row "parse" "$urls" "$wc_urls" parse
+for cols in host host,registrable_domain host,public_suffix host,host_nowww \
+            host,surt; do
+  row "parse --format=tsv --columns=$cols" "$urls" "$wc_urls" \
+    parse --format=tsv --columns="$cols"
+done
+row params "$urls" "$wc_urls" params
+for p in scheme crawler w3lib; do
+  row "normalize --profile=$p" "$urls" "$wc_urls" normalize --profile="$p"
+done
+row dedup "$urls" "$wc_urls" dedup
+row "dedup --profile=crawler" "$urls" "$wc_urls" dedup --profile=crawler
+row "extract --from=combined (log)" "$log" "$wc_log" extract --from=combined
+
+# Peak RSS (MB, from GNU time's maximum resident set size).
+rss() {  # rss NAME ARGS...
+  local kb
+  echo "$1" | grep -Eq -- "$only" || return 0
+  shift
+  /usr/bin/time -f '%M' -o "$work_dir/rss" "$uriscan" "$@" >/dev/null \
+    2>/dev/null || true
+  kb=$(tail -1 "$work_dir/rss")
+  printf '%-52s %8s MB\n' "peak RSS: $name" "$(( kb / 1024 ))"
+}
+name="validate FILE (urls)"; rss "$name" validate --threads="$threads" "$urls"
+name="dedup --memory=64M FILE (3 M lines)"
+rss "$name" dedup --memory=64M --threads="$threads" "$dedup_input"
