@@ -37,6 +37,10 @@ parse --format=tsv --lenient INPUT
 validate INPUT
 stats INPUT
 audit INPUT
+audit --flagged INPUT
+parse --max-line=64 INPUT
+parse --format=tsv --max-line=64 INPUT
+audit --max-line=64 INPUT
 params INPUT
 params --raw INPUT
 normalize INPUT

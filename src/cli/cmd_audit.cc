@@ -10,6 +10,7 @@
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
+#include "src/cli/records.h"
 
 namespace uriscan {
 namespace cli {
@@ -57,8 +58,16 @@ class AuditRun : public CommandRun {
   bool NumberedRecords() const override { return true; }
   bool WantsRiskFlags() const override { return true; }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
-    if (writer_) writer_->Prepare(rows, c->spans, &audit_derived);
-    return true;
+    if (writer_) {
+      writer_->Prepare(rows, c->spans, &audit_derived);
+      return true;
+    }
+    // LINE<TAB>FLAGS straight from the columns (records.h).
+    if (!WholeChunk(*c, true)) return true;
+    CountWholeChunk(c);
+    AppendAuditRecords(c->spans, c->risk_column.data(), 0, c->spans.size(),
+                       c->first_line, flagged_only_, &c->out);
+    return false;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t risk_flags,
            Chunk* c) override {

@@ -12,6 +12,7 @@
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
+#include "src/cli/records.h"
 
 namespace uriscan {
 namespace cli {
@@ -94,8 +95,22 @@ class ParseRun : public CommandRun {
   bool NumberedRecords() const override { return format_ == Format::kTsv; }
   bool WantsRiskFlags() const override { return format_ == Format::kJsonl; }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
-    if (writer_) writer_->Prepare(rows, c->spans, &derived_rows);
-    return true;
+    if (writer_) {
+      writer_->Prepare(rows, c->spans, &derived_rows);
+      return true;
+    }
+    // The default records straight from the columns (records.h); the
+    // JSON record of a line --lenient repaired carries the original.
+    if (!WholeChunk(*c, format_ == Format::kTsv)) return true;
+    CountWholeChunk(c);
+    if (format_ == Format::kTsv) {
+      AppendTsvRecords(c->spans, rows.data, 0, c->spans.size(), c->first_line,
+                       &c->out);
+    } else {
+      AppendJsonRecords(c->spans, rows.data, c->risk_column.data(), 0,
+                        c->spans.size(), &c->out);
+    }
+    return false;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t risk_flags,
            Chunk* c) override {

@@ -15,13 +15,6 @@ constexpr char kHelp[] =
     "                              exit 1 if there is any\n";
 
 // True when some row of `s` is longer than max_line bytes.
-bool AnyLongerThan(const ComponentSpans& s, size_t max_line) {
-  uint32_t longest = 0;
-  for (size_t i = 0; i < s.size(); ++i)
-    longest = std::max(longest, s.uri_end[i] - s.uri_begin[i]);
-  return longest > max_line;
-}
-
 class ValidateRun : public CommandRun {
  public:
   using CommandRun::CommandRun;
@@ -33,11 +26,8 @@ class ValidateRun : public CommandRun {
   // With no over-long row, the columns are counted at once and only the
   // invalid rows are visited, without a UriReference per row.
   bool PrepareChunk(const Batch& /*rows*/, Chunk* c) override {
-    if (c->too_long_line || AnyLongerThan(c->spans, opt_.max_line))
-      return true;
-    CountColumns(c->spans, &c->totals);
-    ForEachInvalid(c->spans.error_kind.data(), c->spans.size(),
-                   [&](size_t i) { c->Diagnose(i, c->spans.Error(i)); });
+    if (!WholeChunk(*c, true)) return true;
+    CountWholeChunk(c);
     return false;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,

@@ -178,6 +178,16 @@ class CommandRun {
   virtual std::string SummaryTail(const Totals& /*t*/) const { return {}; }
 
  protected:
+  // Whether PrepareChunk() can take the chunk's rows from its columns at
+  // once, with no Row() call: no row is over-long (Row() gets those as
+  // errors of kind too-long) and, unless `lenient_ok`, no line was
+  // repaired by --lenient.
+  bool WholeChunk(const Chunk& c, bool lenient_ok = false) const;
+  // What ProcessChunk() counts of each row before Row(), and the
+  // diagnostics of the invalid rows, for such a chunk (its risk flags
+  // too, when the command wants them).
+  void CountWholeChunk(Chunk* c) const;
+
   const Options& opt_;
 
  private:

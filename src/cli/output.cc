@@ -117,6 +117,13 @@ bool Writer::Flush() {
   return !failed_;
 }
 
+bool Writer::WriteThrough(std::string_view text) {
+  if (!Flush()) return false;
+  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size())
+    failed_ = true;
+  return !failed_;
+}
+
 void AppendJsonRecord(const UriReference& uri, std::string* out,
                       uint32_t risk_flags) {
   if (!uri.valid()) {

@@ -26,6 +26,9 @@ class Writer {
     if (Full()) Flush();
   }
   bool Flush();
+  // Writes what is gathered, then `text` straight from where it lies (a
+  // chunk's output: no copy into the buffer). False once writing failed.
+  bool WriteThrough(std::string_view text);
   bool failed() const { return failed_; }
 
  private:

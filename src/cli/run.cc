@@ -66,6 +66,27 @@ bool ApplyOnError(OnError on_error, size_t i, const UriReference& uri,
   return true;
 }
 
+bool CommandRun::WholeChunk(const Chunk& c, bool lenient_ok) const {
+  if (c.too_long_line || (opt_.lenient && !lenient_ok)) return false;
+  const ComponentSpans& s = c.spans;
+  uint32_t longest = 0;
+  for (size_t i = 0; i < s.size(); ++i)
+    longest = std::max(longest, s.uri_end[i] - s.uri_begin[i]);
+  return longest <= opt_.max_line;
+}
+
+void CommandRun::CountWholeChunk(Chunk* c) const {
+  CountColumns(c->spans, &c->totals);
+  const uint8_t* kinds = c->spans.error_kind.data();
+  ForEachInvalid(kinds, c->spans.size(),
+                 [&](size_t i) { c->Diagnose(i, c->spans.Error(i)); });
+  if (!WantsRiskFlags()) return;
+  for (size_t i = 0; i < c->spans.size(); ++i) {
+    if (c->risk_column[i] != 0 && kinds[i] == 0)
+      CountRisks(c->risk_column[i], &c->totals);
+  }
+}
+
 void CommandRun::ProcessChunk(Chunk* c) {
   // One scanner (its scratch) per worker thread.
   thread_local Scanner scanner;
@@ -254,6 +275,10 @@ LineReader::Flight Pipeline::WriteOutDone() {
                          : LineReader::Flight::kNone;
 }
 
+// A chunk's output this large is written from where it lies rather than
+// copied into the output buffer first.
+constexpr size_t kWriteThrough = 64 << 10;
+
 void Pipeline::EmitOldest() {
   const size_t slot = pool_.Next();
   Chunk& c = chunks_[slot];
@@ -263,7 +288,12 @@ void Pipeline::EmitOldest() {
   }
   stopped_ = c.failed;
   command_->Emit(c, &out_.buffer(), &totals_);
-  out_.buffer() += c.out;
+  if (c.out.size() >= kWriteThrough) {
+    progress_.Clear();
+    out_.WriteThrough(c.out);
+  } else {
+    out_.buffer() += c.out;
+  }
   if (c.starts_file && !opt_.global_lines) lines_written_ = 0;
   for (const Diagnostic& d : c.diagnostics) {
     AppendDiagnostic(*c.name, lines_written_ + d.row + 1, d.column, d.kind,

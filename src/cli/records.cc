@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: MIT
+// Records written a run of rows at a time from the scan's columns.
+#include "src/cli/records.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "src/derive/host_type.h"
+#include "uriscan/risk.h"
+
+namespace uriscan {
+namespace cli {
+namespace {
+
+// Rows whose room is made at once: the room stays in the cache.
+constexpr size_t kRunRows = 1024;
+// Room per record beside its reference's own bytes: a line number (24),
+// the TSV record's tabs, \N's, "false" and a host type or error kind name
+// (under 100), or the JSON record's keys and quotes (under 120).
+constexpr size_t kRecordRoom = 160;
+
+// The most bytes the names of every risk flag take in a record, with their
+// quotes and separators: the room a "risks" array may need.
+size_t RiskNamesRoom() {
+  static const size_t room = [] {
+    size_t n = 16;
+    for (int bit = 0; bit < risks::kCount; ++bit)
+      n += std::strlen(RiskFlagName(bit)) + 4;
+    return n;
+  }();
+  return room;
+}
+
+// The bytes of rows [begin, end), all of them, and room for `per_row` more
+// per record.
+size_t RunRoom(const ComponentSpans& s, size_t begin, size_t end,
+               size_t per_row) {
+  return (s.uri_end[end - 1] - s.uri_begin[begin]) + (end - begin) * per_row;
+}
+
+// [b, e) of `data` into the record.
+inline void Span(RecordCursor* out, const char* data, uint32_t b, uint32_t e) {
+  out->Put(data + b, e - b);
+}
+
+}  // namespace
+
+void RecordCursor::Number(uint64_t v) {
+  p_ = std::to_chars(p_, p_ + 24, v).ptr;
+}
+
+LineCounter::LineCounter(uint64_t first) {
+  std::memset(digits_, '0', sizeof(digits_));
+  size_ = static_cast<size_t>(
+      std::to_chars(digits_, digits_ + sizeof(digits_), first).ptr - digits_);
+}
+
+void AppendTsvRecords(const ComponentSpans& s, const char* data, size_t begin,
+                      size_t end, uint64_t first_line, std::string* text) {
+  RecordCursor out(text);
+  LineCounter line(first_line);
+  for (size_t run = begin; run < end; run += kRunRows) {
+    const size_t run_end = std::min(end, run + kRunRows);
+    out.Reserve(RunRoom(s, run, run_end, kRecordRoom));
+    for (size_t i = run; i < run_end; ++i, line.Next()) {
+      line.PutTo(&out);
+      if (s.error_kind[i] != 0) {
+        out.Lit("\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t");
+        out.Name(ErrorKindName(static_cast<ErrorKind>(s.error_kind[i])));
+        out.Char('\n');
+        continue;
+      }
+      const uint32_t f = s.flags[i];
+      out.Lit("\ttrue\t");
+      if (f & flags::kHasScheme) {
+        Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
+      } else {
+        out.Lit("\\N");
+      }
+      out.Char('\t');
+      if (f & flags::kHasUserinfo) {
+        Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
+      } else {
+        out.Lit("\\N");
+      }
+      out.Char('\t');
+      if (f & flags::kHasAuthority) {
+        Span(&out, data, s.host_begin[i], s.host_end[i]);
+      } else {
+        out.Lit("\\N");
+      }
+      out.Char('\t');
+      if (f & flags::kHasPort) {
+        Span(&out, data, s.port_begin[i], s.path_begin[i]);
+      } else {
+        out.Lit("\\N");
+      }
+      out.Char('\t');
+      Span(&out, data, s.path_begin[i], s.path_end[i]);
+      out.Char('\t');
+      const uint32_t query_end =
+          (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
+      if (f & flags::kHasQuery) {
+        Span(&out, data, s.query_begin[i], query_end);
+      } else {
+        out.Lit("\\N");
+      }
+      out.Char('\t');
+      if (f & flags::kHasFragment) {
+        Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
+      } else {
+        out.Lit("\\N");
+      }
+      out.Char('\t');
+      if (f & flags::kHasAuthority) {
+        out.Name(derive::HostTypeName(static_cast<HostKind>(
+            (f & flags::kHostKindMask) >> flags::kHostKindShift)));
+      } else {
+        out.Lit("\\N");
+      }
+      out.Lit("\t\\N\n");
+    }
+  }
+}
+
+void AppendJsonRecords(const ComponentSpans& s, const char* data,
+                       const uint32_t* risk_flags, size_t begin, size_t end,
+                       std::string* text) {
+  RecordCursor out(text);
+  const size_t room = kRecordRoom + RiskNamesRoom();
+  for (size_t run = begin; run < end; run += kRunRows) {
+    const size_t run_end = std::min(end, run + kRunRows);
+    out.Reserve(RunRoom(s, run, run_end, room));
+    for (size_t i = run; i < run_end; ++i) {
+      if (s.error_kind[i] != 0) {
+        out.Lit("{\"valid\":false,\"error\":\"");
+        out.Name(ErrorKindName(static_cast<ErrorKind>(s.error_kind[i])));
+        out.Lit("\",\"at\":");
+        out.Number(s.error_offset[i]);
+        out.Lit("}\n");
+        continue;
+      }
+      const uint32_t f = s.flags[i];
+      out.Lit("{\"valid\":true");
+      if (f & flags::kHasScheme) {
+        out.Lit(",\"scheme\":\"");
+        Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
+        out.Char('"');
+      }
+      if (f & flags::kHasUserinfo) {
+        out.Lit(",\"userinfo\":\"");
+        Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
+        out.Char('"');
+      }
+      if (f & flags::kHasAuthority) {
+        out.Lit(",\"host\":\"");
+        Span(&out, data, s.host_begin[i], s.host_end[i]);
+        out.Lit("\",\"host_type\":\"");
+        out.Name(derive::HostTypeName(static_cast<HostKind>(
+            (f & flags::kHostKindMask) >> flags::kHostKindShift)));
+        out.Char('"');
+      }
+      if (f & flags::kHasPort) {
+        out.Lit(",\"port\":\"");
+        Span(&out, data, s.port_begin[i], s.path_begin[i]);
+        out.Char('"');
+      }
+      out.Lit(",\"path\":\"");
+      Span(&out, data, s.path_begin[i], s.path_end[i]);
+      out.Char('"');
+      if (f & flags::kHasQuery) {
+        const uint32_t query_end =
+            (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
+        out.Lit(",\"query\":\"");
+        Span(&out, data, s.query_begin[i], query_end);
+        out.Char('"');
+      }
+      if (f & flags::kHasFragment) {
+        out.Lit(",\"fragment\":\"");
+        Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
+        out.Char('"');
+      }
+      const uint32_t r = risk_flags[i];
+      if (r != 0 && !(r & risks::kInvalid)) {
+        char sep = '[';
+        out.Lit(",\"risks\":");
+        for (int bit = 0; bit < risks::kCount; ++bit) {
+          if (!(r & (1u << bit))) continue;
+          out.Char(sep);
+          out.Char('"');
+          out.Name(RiskFlagName(bit));
+          out.Char('"');
+          sep = ',';
+        }
+        out.Char(']');
+      }
+      out.Lit("}\n");
+    }
+  }
+}
+
+void AppendAuditRecords(const ComponentSpans& s, const uint32_t* risk_flags,
+                        size_t begin, size_t end, uint64_t first_line,
+                        bool flagged_only, std::string* text) {
+  RecordCursor out(text);
+  LineCounter line(first_line);
+  // A record holds no byte of its reference: its room is fixed.
+  const size_t room = 32 + RiskNamesRoom();
+  for (size_t run = begin; run < end; run += kRunRows) {
+    const size_t run_end = std::min(end, run + kRunRows);
+    out.Reserve((run_end - run) * room);
+    for (size_t i = run; i < run_end; ++i, line.Next()) {
+      char* const record = out.pos();
+      line.PutTo(&out);
+      out.Char('\t');
+      const uint32_t r = risk_flags[i];
+      if (s.error_kind[i] != 0 || (r & risks::kInvalid)) {
+        out.Lit("invalid\n");
+        continue;
+      }
+      bool first = true;
+      if (flagged_only && r == 0) {  // the record is taken back
+        out.pos() = record;
+        continue;
+      }
+      constexpr uint32_t kNamed = (1u << risks::kCount) - 1;
+      for (uint32_t bits = r & kNamed; bits != 0; bits &= bits - 1) {
+        if (!first) out.Char(',');
+        out.Name(RiskFlagName(__builtin_ctz(bits)));
+        first = false;
+      }
+      out.Char('\n');
+    }
+  }
+}
+
+}  // namespace cli
+}  // namespace uriscan
