@@ -158,6 +158,18 @@ URISCAN_EXPORT void NormalizeBatch(const Batch& in,
                                    Profile profile, NormalizedBatch* out,
                                    const NormalizeOptions& options = {});
 
+// Which rows of `in` (scanned into `in_spans`) are their own normal form
+// under `profile` as they stand, from their flags and columns: (*as_is)[i]
+// is 1 for such a valid row, 0 for the others (an invalid row, or one that
+// may need a rewrite: Normalize() it to know). For a caller that writes the
+// normal forms itself, copying runs of as-is rows in one piece and
+// normalizing the rest, with no arena and no spans of the output.
+URISCAN_EXPORT void MarkAlreadyNormal(const Batch& in,
+                                      const ComponentSpans& in_spans,
+                                      Profile profile,
+                                      std::vector<uint8_t>* as_is,
+                                      const NormalizeOptions& options = {});
+
 }  // namespace uriscan
 
 #endif  // URISCAN_NORMALIZE_H_

@@ -3,8 +3,11 @@
 // sec. 6); its options, help and run.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
@@ -42,9 +45,70 @@ class NormalizeRun : public CommandRun {
   }
 
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
+    if (WholeChunk(*c) && (on_error_ != OnError::kFail ||
+                           std::all_of(c->spans.error_kind.begin(),
+                                       c->spans.error_kind.end(),
+                                       [](uint8_t k) { return k == 0; }))) {
+      WriteChunk(rows, c);
+      return false;
+    }
     NormalizeBatch(rows, c->spans, profile_.profile, &normalized_rows,
                    profile_.normalize);
     return true;
+  }
+  // The records of a whole chunk at once (what Row() writes, row by row):
+  // runs of rows that are their own normal form, each ending in a lone
+  // "\n", are copied in one piece; only the others are normalized.
+  void WriteChunk(const Batch& rows, Chunk* c) {
+    thread_local std::vector<uint8_t> as_is;
+    thread_local std::string normal;
+    CountWholeChunk(c);
+    const ComponentSpans& s = c->spans;
+    MarkAlreadyNormal(rows, s, profile_.profile, &as_is, profile_.normalize);
+    const bool crawler = profile_.profile == Profile::kCrawler;
+    const char* data = rows.data;
+    std::string& out = c->out;
+    const size_t n = s.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (as_is[i] && !crawler) {
+        size_t last = i;
+        while (last + 1 < n && as_is[last + 1] &&
+               s.uri_begin[last + 1] == s.uri_end[last] + 1)
+          ++last;
+        out.append(data + s.uri_begin[i], s.uri_end[last] - s.uri_begin[i]);
+        out.push_back('\n');
+        i = last;
+        continue;
+      }
+      const std::string_view text(data + s.uri_begin[i],
+                                  s.uri_end[i] - s.uri_begin[i]);
+      if (s.error_kind[i] != 0) {  // --on-error=keep or skip
+        if (on_error_ == OnError::kKeep) {
+          if (crawler) {
+            out.push_back('\t');
+            AppendPgText(text, &out);
+          } else {
+            out.append(text);
+          }
+          out.push_back('\n');
+        }
+        continue;
+      }
+      if (as_is[i]) {
+        out.append(text);
+      } else {
+        normal.clear();
+        (void)Normalize(s.Row(i, data), profile_.profile, &normal,
+                        profile_.normalize);
+        c->totals.rewritten += normal != text;
+        out.append(normal);
+      }
+      if (crawler) {  // a valid line has no byte that TSV text escapes
+        out.push_back('\t');
+        out.append(text);
+      }
+      out.push_back('\n');
+    }
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
            Chunk* c) override {

@@ -547,4 +547,17 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
   }
 }
 
+void MarkAlreadyNormal(const Batch& in, const ComponentSpans& s,
+                       Profile profile, std::vector<uint8_t>* as_is,
+                       const NormalizeOptions& options) {
+  const size_t n = s.size();
+  as_is->resize(n);
+  uint8_t* out = as_is->data();
+  for (size_t i = 0; i < n; ++i) {
+    out[i] = s.error_kind[i] == 0 &&
+             (SurelyNormal(in.data, s, i, profile) ||
+              AlreadyNormal(in, s, i, profile, options.fold_www));
+  }
+}
+
 }  // namespace uriscan
