@@ -449,16 +449,7 @@ bool AlreadyNormal(const Batch& in, const ComponentSpans& s, size_t i,
                               s.host_end[i] - s.host_begin[i]);
   const std::string_view path(in.data + s.path_begin[i],
                               s.path_end[i] - s.path_begin[i]);
-  if (profile == Profile::kW3lib) {
-    // canonicalize_url keeps an http(s) URL with a host, a path, no
-    // userinfo (it lower-cases it), port, query, fragment or ';' (a
-    // trailing empty parameter goes) as it is.
-    return (f & flags::kHasScheme) && (scheme == "http" || scheme == "https") &&
-           (f & flags::kHasAuthority) && !host.empty() && !path.empty() &&
-           !(f & (flags::kHasUserinfo | flags::kHasPort | flags::kHasQuery |
-                  flags::kHasFragment)) &&
-           path.find(';') == std::string_view::npos;
-  }
+  if (profile == Profile::kW3lib) return W3libKeepsAsIs(f, scheme, host, path);
   if (scheme == "file") {  // file://localhost/x becomes file:///x
     if ((f & flags::kHasAuthority) && host == "localhost") return false;
   } else if (scheme == "mailto") {  // upper case in a domain is lowered

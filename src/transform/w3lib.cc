@@ -169,6 +169,23 @@ void AppendQuery(std::string_view query, std::string* out) {
 
 }  // namespace
 
+bool W3libKeepsAsIs(uint16_t f, std::string_view scheme, std::string_view host,
+                    std::string_view path) {
+  // Every byte of a valid path without '%' is PathSafe(), and scheme and
+  // host have no upper case: only the structure can change.
+  if (f & (flags::kHasPctEncoded | flags::kHasUpperCase | flags::kHasUserinfo |
+           flags::kHasPort | flags::kHasQuery | flags::kHasFragment)) {
+    return false;
+  }
+  if (path.empty() || path.find(';') != std::string_view::npos) return false;
+  const bool netloc_scheme =
+      (f & flags::kHasScheme) && Listed(scheme, kUsesNetloc);
+  if (f & flags::kHasAuthority) {  // the path is empty or starts with '/'
+    return !host.empty() || (netloc_scheme && path.compare(0, 2, "//") != 0);
+  }
+  return !netloc_scheme;  // else "//" would be added
+}
+
 void AppendW3libCanonical(const UriReference& uri, std::string* out) {
   // urlsplit() lower-cases the scheme.
   thread_local std::string scheme, path;

@@ -3,7 +3,9 @@
 #ifndef URISCAN_SRC_TRANSFORM_W3LIB_H_
 #define URISCAN_SRC_TRANSFORM_W3LIB_H_
 
+#include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "uriscan/uri.h"
 
@@ -20,6 +22,14 @@ namespace uriscan {
 // then value and re-encoded as a form; no fragment; then urlunparse's
 // joining rules for the scheme.
 void AppendW3libCanonical(const UriReference& uri, std::string* out);
+
+// Whether AppendW3libCanonical() gives a valid reference back as it is,
+// from its flags (no '%', no upper case in scheme or host) and its scheme,
+// host and path: no userinfo, port, query or fragment, a path that is not
+// empty and holds no ';', and a "//" that urlunsplit() writes back exactly
+// when the reference has one. False only means "canonicalize to know".
+bool W3libKeepsAsIs(uint16_t flags, std::string_view scheme,
+                    std::string_view host, std::string_view path);
 
 }  // namespace uriscan
 

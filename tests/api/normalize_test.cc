@@ -230,7 +230,11 @@ TEST(NormalizeBatchTest, SurelyNormalRowsAreTheirOwnNormalForm) {
       "file://localhost/x\nfile:///x\nmailto:a@B.org\nhttp://a\nhttp://a/\n"
       "http://a:80/\nhttp://a:/\nhttps://a\nftp://a:21/\n//a:80/\n//a\n"
       "x://a:/\nx://a\nws://a\nhttp://a?q\nhttp://a#f\n\nrel/path\n"
-      "http:x\nfoo://b/c\n";
+      "http:x\nfoo://b/c\n"
+      // The structure canonicalize_url rewrites or keeps (w3lib).
+      "file:////x\nfile://h\nfile://h/a\nx:///a\nx://h/a\nftp:a\nnode:url\n"
+      "a;b\nx:a;b\nhttp://h/a;b\n//h/p\n/p\nrel\nhttp://[::1]/\nfile:/a\n"
+      "x:/a\nx:\n?q\n#f\nhttp://u@h/\nhttp://h:1/\nhttp://h/%41\n";
   for (const auto& corpus : test_corpus::LoadCorpora()) text += corpus.bytes;
   OwnedBatch batch;
   ASSERT_TRUE(BatchFromLines(text, &batch));
