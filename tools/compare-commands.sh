@@ -50,6 +50,12 @@ normalize --profile=crawler INPUT
 normalize --profile=w3lib INPUT
 normalize --on-error=keep INPUT
 normalize --on-error=skip INPUT
+normalize --on-error=fail INPUT
+normalize --profile=crawler --on-error=skip INPUT
+dedup --on-error=fail INPUT
+dedup --on-error=keep --max-line=64 INPUT
+params --max-line=64 INPUT
+normalize --max-line=64 INPUT
 resolve --base=http://a/b/c/d;p?q INPUT
 dedup INPUT
 dedup --profile=crawler INPUT

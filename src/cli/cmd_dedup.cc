@@ -93,7 +93,18 @@ class DedupRun : public CommandRun {
   }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
     fingerprinter_->Batch64(rows, c->spans, &keys_[c->slot]);
-    return true;
+    const uint8_t* kinds = c->spans.error_kind.data();
+    if (!WholeChunk(*c, true) ||
+        (on_error_ == OnError::kFail &&
+         std::any_of(kinds, kinds + c->spans.size(),
+                     [](uint8_t k) { return k != 0; }))) {
+      return true;
+    }
+    // No Row() per row: the invalid rows' keys are 0 (Row() below).
+    CountWholeChunk(c);
+    ForEachInvalid(kinds, c->spans.size(),
+                   [&](size_t i) { keys_[c->slot][i] = 0; });
+    return false;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
            Chunk* c) override {
@@ -107,8 +118,9 @@ class DedupRun : public CommandRun {
     for (size_t i = 0; i < c.rows; ++i) {
       if (keys[i] == 0 && on_error_ == OnError::kSkip) continue;
       // An over-long line is not held in memory: an empty line stands in.
-      std::string_view line =
-          c.AsRead(i, c.spans.Row(i, c.input.text.data()).text());
+      std::string_view line = c.AsRead(
+          i, std::string_view(c.input.text.data() + c.spans.uri_begin[i],
+                              c.spans.uri_end[i] - c.spans.uri_begin[i]));
       if (c.too_long_line || line.size() > opt_.max_line) line = {};
       sink_->Row(keys[i], line, out);
     }

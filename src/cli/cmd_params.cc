@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <cstdint>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -56,7 +58,49 @@ class ParamsRun : public CommandRun {
                   q.size(), Decoding::kForm, &p.values, &p.value_offsets);
     }
     p.data = rows.data;
-    return true;
+    if (!WholeChunk(*c, true)) return true;
+    // The records straight from the parameters' columns, no Row() per row.
+    CountWholeChunk(c);
+    const QueryParams& q = p.params;
+    const uint8_t* kinds = c->spans.error_kind.data();
+    uint32_t row = UINT32_MAX;
+    char digits[24];
+    size_t digits_size = 0;
+    for (size_t k = 0; k < q.size(); ++k) {
+      if (q.row[k] != row) {
+        row = q.row[k];
+        digits_size = static_cast<size_t>(
+            std::to_chars(digits, digits + sizeof(digits), c->first_line + row)
+                .ptr -
+            digits);
+      }
+      if (kinds[row] != 0) continue;
+      AppendParam(k, std::string_view(digits, digits_size), &c->out);
+    }
+    return false;
+  }
+  // LINE<TAB>NAME<TAB>VALUE of parameter k.
+  void AppendParam(size_t k, std::string_view line, std::string* out) const {
+    const ChunkParams& p = chunk_params;
+    const QueryParams& q = p.params;
+    out->append(line);
+    out->push_back('\t');
+    if (raw_) {
+      AppendPgText({p.data + q.name_begin[k], q.name_end[k] - q.name_begin[k]},
+                   out);
+      out->push_back('\t');
+      AppendPgText(
+          {p.data + q.value_begin[k], q.value_end[k] - q.value_begin[k]}, out);
+    } else {
+      AppendPgText({p.names.data() + p.name_offsets[k],
+                    p.name_offsets[k + 1] - p.name_offsets[k]},
+                   out);
+      out->push_back('\t');
+      AppendPgText({p.values.data() + p.value_offsets[k],
+                    p.value_offsets[k + 1] - p.value_offsets[k]},
+                   out);
+    }
+    out->push_back('\n');
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,
            Chunk* c) override {
@@ -71,28 +115,8 @@ class ParamsRun : public CommandRun {
     char digits[24];
     const auto r =
         std::to_chars(digits, digits + sizeof(digits), c->first_line + i);
-    for (; p.next < q.size() && q.row[p.next] == i; ++p.next) {
-      const size_t k = p.next;
-      c->out.append(digits, r.ptr);
-      c->out.push_back('\t');
-      if (raw_) {
-        AppendPgText({p.data + q.name_begin[k], q.name_end[k] - q.name_begin[k]},
-                     &c->out);
-        c->out.push_back('\t');
-        AppendPgText(
-            {p.data + q.value_begin[k], q.value_end[k] - q.value_begin[k]},
-            &c->out);
-      } else {
-        AppendPgText({p.names.data() + p.name_offsets[k],
-                      p.name_offsets[k + 1] - p.name_offsets[k]},
-                     &c->out);
-        c->out.push_back('\t');
-        AppendPgText({p.values.data() + p.value_offsets[k],
-                      p.value_offsets[k + 1] - p.value_offsets[k]},
-                     &c->out);
-      }
-      c->out.push_back('\n');
-    }
+    for (; p.next < q.size() && q.row[p.next] == i; ++p.next)
+      AppendParam(p.next, std::string_view(digits, r.ptr - digits), &c->out);
     return true;
   }
 
