@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <chrono>
 #include <cstring>
 #include <string_view>
@@ -203,6 +204,18 @@ size_t LineReader::CapRows(const char* p, size_t n) {
   return CutAtRows(p, n, max_rows_, &counted_lines_);
 }
 
+void ReleaseMapped(Lines* l) {
+  if (!l->mapping || l->mapped.empty()) return;
+  static const uintptr_t page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(l->mapped.data());
+  const uintptr_t end = begin + l->mapped.size();
+  const uintptr_t first = (begin + page - 1) & ~(page - 1);
+  const uintptr_t last = end & ~(page - 1);
+  if (first < last)
+    ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  l->mapped = {};
+}
+
 size_t CountedLines(const Lines& l) {
   const bool applies = l.counted_bytes != 0 && l.counted_at == l.text.data() &&
                        l.counted_bytes == l.text.size();
@@ -236,6 +249,7 @@ LineReader::Status LineReader::Next(Lines* out) {
 LineReader::Status LineReader::NextMapped(Lines* out) {
   out->mapping = mapping_;
   out->text = {};
+  out->mapped = {};
   const char* data = static_cast<const char*>(mapping_.get());
   if (at_start_) DropBom(data, mapped_size_, &begin_);
   if (begin_ >= mapped_size_) return Status::kEnd;
@@ -245,7 +259,7 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   if (const void* last = ::memrchr(p, '\n', take)) {
     size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
     n = CapRows(p, n);
-    out->text = std::string_view(p, n);
+    out->text = out->mapped = std::string_view(p, n);
     begin_ += n;
     return Status::kLines;
   }
@@ -257,7 +271,7 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   // The "\r" of a "\r\n" is no part of the line (as in the scan).
   if (line - (nl && line > 0 && p[line - 1] == '\r') > max_line_)
     return Status::kTooLongLine;
-  out->text = std::string_view(p, n);
+  out->text = out->mapped = std::string_view(p, n);
   return Status::kLines;
 }
 

@@ -25,12 +25,20 @@ struct Lines {
   std::string_view text;
   std::string storage;
   std::shared_ptr<const void> mapping;
+  // The bytes handed out of the mapping (text may point elsewhere later:
+  // the lines --lenient repaired), for ReleaseMapped().
+  std::string_view mapped;
   // How many lines the reader counted in the text it handed out, when it
   // did (0 bytes counted when it did not); see LineCount().
   const char* counted_at = nullptr;
   size_t counted_bytes = 0;
   size_t counted_lines = 0;
 };
+// Gives the pages that only l's mapped bytes fill back to the system (they
+// stay in the page cache, and are read again if touched): a file's run
+// keeps in memory the chunks in flight, not the whole file. Call it once
+// nothing reads l.text any more.
+void ReleaseMapped(Lines* l);
 // The lines of l.text (as CountLines counts them): the reader's count when
 // it still applies, else counted here.
 size_t LineCount(const Lines& l);

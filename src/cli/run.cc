@@ -301,6 +301,7 @@ void Pipeline::EmitOldest() {
   }
   lines_written_ += c.input_lines;
   Add(c.totals, &totals_);
+  ReleaseMapped(&c.input);  // memory follows the chunks in flight
   pool_.Release(slot);
   if (out_.Full()) FlushOutput();
   FlushDiagnostics();
