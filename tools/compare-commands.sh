@@ -33,6 +33,8 @@ parse --format=tsv --profile=crawler --columns=key,normalized INPUT
 parse --format=tsv --profile=w3lib --columns=key,normalized INPUT
 parse --format=tsv --columns=raw,at,file,repaired,authority,extension,path_decoded,query_decoded,fragment_decoded,path_segments,param_names,param:q,param_raw:q INPUT
 parse --lenient INPUT
+parse --format=tsv --lenient --columns=line,raw,repaired,host,path,at,error INPUT
+parse --format=tsv --max-line=64 --columns=line,raw,host,at,error,surt INPUT
 parse --format=tsv --lenient INPUT
 validate INPUT
 stats INPUT

@@ -97,7 +97,14 @@ class ParseRun : public CommandRun {
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
     if (writer_) {
       writer_->Prepare(rows, c->spans, &derived_rows);
-      return true;
+      if (!WholeChunk(*c, true)) return true;
+      // Each row's cells from the columns, no UriReference or Row() call.
+      CountWholeChunk(c);
+      for (size_t i = 0; i < c->spans.size(); ++i) {
+        writer_->AppendRow(i, RowOf(i, *c), SpanRow(c->spans, rows.data, i),
+                           derived_rows, &c->out);
+      }
+      return false;
     }
     // The default records straight from the columns (records.h); the
     // JSON record of a line --lenient repaired carries the original.

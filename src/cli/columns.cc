@@ -220,10 +220,10 @@ void ColumnWriter::AppendParam(size_t i, const ColumnChoice& c,
 
 // The surt library's key of a valid row with a scheme ("\\N" otherwise,
 // and where the library raises), '\\' written "\\\\" as TSV text wants.
-void ColumnWriter::AppendSurt(const UriReference& uri, std::string* out) {
+void ColumnWriter::AppendSurt(std::string_view text, std::string* out) {
   thread_local std::string key;
   key.clear();
-  if (!uri.scheme() || !AppendIaSurt(uri.text(), &key)) {
+  if (!AppendIaSurt(text, &key)) {
     out->append("\\N");
     return;
   }
@@ -275,12 +275,10 @@ void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
 
 // registrable_domain or public_suffix of the lower-cased host (libpsl);
 // \N without a host name, or for a host that is itself a public suffix.
-void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
-                                std::string* out) const {
-  const auto host = uri.host();
+void ColumnWriter::AppendSuffix(std::optional<std::string_view> reg_name,
+                                bool registrable, std::string* out) const {
   PublicSuffixList::Suffixes answer;
-  if (uri.valid() && host && uri.host_kind() == HostKind::kRegName)
-    answer = psl_->Lookup(*host);
+  if (reg_name) answer = psl_->Lookup(*reg_name);
   AppendOptional(registrable ? answer.registrable_domain
                              : answer.public_suffix,
                  out);
@@ -288,12 +286,10 @@ void ColumnWriter::AppendSuffix(const UriReference& uri, bool registrable,
 
 // The host's labels left of its registrable domain, as written ("" for a
 // host that is its registrable domain); \N where registrable_domain is.
-void ColumnWriter::AppendSubdomain(const UriReference& uri,
+void ColumnWriter::AppendSubdomain(std::optional<std::string_view> reg_name,
                                    std::string* out) const {
-  const auto host = uri.host();
   std::optional<std::string_view> subdomain;
-  if (uri.valid() && host && uri.host_kind() == HostKind::kRegName)
-    subdomain = psl_->Subdomain(*host);
+  if (reg_name) subdomain = psl_->Subdomain(*reg_name);
   if (subdomain) {
     AppendPgText(*subdomain, out);
   } else {
@@ -305,7 +301,26 @@ void ColumnWriter::AppendRow(size_t i, const RowContext& row,
                              const UriReference& uri,
                              const DerivedRows& derived, std::string* out,
                              bool end_line) const {
+  AppendCells(i, row, uri, derived, out, end_line);
+}
+
+void ColumnWriter::AppendRow(size_t i, const RowContext& row,
+                             const SpanRow& uri, const DerivedRows& derived,
+                             std::string* out, bool end_line) const {
+  AppendCells(i, row, uri, derived, out, end_line);
+}
+
+template <class Row>
+void ColumnWriter::AppendCells(size_t i, const RowContext& row,
+                               const Row& uri, const DerivedRows& derived,
+                               std::string* out, bool end_line) const {
   const bool valid = uri.valid();
+  // The host when it is a reg-name of a valid reference: what the Public
+  // Suffix List columns look up.
+  const auto reg_name = [&]() -> std::optional<std::string_view> {
+    if (!valid || uri.host_kind() != HostKind::kRegName) return std::nullopt;
+    return uri.host();
+  };
   for (size_t k = 0; k < columns_.size(); ++k) {
     if (k) out->push_back('\t');
     switch (columns_[k].column) {
@@ -326,7 +341,7 @@ void ColumnWriter::AppendRow(size_t i, const RowContext& row,
           out->append("\\N");
         }
         break;
-      case Column::kSubdomain: AppendSubdomain(uri, out); break;
+      case Column::kSubdomain: AppendSubdomain(reg_name(), out); break;
       case Column::kExtension:
         if (valid) {
           AppendDecoded(PathExtension(uri.path()), Decoding::kPercent, out);
@@ -388,11 +403,13 @@ void ColumnWriter::AppendRow(size_t i, const RowContext& row,
       case Column::kError:
         out->append(valid ? "\\N" : ErrorKindName(uri.error().kind));
         break;
-      case Column::kRegistrableDomain: AppendSuffix(uri, true, out); break;
-      case Column::kPublicSuffix: AppendSuffix(uri, false, out); break;
+      case Column::kRegistrableDomain:
+        AppendSuffix(reg_name(), true, out);
+        break;
+      case Column::kPublicSuffix: AppendSuffix(reg_name(), false, out); break;
       case Column::kSurt:
-        if (valid) {
-          AppendSurt(uri, out);
+        if (valid && uri.scheme()) {
+          AppendSurt(uri.text(), out);
         } else {
           out->append("\\N");
         }

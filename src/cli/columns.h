@@ -16,6 +16,7 @@
 #include "uriscan/normalize.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
+#include "src/cli/records.h"
 
 namespace uriscan {
 namespace cli {
@@ -81,15 +82,27 @@ class ColumnWriter {
   void AppendRow(size_t i, const RowContext& row, const UriReference& uri,
                  const DerivedRows& derived, std::string* out,
                  bool end_line = true) const;
+  // The same from the scan's columns (records.h), for a row that is not
+  // over-long.
+  void AppendRow(size_t i, const RowContext& row, const SpanRow& uri,
+                 const DerivedRows& derived, std::string* out,
+                 bool end_line = true) const;
 
  private:
+  template <class Row>
+  void AppendCells(size_t i, const RowContext& row, const Row& uri,
+                   const DerivedRows& derived, std::string* out,
+                   bool end_line) const;
   bool Wants(Column c) const;
-  static void AppendSurt(const UriReference& uri, std::string* out);
+  static void AppendSurt(std::string_view text, std::string* out);
   void AppendSurtCrawler(size_t i, const DerivedRows& derived,
                          std::string* out) const;
-  void AppendSuffix(const UriReference& uri, bool registrable,
-                    std::string* out) const;
-  void AppendSubdomain(const UriReference& uri, std::string* out) const;
+  // registrable_domain and public_suffix, subdomain: of a valid reference's
+  // host, given when it is a reg-name.
+  void AppendSuffix(std::optional<std::string_view> reg_name,
+                    bool registrable, std::string* out) const;
+  void AppendSubdomain(std::optional<std::string_view> reg_name,
+                       std::string* out) const;
   static void AppendParam(size_t i, const ColumnChoice& c,
                           const DerivedRows& derived, std::string* out);
   static void AppendParamNames(size_t i, const DerivedRows& derived,

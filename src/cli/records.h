@@ -10,9 +10,13 @@
 
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "uriscan/spans.h"
+#include "uriscan/uri.h"
 
 namespace uriscan {
 namespace cli {
@@ -77,6 +81,66 @@ class RecordCursor {
  private:
   std::string* out_;
   char* p_ = nullptr;
+};
+
+// Row i of a scan's columns with the accessors of UriReference, each
+// reading only the columns it needs (ComponentSpans::Row() gathers every
+// boundary of the row first).
+class SpanRow {
+ public:
+  SpanRow(const ComponentSpans& s, const char* data, size_t i)
+      : s_(s), data_(data), i_(i), flags_(s.flags[i]) {}
+  bool valid() const { return s_.error_kind[i_] == 0; }
+  ScanError error() const { return s_.Error(i_); }
+  uint16_t flags() const { return flags_; }
+  HostKind host_kind() const {
+    return static_cast<HostKind>((flags_ & flags::kHostKindMask) >>
+                                 flags::kHostKindShift);
+  }
+  std::string_view text() const { return Slice(s_.uri_begin, s_.uri_end); }
+  std::optional<std::string_view> scheme() const {
+    return Defined(flags::kHasScheme, s_.uri_begin, s_.scheme_end);
+  }
+  std::optional<std::string_view> authority() const {
+    return Defined(flags::kHasAuthority, s_.authority_begin, s_.path_begin);
+  }
+  std::optional<std::string_view> userinfo() const {
+    return Defined(flags::kHasUserinfo, s_.authority_begin, s_.userinfo_end);
+  }
+  std::optional<std::string_view> host() const {
+    return Defined(flags::kHasAuthority, s_.host_begin, s_.host_end);
+  }
+  std::optional<std::string_view> port() const {
+    return Defined(flags::kHasPort, s_.port_begin, s_.path_begin);
+  }
+  std::string_view path() const { return Slice(s_.path_begin, s_.path_end); }
+  std::optional<std::string_view> query() const {
+    if (!(flags_ & flags::kHasQuery)) return std::nullopt;
+    const uint32_t end = (flags_ & flags::kHasFragment)
+                             ? s_.fragment_begin[i_] - 1
+                             : s_.uri_end[i_];
+    return std::string_view(data_ + s_.query_begin[i_],
+                            end - s_.query_begin[i_]);
+  }
+  std::optional<std::string_view> fragment() const {
+    return Defined(flags::kHasFragment, s_.fragment_begin, s_.uri_end);
+  }
+
+ private:
+  std::string_view Slice(const std::vector<uint32_t>& b,
+                         const std::vector<uint32_t>& e) const {
+    return std::string_view(data_ + b[i_], e[i_] - b[i_]);
+  }
+  std::optional<std::string_view> Defined(
+      uint16_t flag, const std::vector<uint32_t>& b,
+      const std::vector<uint32_t>& e) const {
+    if (!(flags_ & flag)) return std::nullopt;
+    return Slice(b, e);
+  }
+  const ComponentSpans& s_;
+  const char* data_;
+  size_t i_;
+  uint16_t flags_;
 };
 
 // A line number counted up in decimal text, for records that carry one:
