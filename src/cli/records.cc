@@ -12,8 +12,6 @@ namespace uriscan {
 namespace cli {
 namespace {
 
-// Rows whose room is made at once: the room stays in the cache.
-constexpr size_t kRunRows = 1024;
 // Room per record beside its reference's own bytes: a line number (24),
 // the TSV record's tabs, \N's, "false" and a host type or error kind name
 // (under 100), or the JSON record's keys and quotes (under 120).
@@ -31,11 +29,9 @@ size_t RiskNamesRoom() {
   return room;
 }
 
-// The bytes of rows [begin, end), all of them, and room for `per_row` more
-// per record.
-size_t RunRoom(const ComponentSpans& s, size_t begin, size_t end,
-               size_t per_row) {
-  return (s.uri_end[end - 1] - s.uri_begin[begin]) + (end - begin) * per_row;
+// A row's own bytes.
+inline size_t RowBytes(const ComponentSpans& s, size_t i) {
+  return s.uri_end[i] - s.uri_begin[i];
 }
 
 // [b, e) of `data` into the record.
@@ -59,67 +55,64 @@ void AppendTsvRecords(const ComponentSpans& s, const char* data, size_t begin,
                       size_t end, uint64_t first_line, std::string* text) {
   RecordCursor out(text);
   LineCounter line(first_line);
-  for (size_t run = begin; run < end; run += kRunRows) {
-    const size_t run_end = std::min(end, run + kRunRows);
-    out.Reserve(RunRoom(s, run, run_end, kRecordRoom));
-    for (size_t i = run; i < run_end; ++i, line.Next()) {
-      line.PutTo(&out);
-      if (s.error_kind[i] != 0) {
-        out.Lit("\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t");
-        out.Name(ErrorKindName(static_cast<ErrorKind>(s.error_kind[i])));
-        out.Char('\n');
-        continue;
-      }
-      const uint32_t f = s.flags[i];
-      out.Lit("\ttrue\t");
-      if (f & flags::kHasScheme) {
-        Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
-      } else {
-        out.Lit("\\N");
-      }
-      out.Char('\t');
-      if (f & flags::kHasUserinfo) {
-        Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
-      } else {
-        out.Lit("\\N");
-      }
-      out.Char('\t');
-      if (f & flags::kHasAuthority) {
-        Span(&out, data, s.host_begin[i], s.host_end[i]);
-      } else {
-        out.Lit("\\N");
-      }
-      out.Char('\t');
-      if (f & flags::kHasPort) {
-        Span(&out, data, s.port_begin[i], s.path_begin[i]);
-      } else {
-        out.Lit("\\N");
-      }
-      out.Char('\t');
-      Span(&out, data, s.path_begin[i], s.path_end[i]);
-      out.Char('\t');
-      const uint32_t query_end =
-          (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
-      if (f & flags::kHasQuery) {
-        Span(&out, data, s.query_begin[i], query_end);
-      } else {
-        out.Lit("\\N");
-      }
-      out.Char('\t');
-      if (f & flags::kHasFragment) {
-        Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
-      } else {
-        out.Lit("\\N");
-      }
-      out.Char('\t');
-      if (f & flags::kHasAuthority) {
-        out.Name(derive::HostTypeName(static_cast<HostKind>(
-            (f & flags::kHostKindMask) >> flags::kHostKindShift)));
-      } else {
-        out.Lit("\\N");
-      }
-      out.Lit("\t\\N\n");
+  for (size_t i = begin; i < end; ++i, line.Next()) {
+    out.Ensure(RowBytes(s, i) + kRecordRoom);
+    line.PutTo(&out);
+    if (s.error_kind[i] != 0) {
+      out.Lit("\tfalse\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t");
+      out.Name(ErrorKindName(static_cast<ErrorKind>(s.error_kind[i])));
+      out.Char('\n');
+      continue;
     }
+    const uint32_t f = s.flags[i];
+    out.Lit("\ttrue\t");
+    if (f & flags::kHasScheme) {
+      Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
+    } else {
+      out.Lit("\\N");
+    }
+    out.Char('\t');
+    if (f & flags::kHasUserinfo) {
+      Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
+    } else {
+      out.Lit("\\N");
+    }
+    out.Char('\t');
+    if (f & flags::kHasAuthority) {
+      Span(&out, data, s.host_begin[i], s.host_end[i]);
+    } else {
+      out.Lit("\\N");
+    }
+    out.Char('\t');
+    if (f & flags::kHasPort) {
+      Span(&out, data, s.port_begin[i], s.path_begin[i]);
+    } else {
+      out.Lit("\\N");
+    }
+    out.Char('\t');
+    Span(&out, data, s.path_begin[i], s.path_end[i]);
+    out.Char('\t');
+    const uint32_t query_end =
+        (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
+    if (f & flags::kHasQuery) {
+      Span(&out, data, s.query_begin[i], query_end);
+    } else {
+      out.Lit("\\N");
+    }
+    out.Char('\t');
+    if (f & flags::kHasFragment) {
+      Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
+    } else {
+      out.Lit("\\N");
+    }
+    out.Char('\t');
+    if (f & flags::kHasAuthority) {
+      out.Name(derive::HostTypeName(static_cast<HostKind>(
+          (f & flags::kHostKindMask) >> flags::kHostKindShift)));
+    } else {
+      out.Lit("\\N");
+    }
+    out.Lit("\t\\N\n");
   }
 }
 
@@ -128,74 +121,71 @@ void AppendJsonRecords(const ComponentSpans& s, const char* data,
                        std::string* text) {
   RecordCursor out(text);
   const size_t room = kRecordRoom + RiskNamesRoom();
-  for (size_t run = begin; run < end; run += kRunRows) {
-    const size_t run_end = std::min(end, run + kRunRows);
-    out.Reserve(RunRoom(s, run, run_end, room));
-    for (size_t i = run; i < run_end; ++i) {
-      if (s.error_kind[i] != 0) {
-        out.Lit("{\"valid\":false,\"error\":\"");
-        out.Name(ErrorKindName(static_cast<ErrorKind>(s.error_kind[i])));
-        out.Lit("\",\"at\":");
-        out.Number(s.error_offset[i]);
-        out.Lit("}\n");
-        continue;
-      }
-      const uint32_t f = s.flags[i];
-      out.Lit("{\"valid\":true");
-      if (f & flags::kHasScheme) {
-        out.Lit(",\"scheme\":\"");
-        Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
-        out.Char('"');
-      }
-      if (f & flags::kHasUserinfo) {
-        out.Lit(",\"userinfo\":\"");
-        Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
-        out.Char('"');
-      }
-      if (f & flags::kHasAuthority) {
-        out.Lit(",\"host\":\"");
-        Span(&out, data, s.host_begin[i], s.host_end[i]);
-        out.Lit("\",\"host_type\":\"");
-        out.Name(derive::HostTypeName(static_cast<HostKind>(
-            (f & flags::kHostKindMask) >> flags::kHostKindShift)));
-        out.Char('"');
-      }
-      if (f & flags::kHasPort) {
-        out.Lit(",\"port\":\"");
-        Span(&out, data, s.port_begin[i], s.path_begin[i]);
-        out.Char('"');
-      }
-      out.Lit(",\"path\":\"");
-      Span(&out, data, s.path_begin[i], s.path_end[i]);
-      out.Char('"');
-      if (f & flags::kHasQuery) {
-        const uint32_t query_end =
-            (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
-        out.Lit(",\"query\":\"");
-        Span(&out, data, s.query_begin[i], query_end);
-        out.Char('"');
-      }
-      if (f & flags::kHasFragment) {
-        out.Lit(",\"fragment\":\"");
-        Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
-        out.Char('"');
-      }
-      const uint32_t r = risk_flags[i];
-      if (r != 0 && !(r & risks::kInvalid)) {
-        char sep = '[';
-        out.Lit(",\"risks\":");
-        for (int bit = 0; bit < risks::kCount; ++bit) {
-          if (!(r & (1u << bit))) continue;
-          out.Char(sep);
-          out.Char('"');
-          out.Name(RiskFlagName(bit));
-          out.Char('"');
-          sep = ',';
-        }
-        out.Char(']');
-      }
+  for (size_t i = begin; i < end; ++i) {
+    out.Ensure(RowBytes(s, i) + room);
+    if (s.error_kind[i] != 0) {
+      out.Lit("{\"valid\":false,\"error\":\"");
+      out.Name(ErrorKindName(static_cast<ErrorKind>(s.error_kind[i])));
+      out.Lit("\",\"at\":");
+      out.Number(s.error_offset[i]);
       out.Lit("}\n");
+      continue;
     }
+    const uint32_t f = s.flags[i];
+    out.Lit("{\"valid\":true");
+    if (f & flags::kHasScheme) {
+      out.Lit(",\"scheme\":\"");
+      Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
+      out.Char('"');
+    }
+    if (f & flags::kHasUserinfo) {
+      out.Lit(",\"userinfo\":\"");
+      Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
+      out.Char('"');
+    }
+    if (f & flags::kHasAuthority) {
+      out.Lit(",\"host\":\"");
+      Span(&out, data, s.host_begin[i], s.host_end[i]);
+      out.Lit("\",\"host_type\":\"");
+      out.Name(derive::HostTypeName(static_cast<HostKind>(
+          (f & flags::kHostKindMask) >> flags::kHostKindShift)));
+      out.Char('"');
+    }
+    if (f & flags::kHasPort) {
+      out.Lit(",\"port\":\"");
+      Span(&out, data, s.port_begin[i], s.path_begin[i]);
+      out.Char('"');
+    }
+    out.Lit(",\"path\":\"");
+    Span(&out, data, s.path_begin[i], s.path_end[i]);
+    out.Char('"');
+    if (f & flags::kHasQuery) {
+      const uint32_t query_end =
+          (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
+      out.Lit(",\"query\":\"");
+      Span(&out, data, s.query_begin[i], query_end);
+      out.Char('"');
+    }
+    if (f & flags::kHasFragment) {
+      out.Lit(",\"fragment\":\"");
+      Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
+      out.Char('"');
+    }
+    const uint32_t r = risk_flags[i];
+    if (r != 0 && !(r & risks::kInvalid)) {
+      char sep = '[';
+      out.Lit(",\"risks\":");
+      for (int bit = 0; bit < risks::kCount; ++bit) {
+        if (!(r & (1u << bit))) continue;
+        out.Char(sep);
+        out.Char('"');
+        out.Name(RiskFlagName(bit));
+        out.Char('"');
+        sep = ',';
+      }
+      out.Char(']');
+    }
+    out.Lit("}\n");
   }
 }
 
@@ -206,31 +196,28 @@ void AppendAuditRecords(const ComponentSpans& s, const uint32_t* risk_flags,
   LineCounter line(first_line);
   // A record holds no byte of its reference: its room is fixed.
   const size_t room = 32 + RiskNamesRoom();
-  for (size_t run = begin; run < end; run += kRunRows) {
-    const size_t run_end = std::min(end, run + kRunRows);
-    out.Reserve((run_end - run) * room);
-    for (size_t i = run; i < run_end; ++i, line.Next()) {
-      char* const record = out.pos();
-      line.PutTo(&out);
-      out.Char('\t');
-      const uint32_t r = risk_flags[i];
-      if (s.error_kind[i] != 0 || (r & risks::kInvalid)) {
-        out.Lit("invalid\n");
-        continue;
-      }
-      bool first = true;
-      if (flagged_only && r == 0) {  // the record is taken back
-        out.pos() = record;
-        continue;
-      }
-      constexpr uint32_t kNamed = (1u << risks::kCount) - 1;
-      for (uint32_t bits = r & kNamed; bits != 0; bits &= bits - 1) {
-        if (!first) out.Char(',');
-        out.Name(RiskFlagName(__builtin_ctz(bits)));
-        first = false;
-      }
-      out.Char('\n');
+  for (size_t i = begin; i < end; ++i, line.Next()) {
+    out.Ensure(room);
+    char* const record = out.pos();
+    line.PutTo(&out);
+    out.Char('\t');
+    const uint32_t r = risk_flags[i];
+    if (s.error_kind[i] != 0 || (r & risks::kInvalid)) {
+      out.Lit("invalid\n");
+      continue;
     }
+    bool first = true;
+    if (flagged_only && r == 0) {  // the record is taken back
+      out.pos() = record;
+      continue;
+    }
+    constexpr uint32_t kNamed = (1u << risks::kCount) - 1;
+    for (uint32_t bits = r & kNamed; bits != 0; bits &= bits - 1) {
+      if (!first) out.Char(',');
+      out.Name(RiskFlagName(__builtin_ctz(bits)));
+      first = false;
+    }
+    out.Char('\n');
   }
 }
 

@@ -8,6 +8,7 @@
 #ifndef URISCAN_SRC_CLI_RECORDS_H_
 #define URISCAN_SRC_CLI_RECORDS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -21,9 +22,9 @@
 namespace uriscan {
 namespace cli {
 
-// Appends to a std::string through a raw pointer: Reserve() makes room for
-// the most a run of records can take, Put*() write, Done() cuts the string
-// back to what was written.
+// Appends to a std::string through a raw pointer: Ensure() makes room for
+// the most the next record can take (the string grows by half again when
+// it must), Put*() write, Done() cuts the string back to what was written.
 class RecordCursor {
  public:
   explicit RecordCursor(std::string* out) : out_(out) {}
@@ -31,15 +32,17 @@ class RecordCursor {
   RecordCursor& operator=(const RecordCursor&) = delete;
   ~RecordCursor() { Done(); }
 
-  void Reserve(size_t room) {
-    const size_t used = p_ ? static_cast<size_t>(p_ - out_->data())
-                           : out_->size();
-    out_->resize(used + room);
+  void Ensure(size_t room) {
+    if (p_ && static_cast<size_t>(end_ - p_) >= room) return;
+    const size_t used =
+        p_ ? static_cast<size_t>(p_ - out_->data()) : out_->size();
+    out_->resize(used + std::max(room, std::max(used / 2, size_t{1} << 16)));
     p_ = out_->data() + used;
+    end_ = out_->data() + out_->size();
   }
   void Done() {
     if (p_) out_->resize(static_cast<size_t>(p_ - out_->data()));
-    p_ = nullptr;
+    p_ = end_ = nullptr;
   }
 
   // n bytes of s, reading none past s + n.
@@ -81,6 +84,7 @@ class RecordCursor {
  private:
   std::string* out_;
   char* p_ = nullptr;
+  char* end_ = nullptr;
 };
 
 // Row i of a scan's columns with the accessors of UriReference, each
@@ -148,7 +152,7 @@ class SpanRow {
 class LineCounter {
  public:
   explicit LineCounter(uint64_t first);
-  // Writes the current number (the 24 bytes of room it needs are there).
+  // Writes the current number (24 bytes of room are needed).
   void PutTo(RecordCursor* out) {
     std::memcpy(out->pos(), digits_, sizeof(digits_));
     out->pos() += size_;
