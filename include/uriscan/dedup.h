@@ -30,6 +30,11 @@ class URISCAN_EXPORT SeenSet {
   // Adds `key`; true when it was not there yet.
   bool Insert(uint64_t key);
   bool Contains(uint64_t key) const;
+  // Asks the cache for the slot where `key` would start its probe: a
+  // caller with the keys of a batch in hand prefetches a few keys ahead.
+  void Prefetch(uint64_t key) const {
+    if (!slots_.empty()) __builtin_prefetch(slots_.data() + Home(key));
+  }
   size_t size() const { return size_; }
   size_t capacity() const { return slots_.size(); }
   size_t bytes() const { return slots_.size() * sizeof(uint64_t); }
@@ -101,6 +106,10 @@ class URISCAN_EXPORT Dedup {
 
   // Key 0 is not a key (fingerprints of invalid rows); never pass it.
   Verdict Add(uint64_t key);
+  // SeenSet::Prefetch() of the set Add() will look `key` up in, if any.
+  void Prefetch(uint64_t key) const {
+    if (!spilling_) set_.Prefetch(key);
+  }
   bool spilling() const { return spilling_; }
 
   // After the last Add: (*first)[j] tells whether the j-th deferred key is

@@ -115,7 +115,11 @@ class DedupRun : public CommandRun {
   }
   void Emit(const Chunk& c, std::string* out, Totals* totals) override {
     const std::vector<uint64_t>& keys = keys_[c.slot];
+    constexpr size_t kAhead = 16;  // rows between a prefetch and its use
+    for (size_t i = 0; i < std::min(c.rows, kAhead); ++i)
+      sink_->Prefetch(keys[i]);
     for (size_t i = 0; i < c.rows; ++i) {
+      if (i + kAhead < c.rows) sink_->Prefetch(keys[i + kAhead]);
       if (keys[i] == 0 && on_error_ == OnError::kSkip) continue;
       // An over-long line is not held in memory: an empty line stands in.
       std::string_view line = c.AsRead(

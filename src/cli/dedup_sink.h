@@ -40,6 +40,11 @@ class DedupSink {
 
   // One input row in order: its key, or 0 for an invalid row to echo.
   void Row(uint64_t key, std::string_view line, std::string* out);
+  // A row's key some rows ahead of Row(): its slot of the seen-set is
+  // asked for early (a lookup is a cache miss once the set outgrows L2).
+  void Prefetch(uint64_t key) const {
+    if (exact_ && key != 0) exact_->Prefetch(key);
+  }
   // After the last row: the rows held back since the spill, in order.
   bool Finish(Writer* out, std::string* error);
 
