@@ -14,6 +14,7 @@
 
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
+#include "src/transform/surt.h"
 
 namespace uriscan {
 namespace {
@@ -356,9 +357,160 @@ void AlphaReorderQuery(std::string* query) {
   query->swap(out);
 }
 
+bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// A byte EscapeOnce() keeps and UnescapeRepeatedly() cannot change.
+bool IsPlainPrintable(char c) { return c > 0x20 && c < 0x7f && c != '%'; }
+
+bool Contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+// The host of the common shape: one or more labels of ASCII letters,
+// digits, '-' and '_' joined by single dots, with a letter, '-' or '_' in
+// it (so no IP format). Its end in `url` from `begin`, or npos.
+size_t CommonHostEnd(std::string_view url, size_t begin) {
+  bool not_ip = false;
+  char prev = '.';
+  size_t i = begin;
+  for (; i < url.size(); ++i) {
+    const char c = url[i];
+    if (IsAsciiLetter(c) || c == '-' || c == '_') {
+      not_ip = true;
+    } else if (c == '.') {
+      if (prev == '.') return std::string_view::npos;  // "..", leading '.'
+    } else if (!IsDigit(c)) {
+      break;
+    }
+    prev = c;
+  }
+  if (i == begin || prev == '.' || !not_ip) return std::string_view::npos;
+  return i;
+}
+
+// The path of the common shape: "" or '/' then segments of plain
+// printable bytes but '(' (no ASP.NET session segment), none "." or "..",
+// none empty but the last. Its end (a '?', '#' or the end), or npos.
+size_t CommonPathEnd(std::string_view url, size_t begin) {
+  size_t i = begin, segment = begin + 1;
+  for (; i < url.size() && url[i] != '?' && url[i] != '#'; ++i) {
+    const char c = url[i];
+    if (!IsPlainPrintable(c) || c == '(') return std::string_view::npos;
+    if (c == '/' && i > begin) {
+      const std::string_view seg = url.substr(segment, i - segment);
+      if (seg.empty() || seg == "." || seg == "..")
+        return std::string_view::npos;
+      segment = i + 1;
+    }
+  }
+  if (i > begin) {
+    const std::string_view last = url.substr(segment, i - segment);
+    if (last == "." || last == "..") return std::string_view::npos;
+  }
+  return i;
+}
+
 }  // namespace
 
-bool AppendIaSurt(std::string_view url, std::string* out) {
+namespace surt_internal {
+
+// The common shape, where every step of the full path below is either
+// the identity or a plain function of the bytes: "http://" or "https://"
+// (not twice), a host per CommonHostEnd(), an optional port of 1 to 5
+// digits up to 65535, a path per CommonPathEnd(), an optional query of
+// plain printable bytes without the session-id patterns' literals, then
+// anything after '#'. So: no unescaping or escaping changes anything, the
+// host needs no IDNA, dot or IP rewrite, NormalizePath() keeps the path,
+// and no session id is stripped. The key is then the host lower-cased
+// without "www<digits>.", its labels reversed; the port unless the
+// scheme's own; the path lower-cased ("/" for none) without a trailing
+// '/'; the query lower-cased with its fields sorted.
+bool AppendCommonIaSurt(std::string_view url, std::string* out) {
+  size_t host_begin;
+  bool https;
+  if (StartsWith(url, "http://")) {
+    host_begin = 7;
+    https = false;
+  } else if (StartsWith(url, "https://")) {
+    host_begin = 8;
+    https = true;
+  } else {
+    return false;
+  }
+  const std::string_view after = url.substr(host_begin);
+  if (StartsWith(after, "http://") || StartsWith(after, "https://"))
+    return false;
+  const size_t host_end = CommonHostEnd(url, host_begin);
+  if (host_end == std::string_view::npos) return false;
+  size_t i = host_end;
+  uint32_t port = 0;
+  if (i < url.size() && url[i] == ':') {
+    const size_t digits = ++i;
+    while (i < url.size() && IsDigit(url[i]) && i - digits < 6)
+      port = port * 10 + static_cast<uint32_t>(url[i++] - '0');
+    if (i == digits || i - digits > 5 || port > 65535) return false;
+    if (port == (https ? 443u : 80u)) port = 0;
+  }
+  if (i < url.size() && url[i] != '/' && url[i] != '?' && url[i] != '#')
+    return false;  // '@', '[', '%', ... in the authority
+  const size_t path_begin = i;
+  const size_t path_end = CommonPathEnd(url, path_begin);
+  if (path_end == std::string_view::npos) return false;
+  std::string_view query;
+  if (path_end < url.size() && url[path_end] == '?') {
+    query = url.substr(path_end + 1);
+    query = query.substr(0, std::min(query.find('#'), query.size()));
+  }
+  thread_local std::string lower_query;
+  lower_query.clear();
+  for (char c : query) {
+    if (!IsPlainPrintable(c)) return false;
+    lower_query.push_back(Lower(c));
+  }
+  if (Contains(lower_query, "sid=") || Contains(lower_query, "jsessionid=") ||
+      Contains(lower_query, "aspsessionid") || Contains(lower_query, "cfid="))
+    return false;
+
+  // massageHost(): "www", digits, '.' at the start go.
+  std::string_view host = url.substr(host_begin, host_end - host_begin);
+  if (host.size() > 3 && EqualsIgnoreCase(host.substr(0, 3), "www")) {
+    size_t k = 3;
+    while (k < host.size() && IsDigit(host[k])) ++k;
+    if (k < host.size() && host[k] == '.') host.remove_prefix(k + 1);
+  }
+  // hostToSURT(): labels reversed, joined by ','.
+  for (size_t end = host.size();;) {
+    const size_t dot = end == 0 ? std::string_view::npos : host.rfind('.', end - 1);
+    const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
+    for (size_t k = begin; k < end; ++k) out->push_back(Lower(host[k]));
+    if (dot == std::string_view::npos) break;
+    out->push_back(',');
+    end = dot;
+  }
+  if (port != 0) {
+    out->push_back(':');
+    out->append(std::to_string(port));
+  }
+  out->push_back(')');
+  std::string_view path = url.substr(path_begin, path_end - path_begin);
+  if (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (path.empty()) {
+    out->push_back('/');
+  } else {
+    for (char c : path) out->push_back(Lower(c));
+  }
+  if (!lower_query.empty()) {
+    if (lower_query.find('&') != std::string::npos)
+      AlphaReorderQuery(&lower_query);
+    out->push_back('?');
+    out->append(lower_query);
+  }
+  return true;
+}
+
+bool AppendFullIaSurt(std::string_view url, std::string* out) {
   if (url.empty()) {
     out->push_back('-');
     return true;
@@ -548,6 +700,13 @@ bool AppendIaSurt(std::string_view url, std::string* out) {
     out->append(*query);
   }
   return true;
+}
+
+}  // namespace surt_internal
+
+bool AppendIaSurt(std::string_view url, std::string* out) {
+  return surt_internal::AppendCommonIaSurt(url, out) ||
+         surt_internal::AppendFullIaSurt(url, out);
 }
 
 }  // namespace uriscan
