@@ -31,13 +31,20 @@ constexpr int kMaxDots = 8;
 // A rule's flags, as libpsl keeps them.
 constexpr uint8_t kException = 1;  // "!labels"
 constexpr uint8_t kWildcard = 2;   // "*.labels" (which lists "labels" too)
+// Not a rule: the labels that end one ("uk" of "co.uk" when "uk" is no
+// rule); a suffix that is neither rule nor such a node ends no rule, so
+// no longer suffix is one.
+constexpr uint8_t kNode = 0x80;
 
 // The hash of a suffix is fed its bytes from the last to the first, so one
-// right-to-left walk of a host gives the hash of each of its suffixes.
-constexpr uint64_t kHashSeed = 0xcbf29ce484222325ull;
+// right-to-left walk of a host gives the hash of each of its suffixes; a
+// rotate and xor a byte (short chains: hosts are short), mixed once at
+// lookup (Mix).
+constexpr uint64_t kHashSeed = 0;
 inline uint64_t HashStep(uint64_t h, unsigned char c) {
-  return (h ^ c) * 0x100000001b3ull;
+  return ((h << 7) | (h >> 57)) ^ c;
 }
+inline uint64_t Mix(uint64_t h) { return (h ^ (h >> 31)) * 0x9E3779B97F4A7C15ull; }
 uint64_t HashSuffix(std::string_view s) {
   uint64_t h = kHashSeed;
   for (size_t i = s.size(); i-- > 0;) h = HashStep(h, s[i]);
@@ -67,51 +74,70 @@ class RuleTable {
     return rules_;
   }
 
-  // Lays the rules out for Find.
-  void Freeze() {
-    size_t size = 64;
-    while (size < 2 * rules_.size()) size *= 2;
-    slots_.assign(size, Slot{});
-    mask_ = size - 1;
-    bytes_.clear();
+  // Lays the rules out for Find: 8-byte slots (a tag of the mixed hash,
+  // where the rule's bytes begin), the bytes led by their size (2 bytes)
+  // and flags. False for a rule of 64 KiB or more.
+  // Each rule's shorter label-aligned suffixes that are no rules go in as
+  // kNode entries.
+  bool Freeze() {
+    std::unordered_map<std::string, uint8_t> entries = rules_;
     for (const auto& [suffix, flags] : rules_) {
-      const uint64_t hash = HashSuffix(suffix);
-      size_t i = Home(hash);
-      while (slots_[i].used) i = (i + 1) & mask_;
-      slots_[i] = Slot{hash, static_cast<uint32_t>(bytes_.size()),
-                       static_cast<uint32_t>(suffix.size()), flags, true};
+      (void)flags;
+      for (size_t dot = suffix.find('.'); dot != std::string::npos;
+           dot = suffix.find('.', dot + 1)) {
+        entries.emplace(suffix.substr(dot + 1), kNode);
+      }
+    }
+    size_t size = 64;
+    while (size < 2 * entries.size()) size *= 2;
+    slots_.assign(size, Slot{0, kEmpty});
+    shift_ = 64;
+    for (size_t s = size; s > 1; s >>= 1) --shift_;
+    bytes_.clear();
+    for (const auto& [suffix, flags] : entries) {
+      if (suffix.size() > 0xffff) return false;
+      const uint64_t mixed = Mix(HashSuffix(suffix));
+      size_t i = Home(mixed);
+      while (slots_[i].offset != kEmpty) i = (i + 1) & (size - 1);
+      slots_[i] = Slot{static_cast<uint32_t>(mixed), static_cast<uint32_t>(bytes_.size())};
+      bytes_.push_back(static_cast<char>(suffix.size() & 0xff));
+      bytes_.push_back(static_cast<char>(suffix.size() >> 8));
+      bytes_.push_back(static_cast<char>(flags));
       bytes_.append(suffix);
     }
+    return true;
   }
 
-  // The flags of the rule for the `size` bytes at `suffix`, whose
-  // HashSuffix is `hash`; -1 where there is none.
+  // The flags of the entry for the `size` bytes at `suffix`, whose
+  // HashSuffix is `hash` (kNode: no rule); -1 where there is none.
   int Find(const char* suffix, size_t size, uint64_t hash) const {
-    for (size_t i = Home(hash);; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (!s.used) return -1;
-      if (s.hash == hash && s.size == size &&
-          std::memcmp(bytes_.data() + s.offset, suffix, size) == 0) {
-        return s.flags;
+    const uint64_t mixed = Mix(hash);
+    const uint32_t tag = static_cast<uint32_t>(mixed);
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Home(mixed);; i = (i + 1) & mask) {
+      const Slot s = slots_[i];
+      if (s.offset == kEmpty) return -1;
+      if (s.tag != tag) continue;
+      const unsigned char* b =
+          reinterpret_cast<const unsigned char*>(bytes_.data()) + s.offset;
+      if ((b[0] | size_t{b[1]} << 8) == size &&
+          std::memcmp(b + 3, suffix, size) == 0) {
+        return b[2];
       }
     }
   }
 
  private:
+  static constexpr uint32_t kEmpty = 0xffffffffu;
   struct Slot {
-    uint64_t hash = 0;
-    uint32_t offset = 0, size = 0;
-    uint8_t flags = 0;
-    bool used = false;
+    uint32_t tag, offset;
   };
-  size_t Home(uint64_t hash) const {
-    return static_cast<size_t>((hash ^ (hash >> 29)) & mask_);
-  }
+  size_t Home(uint64_t mixed) const { return static_cast<size_t>(mixed >> shift_); }
 
   std::unordered_map<std::string, uint8_t> rules_;
   std::vector<Slot> slots_;
   std::string bytes_;
-  size_t mask_ = 0;
+  int shift_ = 64;
 };
 
 // The label-aligned suffixes of a lower-cased host, within libpsl's last 9
@@ -171,7 +197,7 @@ bool IsPublicSuffix(const RuleTable& table, const Labels& labels, int k) {
   if (labels.count - k == 1) return true;
   const size_t b = labels.begin[k];
   const int rule = table.Find(labels.text + b, labels.size - b, labels.hash[k]);
-  if (rule >= 0) return !(rule & kException);
+  if (rule >= 0 && !(rule & kNode)) return !(rule & kException);
   const size_t r = labels.begin[k + 1];
   const int parent =
       table.Find(labels.text + r, labels.size - r, labels.hash[k + 1]);
@@ -396,6 +422,55 @@ bool AgreesWithLibpsl(const RuleTable& table, const psl_ctx_t* psl) {
   return true;
 }
 
+// The answers for a plain host: no empty label (no leading, trailing or
+// doubled dot), no control byte. Lower-cases it into `lower`, then walks
+// its suffixes from the last label leftwards, only while the table has an
+// entry for them: the public suffix is the longest one libpsl's
+// is_public_suffix() accepts (a rule no exception, or one label under a
+// wildcard; the last label always), the registrable domain one label
+// longer. False, `out` untouched, for any other host.
+bool LookupPlain(const RuleTable& table, std::string_view host, char* lower,
+                 PublicSuffixList::Suffixes* out) {
+  const size_t n = host.size();
+  char prev = '.';
+  bool plain = true;
+  for (size_t i = 0; i < n; ++i) {
+    const char c = LowerAscii(host[i]);
+    plain &= static_cast<unsigned char>(c) >= 0x20 && !(c == '.' && prev == '.');
+    lower[i] = c;
+    prev = c;
+  }
+  if (!plain || prev == '.') return false;
+  // Right to left, a label at a time: the suffix lower[b..n), its hash h.
+  uint64_t h = kHashSeed;
+  size_t best = n;        // where the public suffix begins
+  bool wildcard = false;  // the suffix one label shorter is a wildcard rule
+  int labels = 0;
+  for (size_t end = n;;) {
+    size_t b = end;
+    while (b > 0 && lower[b - 1] != '.') {
+      --b;
+      h = HashStep(h, static_cast<unsigned char>(lower[b]));
+    }
+    if (++labels > kMaxDots + 1) return false;  // past libpsl's 9 labels
+    const int entry = table.Find(lower + b, n - b, h);
+    const bool rule = entry >= 0 && !(entry & kNode);
+    if (labels == 1 || (rule ? !(entry & kException) : wildcard)) best = b;
+    if (entry < 0 || b == 0) break;  // no longer suffix is an entry
+    wildcard = rule && (entry & kWildcard);
+    end = b - 1;  // the '.'
+    h = HashStep(h, '.');
+  }
+  const std::string_view text(lower, n);
+  out->public_suffix = text.substr(best);
+  if (best > 0) {  // the label before it (not empty: best >= 2)
+    const size_t dot = text.rfind('.', best - 2);
+    out->registrable_domain =
+        text.substr(dot == std::string_view::npos ? 0 : dot + 1);
+  }
+  return true;
+}
+
 struct Answer {
   std::string registrable, suffix;
   bool has_registrable, has_suffix;
@@ -436,8 +511,8 @@ std::shared_ptr<const RuleTable> BuiltinTable() {
     auto rules = std::make_shared<RuleTable>();
     if (!BuiltinRules(bytes, rules.get())) return t;
     AddDafsaMarkerKeys(psl_builtin(), rules.get());
-    rules->Freeze();
-    if (!AgreesWithLibpsl(*rules, psl_builtin())) return t;
+    if (!rules->Freeze() || !AgreesWithLibpsl(*rules, psl_builtin()))
+      return t;
     return rules;
   }();
   return table;
@@ -451,8 +526,7 @@ std::shared_ptr<const RuleTable> FileTable(const std::string& file,
   const bool read = FileRules(fp, rules.get());
   std::fclose(fp);
   if (!read) return nullptr;
-  rules->Freeze();
-  if (!AgreesWithLibpsl(*rules, psl)) return nullptr;
+  if (!rules->Freeze() || !AgreesWithLibpsl(*rules, psl)) return nullptr;
   return rules;
 }
 
@@ -514,10 +588,19 @@ PublicSuffixList::Suffixes PublicSuffixList::Lookup(
   // one with another control byte where libpsl looks.
   if (!table || std::memchr(host.data(), '\0', host.size()))
     return impl_->LookupInLibpsl(host);
-  thread_local std::string lower;
-  if (lower.size() < host.size()) lower.resize(host.size());
+  // The lower-cased host the answers point into: a plain array for the
+  // usual host, a string for a longer one.
+  thread_local char small[256];
+  thread_local std::string large;
+  char* lower = small;
+  if (host.size() > sizeof(small)) {
+    if (large.size() < host.size()) large.resize(host.size());
+    lower = large.data();
+  }
+  Suffixes out;
+  if (LookupPlain(*table, host, lower, &out)) return out;
   Labels labels;
-  if (!SplitLabels(host, lower.data(), &labels))
+  if (!SplitLabels(host, lower, &labels))
     return impl_->LookupInLibpsl(host);
   // psl_unregistrable_domain(): the first suffix from the left that is a
   // public suffix (the last label always is); psl_registrable_domain():
@@ -525,7 +608,6 @@ PublicSuffixList::Suffixes PublicSuffixList::Lookup(
   int k = 0;
   while (!IsPublicSuffix(*table, labels, k)) ++k;
   const std::string_view text(labels.text, labels.size);
-  Suffixes out;
   out.public_suffix = text.substr(labels.begin[k]);
   if (k > 0 && host[0] != '.')
     out.registrable_domain = text.substr(labels.begin[k - 1]);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -325,7 +326,8 @@ void AlphaReorderQuery(std::string* query) {
     std::string_view name, value;
     bool has_value;
   };
-  std::vector<Arg> args;
+  thread_local std::vector<Arg> args;
+  args.clear();
   const std::string_view q = *query;
   size_t begin = 0;
   while (true) {
@@ -417,41 +419,47 @@ size_t CommonPathEnd(std::string_view url, size_t begin) {
 namespace surt_internal {
 
 // The common shape, where every step of the full path below is either
-// the identity or a plain function of the bytes: "http://" or "https://"
-// (not twice), a host per CommonHostEnd(), an optional port of 1 to 5
-// digits up to 65535, a path per CommonPathEnd(), an optional query of
-// plain printable bytes without the session-id patterns' literals, then
-// anything after '#'. So: no unescaping or escaping changes anything, the
-// host needs no IDNA, dot or IP rewrite, NormalizePath() keeps the path,
-// and no session id is stripped. The key is then the host lower-cased
-// without "www<digits>.", its labels reversed; the port unless the
-// scheme's own; the path lower-cased ("/" for none) without a trailing
-// '/'; the query lower-cased with its fields sorted.
+// the identity or a plain function of the bytes: a lower-case scheme
+// (not "dns") and "//" (not "http://" or "https://" twice), a host per
+// CommonHostEnd(), an optional port of 1 to 5 digits up to 65535, a path
+// per CommonPathEnd(), an optional query of plain printable bytes without
+// the session-id patterns' literals, then anything after '#'. So no
+// unescaping or escaping changes anything, the host needs no IDNA, dot or
+// IP rewrite, NormalizePath() keeps the path, and no session id is
+// stripped. The key is then the host lower-cased without "www<digits>.",
+// its labels reversed; the port unless 0 or the scheme's (http 80, https
+// 443); the path lower-cased ("/" for none) without a trailing '/'; the
+// query lower-cased, its fields sorted.
 bool AppendCommonIaSurt(std::string_view url, std::string* out) {
-  size_t host_begin;
-  bool https;
-  if (StartsWith(url, "http://")) {
-    host_begin = 7;
-    https = false;
-  } else if (StartsWith(url, "https://")) {
-    host_begin = 8;
-    https = true;
-  } else {
-    return false;
+  // scheme "://"
+  size_t colon = 0;
+  if (url.empty() || url[0] < 'a' || url[0] > 'z') return false;
+  while (++colon < url.size()) {
+    const char c = url[colon];
+    if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '+' || c == '-' ||
+          c == '.'))
+      break;
   }
-  const std::string_view after = url.substr(host_begin);
-  if (StartsWith(after, "http://") || StartsWith(after, "https://"))
+  const std::string_view scheme = url.substr(0, colon);
+  if (url.substr(colon, 3) != "://" || scheme == "dns") return false;
+  const size_t host_begin = colon + 3;
+  if ((scheme == "http" || scheme == "https") &&
+      (StartsWith(url.substr(host_begin), "http://") ||
+       StartsWith(url.substr(host_begin), "https://")))
     return false;
   const size_t host_end = CommonHostEnd(url, host_begin);
   if (host_end == std::string_view::npos) return false;
   size_t i = host_end;
   uint32_t port = 0;
+  size_t port_begin = i, port_end = i;
   if (i < url.size() && url[i] == ':') {
-    const size_t digits = ++i;
-    while (i < url.size() && IsDigit(url[i]) && i - digits < 6)
+    port_begin = ++i;
+    while (i < url.size() && IsDigit(url[i]) && i - port_begin < 6)
       port = port * 10 + static_cast<uint32_t>(url[i++] - '0');
-    if (i == digits || i - digits > 5 || port > 65535) return false;
-    if (port == (https ? 443u : 80u)) port = 0;
+    port_end = i;
+    if (i == port_begin || i - port_begin > 5 || port > 65535) return false;
+    if ((scheme == "http" && port == 80) || (scheme == "https" && port == 443))
+      port = 0;
   }
   if (i < url.size() && url[i] != '/' && url[i] != '?' && url[i] != '#')
     return false;  // '@', '[', '%', ... in the authority
@@ -463,16 +471,17 @@ bool AppendCommonIaSurt(std::string_view url, std::string* out) {
     query = url.substr(path_end + 1);
     query = query.substr(0, std::min(query.find('#'), query.size()));
   }
-  thread_local std::string lower_query;
-  lower_query.clear();
+  bool fields = false;  // more than one: sorted
   for (char c : query) {
     if (!IsPlainPrintable(c)) return false;
-    lower_query.push_back(Lower(c));
+    fields |= c == '&';
   }
-  if (Contains(lower_query, "sid=") || Contains(lower_query, "jsessionid=") ||
-      Contains(lower_query, "aspsessionid") || Contains(lower_query, "cfid="))
-    return false;
 
+  // Written in place: the key is no longer than the URL and 2 bytes.
+  const size_t base = out->size();
+  out->resize(base + url.size() + 2);
+  char* const start = &(*out)[base];
+  char* w = start;
   // massageHost(): "www", digits, '.' at the start go.
   std::string_view host = url.substr(host_begin, host_end - host_begin);
   if (host.size() > 3 && EqualsIgnoreCase(host.substr(0, 3), "www")) {
@@ -484,29 +493,43 @@ bool AppendCommonIaSurt(std::string_view url, std::string* out) {
   for (size_t end = host.size();;) {
     const size_t dot = end == 0 ? std::string_view::npos : host.rfind('.', end - 1);
     const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
-    for (size_t k = begin; k < end; ++k) out->push_back(Lower(host[k]));
+    for (size_t k = begin; k < end; ++k) *w++ = Lower(host[k]);
     if (dot == std::string_view::npos) break;
-    out->push_back(',');
+    *w++ = ',';
     end = dot;
   }
-  if (port != 0) {
-    out->push_back(':');
-    out->append(std::to_string(port));
+  if (port != 0) {  // its digits without leading zeros
+    *w++ = ':';
+    size_t k = port_begin;
+    while (k + 1 < port_end && url[k] == '0') ++k;
+    for (; k < port_end; ++k) *w++ = url[k];
   }
-  out->push_back(')');
+  *w++ = ')';
   std::string_view path = url.substr(path_begin, path_end - path_begin);
   if (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   if (path.empty()) {
-    out->push_back('/');
+    *w++ = '/';
   } else {
-    for (char c : path) out->push_back(Lower(c));
+    for (char c : path) *w++ = Lower(c);
   }
-  if (!lower_query.empty()) {
-    if (lower_query.find('&') != std::string::npos)
-      AlphaReorderQuery(&lower_query);
-    out->push_back('?');
-    out->append(lower_query);
+  if (!query.empty()) {
+    *w++ = '?';
+    char* const q = w;
+    for (char c : query) *w++ = Lower(c);
+    const std::string_view lower(q, query.size());
+    if (Contains(lower, "sid=") || Contains(lower, "jsessionid=") ||
+        Contains(lower, "aspsessionid") || Contains(lower, "cfid=")) {
+      out->resize(base);
+      return false;
+    }
+    if (fields) {
+      thread_local std::string sorted;
+      sorted.assign(lower);
+      AlphaReorderQuery(&sorted);
+      std::memcpy(q, sorted.data(), sorted.size());
+    }
   }
+  out->resize(base + static_cast<size_t>(w - start));
   return true;
 }
 

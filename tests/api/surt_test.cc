@@ -112,7 +112,12 @@ TEST(SurtCommonPathTest, AgreesWithTheFullPathOnHandMadeCases) {
            "HTTP://a.b/", "http:/a.b/", "http:a.b", "ftp://a.b/",
            "http://a.b/\xc3\xa9", "http://\xc3\xa9.b/", "http://a.b/~x!$&'*+,;=:@",
            "http://a.b/x?~!$'()*+,;=:@/?", "http://xn--bcher-kva.de/",
-           "http://A.B.C.D.E.F.G.H.I.J.K/", "http://a.b/c?d=E&F=g#H"}) {
+           "http://A.B.C.D.E.F.G.H.I.J.K/", "http://a.b/c?d=E&F=g#H",
+           "file://node.gypi", "file:///Users/x/a.js", "file://www.a/b/",
+           "dns://www.a.b/", "DNS://www.a.b/", "FILE://a.b/", "ftp://a.b:21/",
+           "x-y+z.w://a.b:80/", "https://a.b:80", "http://a.b:443",
+           "file://a.b:80/", "9p://a.b/", "a://http://b.c/", "ws://a.b:0080/",
+           "http://a.b:00000/", "node:url", "mailto:a@b.c"}) {
     Compare(url, &t);
   }
   EXPECT_EQ(t.differences, 0u);
