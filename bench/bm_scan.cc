@@ -250,6 +250,7 @@ int main(int argc, char** argv) {
                                  BM_BatchFromLines, &c);
     RegisterRiskBenchmarks(&c);
     RegisterAnalyticsBenchmarks(&c);
+    RegisterHostsBenchmarks(&c);
     benchmark::RegisterBenchmark(("BM_ScanScalar/" + c.name).c_str(),
                                  BM_ScanScalar, &c);
     benchmark::RegisterBenchmark(("BM_Classify/" + c.name).c_str(),

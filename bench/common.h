@@ -74,6 +74,8 @@ void RegisterAdaBenchmarks(const Corpus* c);
 // BM_Risks: the scan plus the risk column (bm_risk.cc).
 void RegisterRiskBenchmarks(const Corpus* c);
 void RegisterAnalyticsBenchmarks(const Corpus* c);
+// BM_PslLookup, BM_Surt and their old paths (bm_hosts.cc).
+void RegisterHostsBenchmarks(const Corpus* c);
 
 }  // namespace uriscan_bench
 

@@ -3,7 +3,8 @@
 # usage: tools/setup.sh build|test|bench|fuzz|package|python|cross|postgres
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
-       libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev)
+       libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev
+       publicsuffix)  # the file libpsl's built-in list was made from (hosts.cc)
 # The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
 package=("${build[@]}" gcc binutils)
 # The Python package (python/): built offline in a venv from Debian's

@@ -15,9 +15,13 @@
 namespace uriscan {
 
 // The Public Suffix List (publicsuffix.org) as libpsl reads it: its
-// built-in copy, or a list file. Lookups are safe from any number of
-// threads at once; each thread keeps the answers for the hosts it asked
-// about last (logs repeat their hosts, and a lookup costs hundreds of ns).
+// built-in copy, or a list file. The answers are libpsl's, found in a hash
+// table of the list's rules built at construction (tens of ns a host); a
+// list the table cannot be made for exactly (libpsl's built-in list when
+// the file it was made from, psl_builtin_filename(), is gone or changed; a
+// DAFSA file) is asked of libpsl, each thread keeping the answers for the
+// hosts it asked about last. Lookups are safe from any number of threads
+// at once.
 class URISCAN_EXPORT PublicSuffixList {
  public:
   // libpsl's built-in list.
@@ -42,6 +46,9 @@ class URISCAN_EXPORT PublicSuffixList {
   // host that is its registrable domain); nullopt where the registrable
   // domain is.
   std::optional<std::string_view> Subdomain(std::string_view host) const;
+
+  // Whether lookups use the table (false: each host is asked of libpsl).
+  bool HasTable() const;
 
  private:
   struct Impl;

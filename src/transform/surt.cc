@@ -9,11 +9,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 #include <vector>
 
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
+#include "src/transform/surt.h"
 
 namespace uriscan {
 namespace {
@@ -324,7 +326,8 @@ void AlphaReorderQuery(std::string* query) {
     std::string_view name, value;
     bool has_value;
   };
-  std::vector<Arg> args;
+  thread_local std::vector<Arg> args;
+  args.clear();
   const std::string_view q = *query;
   size_t begin = 0;
   while (true) {
@@ -356,9 +359,181 @@ void AlphaReorderQuery(std::string* query) {
   query->swap(out);
 }
 
+bool IsAsciiLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+// A byte EscapeOnce() keeps and UnescapeRepeatedly() cannot change.
+bool IsPlainPrintable(char c) { return c > 0x20 && c < 0x7f && c != '%'; }
+
+bool Contains(std::string_view s, std::string_view part) {
+  return s.find(part) != std::string_view::npos;
+}
+
+// The host of the common shape: one or more labels of ASCII letters,
+// digits, '-' and '_' joined by single dots, with a letter, '-' or '_' in
+// it (so no IP format). Its end in `url` from `begin`, or npos.
+size_t CommonHostEnd(std::string_view url, size_t begin) {
+  bool not_ip = false;
+  char prev = '.';
+  size_t i = begin;
+  for (; i < url.size(); ++i) {
+    const char c = url[i];
+    if (IsAsciiLetter(c) || c == '-' || c == '_') {
+      not_ip = true;
+    } else if (c == '.') {
+      if (prev == '.') return std::string_view::npos;  // "..", leading '.'
+    } else if (!IsDigit(c)) {
+      break;
+    }
+    prev = c;
+  }
+  if (i == begin || prev == '.' || !not_ip) return std::string_view::npos;
+  return i;
+}
+
+// The path of the common shape: "" or '/' then segments of plain
+// printable bytes but '(' (no ASP.NET session segment), none "." or "..",
+// none empty but the last. Its end (a '?', '#' or the end), or npos.
+size_t CommonPathEnd(std::string_view url, size_t begin) {
+  size_t i = begin, segment = begin + 1;
+  for (; i < url.size() && url[i] != '?' && url[i] != '#'; ++i) {
+    const char c = url[i];
+    if (!IsPlainPrintable(c) || c == '(') return std::string_view::npos;
+    if (c == '/' && i > begin) {
+      const std::string_view seg = url.substr(segment, i - segment);
+      if (seg.empty() || seg == "." || seg == "..")
+        return std::string_view::npos;
+      segment = i + 1;
+    }
+  }
+  if (i > begin) {
+    const std::string_view last = url.substr(segment, i - segment);
+    if (last == "." || last == "..") return std::string_view::npos;
+  }
+  return i;
+}
+
 }  // namespace
 
-bool AppendIaSurt(std::string_view url, std::string* out) {
+namespace surt_internal {
+
+// The common shape, where every step of the full path below is either
+// the identity or a plain function of the bytes: a lower-case scheme
+// (not "dns") and "//" (not "http://" or "https://" twice), a host per
+// CommonHostEnd(), an optional port of 1 to 5 digits up to 65535, a path
+// per CommonPathEnd(), an optional query of plain printable bytes without
+// the session-id patterns' literals, then anything after '#'. So no
+// unescaping or escaping changes anything, the host needs no IDNA, dot or
+// IP rewrite, NormalizePath() keeps the path, and no session id is
+// stripped. The key is then the host lower-cased without "www<digits>.",
+// its labels reversed; the port unless 0 or the scheme's (http 80, https
+// 443); the path lower-cased ("/" for none) without a trailing '/'; the
+// query lower-cased, its fields sorted.
+bool AppendCommonIaSurt(std::string_view url, std::string* out) {
+  // scheme "://"
+  size_t colon = 0;
+  if (url.empty() || url[0] < 'a' || url[0] > 'z') return false;
+  while (++colon < url.size()) {
+    const char c = url[colon];
+    if (!((c >= 'a' && c <= 'z') || IsDigit(c) || c == '+' || c == '-' ||
+          c == '.'))
+      break;
+  }
+  const std::string_view scheme = url.substr(0, colon);
+  if (url.substr(colon, 3) != "://" || scheme == "dns") return false;
+  const size_t host_begin = colon + 3;
+  if ((scheme == "http" || scheme == "https") &&
+      (StartsWith(url.substr(host_begin), "http://") ||
+       StartsWith(url.substr(host_begin), "https://")))
+    return false;
+  const size_t host_end = CommonHostEnd(url, host_begin);
+  if (host_end == std::string_view::npos) return false;
+  size_t i = host_end;
+  uint32_t port = 0;
+  size_t port_begin = i, port_end = i;
+  if (i < url.size() && url[i] == ':') {
+    port_begin = ++i;
+    while (i < url.size() && IsDigit(url[i]) && i - port_begin < 6)
+      port = port * 10 + static_cast<uint32_t>(url[i++] - '0');
+    port_end = i;
+    if (i == port_begin || i - port_begin > 5 || port > 65535) return false;
+    if ((scheme == "http" && port == 80) || (scheme == "https" && port == 443))
+      port = 0;
+  }
+  if (i < url.size() && url[i] != '/' && url[i] != '?' && url[i] != '#')
+    return false;  // '@', '[', '%', ... in the authority
+  const size_t path_begin = i;
+  const size_t path_end = CommonPathEnd(url, path_begin);
+  if (path_end == std::string_view::npos) return false;
+  std::string_view query;
+  if (path_end < url.size() && url[path_end] == '?') {
+    query = url.substr(path_end + 1);
+    query = query.substr(0, std::min(query.find('#'), query.size()));
+  }
+  bool fields = false;  // more than one: sorted
+  for (char c : query) {
+    if (!IsPlainPrintable(c)) return false;
+    fields |= c == '&';
+  }
+
+  // Written in place: the key is no longer than the URL and 2 bytes.
+  const size_t base = out->size();
+  out->resize(base + url.size() + 2);
+  char* const start = &(*out)[base];
+  char* w = start;
+  // massageHost(): "www", digits, '.' at the start go.
+  std::string_view host = url.substr(host_begin, host_end - host_begin);
+  if (host.size() > 3 && EqualsIgnoreCase(host.substr(0, 3), "www")) {
+    size_t k = 3;
+    while (k < host.size() && IsDigit(host[k])) ++k;
+    if (k < host.size() && host[k] == '.') host.remove_prefix(k + 1);
+  }
+  // hostToSURT(): labels reversed, joined by ','.
+  for (size_t end = host.size();;) {
+    const size_t dot = end == 0 ? std::string_view::npos : host.rfind('.', end - 1);
+    const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
+    for (size_t k = begin; k < end; ++k) *w++ = Lower(host[k]);
+    if (dot == std::string_view::npos) break;
+    *w++ = ',';
+    end = dot;
+  }
+  if (port != 0) {  // its digits without leading zeros
+    *w++ = ':';
+    size_t k = port_begin;
+    while (k + 1 < port_end && url[k] == '0') ++k;
+    for (; k < port_end; ++k) *w++ = url[k];
+  }
+  *w++ = ')';
+  std::string_view path = url.substr(path_begin, path_end - path_begin);
+  if (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  if (path.empty()) {
+    *w++ = '/';
+  } else {
+    for (char c : path) *w++ = Lower(c);
+  }
+  if (!query.empty()) {
+    *w++ = '?';
+    char* const q = w;
+    for (char c : query) *w++ = Lower(c);
+    const std::string_view lower(q, query.size());
+    if (Contains(lower, "sid=") || Contains(lower, "jsessionid=") ||
+        Contains(lower, "aspsessionid") || Contains(lower, "cfid=")) {
+      out->resize(base);
+      return false;
+    }
+    if (fields) {
+      thread_local std::string sorted;
+      sorted.assign(lower);
+      AlphaReorderQuery(&sorted);
+      std::memcpy(q, sorted.data(), sorted.size());
+    }
+  }
+  out->resize(base + static_cast<size_t>(w - start));
+  return true;
+}
+
+bool AppendFullIaSurt(std::string_view url, std::string* out) {
   if (url.empty()) {
     out->push_back('-');
     return true;
@@ -548,6 +723,13 @@ bool AppendIaSurt(std::string_view url, std::string* out) {
     out->append(*query);
   }
   return true;
+}
+
+}  // namespace surt_internal
+
+bool AppendIaSurt(std::string_view url, std::string* out) {
+  return surt_internal::AppendCommonIaSurt(url, out) ||
+         surt_internal::AppendFullIaSurt(url, out);
 }
 
 }  // namespace uriscan

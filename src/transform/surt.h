@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// The two ways AppendIaSurt() (include/uriscan/hosts.h) makes a key, apart
+// for the differential test and the benchmark.
+#ifndef URISCAN_SRC_TRANSFORM_SURT_H_
+#define URISCAN_SRC_TRANSFORM_SURT_H_
+
+#include <string>
+#include <string_view>
+
+namespace uriscan {
+namespace surt_internal {
+
+// The key of a URL of the common shape (a plain http or https URL that no
+// step of the library's canonicalizers rewrites but for case, "www.", the
+// default port, a trailing '/' and the order of query fields), written in
+// one pass; false, appending nothing, for any other URL.
+bool AppendCommonIaSurt(std::string_view url, std::string* out);
+
+// The library's steps one by one, for every URL (AppendIaSurt's contract).
+bool AppendFullIaSurt(std::string_view url, std::string* out);
+
+}  // namespace surt_internal
+}  // namespace uriscan
+
+#endif  // URISCAN_SRC_TRANSFORM_SURT_H_
