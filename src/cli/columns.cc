@@ -446,8 +446,14 @@ ColumnSetup::~ColumnSetup() = default;
 int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
                        const std::string& psl_file, Profile profile,
                        const NormalizeOptions& options) {
+  const bool wants_psl = std::any_of(
+      columns.begin(), columns.end(), [](const ColumnChoice& c) {
+        return c == Column::kRegistrableDomain || c == Column::kPublicSuffix ||
+               c == Column::kSubdomain;
+      });
   if (psl_file.empty()) {
-    psl_ = std::make_unique<PublicSuffixList>();
+    // Its table is built once, in tens of milliseconds: only when asked.
+    if (wants_psl) psl_ = std::make_unique<PublicSuffixList>();
   } else {
     psl_ = PublicSuffixList::FromFile(psl_file);
     if (!psl_) {

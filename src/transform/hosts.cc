@@ -597,8 +597,21 @@ PublicSuffixList::Suffixes PublicSuffixList::Lookup(
     if (large.size() < host.size()) large.resize(host.size());
     lower = large.data();
   }
+  // Lists of URLs and logs repeat a host on consecutive rows: the answer
+  // of this thread's last lookup is kept (its views point into `lower`,
+  // which only the next lookup rewrites).
+  thread_local std::string last_host;
+  thread_local uint64_t last_list = 0;  // Impl::id, 0 for none
+  thread_local Suffixes last;
+  if (impl_->id == last_list && host == last_host) return last;
   Suffixes out;
-  if (LookupPlain(*table, host, lower, &out)) return out;
+  if (LookupPlain(*table, host, lower, &out)) {
+    last_list = impl_->id;
+    last_host.assign(host);
+    last = out;
+    return out;
+  }
+  last_list = 0;
   Labels labels;
   if (!SplitLabels(host, lower, &labels))
     return impl_->LookupInLibpsl(host);
