@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <charconv>
+#include <cstring>
 #include <optional>
 
 #include "src/cli/output.h"
@@ -221,15 +222,21 @@ void ColumnWriter::AppendParam(size_t i, const ColumnChoice& c,
 // The surt library's key of a valid row with a scheme ("\\N" otherwise,
 // and where the library raises), '\\' written "\\\\" as TSV text wants.
 void ColumnWriter::AppendSurt(std::string_view text, std::string* out) {
-  thread_local std::string key;
-  key.clear();
-  if (!AppendIaSurt(text, &key)) {
+  // Written in place; only a key with a '\\' (rare) is escaped after.
+  const size_t base = out->size();
+  if (!AppendIaSurt(text, out)) {
+    out->resize(base);
     out->append("\\N");
     return;
   }
-  for (char c : key) {
-    if (c == '\\') out->push_back('\\');
-    out->push_back(c);
+  if (std::memchr(out->data() + base, '\\', out->size() - base)) {
+    thread_local std::string key;
+    key.assign(*out, base);
+    out->resize(base);
+    for (char c : key) {
+      if (c == '\\') out->push_back('\\');
+      out->push_back(c);
+    }
   }
 }
 
