@@ -185,20 +185,25 @@ class DedupRun : public CommandRun {
                                              // invalid
 };
 
+// --bloom: a filter for more lines than this would take more than 2 TB.
+constexpr uint64_t kMaxBloomLines = uint64_t{1} << 40;
+
 void DedupRun::AddOptions(CLI::App* app) {
   AddProfileOptions(app, &profile_);
   AddOnErrorOption(app, &on_error_, &on_error_given_);
   AddFlag(app, "--keys", [this] { config_.keys = true; });
   AddValueOption(app, "--memory", "SIZE", [this](const std::string& v) {
     if (!ParseBytes(v.c_str(), &config_.memory))
-      throw UsageError("--memory takes a size such as 1500000, 64M or 4G");
+      throw UsageError("--memory takes a size from 1 byte to 1024T, such as "
+                       "1500000, 64M or 4G");
   });
   AddValueOption(app, "--temp-dir", "DIR",
                  [this](const std::string& v) { config_.temp_dir = v; });
   AddValueOption(app, "--bloom", "N", [this](const std::string& v) {
     size_t n = 0;
-    if (!ParseBytes(v.c_str(), &n))
-      throw UsageError("--bloom takes the expected count of distinct lines");
+    if (!ParseBytes(v.c_str(), &n, kMaxBloomLines))
+      throw UsageError("--bloom takes the expected count of distinct lines, "
+                       "from 1 to 1T (2^40)");
     config_.bloom_expected = n;
   });
   AddValueOption(app, "--fp-rate", "P", [this](const std::string& v) {
@@ -215,6 +220,8 @@ void DedupRun::AddOptions(CLI::App* app) {
 }
 
 int DedupRun::Check() {
+  if (const int status = CheckProfileOptions(profile_); status >= 0)
+    return status;
   if (config_.bloom_expected > 0) {
     const uint64_t need = BloomFilter::BytesFor(
         config_.bloom_expected, config_.fp_rate / 2);  // the first layer

@@ -132,8 +132,10 @@ int ExtractRun::Check() {
     case LogFormat::kTsv:
     case LogFormat::kCsv:
       if (!f.empty() && f.find_first_not_of("0123456789") == std::string::npos) {
-        const unsigned long n = std::strtoul(f.c_str(), nullptr, 10);
-        if (n == 0) return Usage("--field numbers columns from 1");
+        const unsigned long n =
+            f.size() > 9 ? 0 : std::strtoul(f.c_str(), nullptr, 10);
+        if (n == 0)
+          return Usage("--field numbers columns from 1 to 999999999");
         x.column = n - 1;
       } else if (!f.empty()) {
         header_field_ = true;

@@ -44,6 +44,7 @@ class NormalizeRun : public CommandRun {
     AddOnErrorOption(app, &on_error_);
   }
 
+  int Check() override { return CheckProfileOptions(profile_); }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
     if (WholeChunk(*c) && (on_error_ != OnError::kFail ||
                            std::all_of(c->spans.error_kind.begin(),

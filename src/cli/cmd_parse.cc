@@ -3,6 +3,7 @@
 // "The command"), as JSON Lines or TSV; its options, help and run.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -75,7 +76,12 @@ class ParseRun : public CommandRun {
   int Check() override {
     if (!columns_.empty() && format_ != Format::kTsv)
       return Usage("--columns needs --format=tsv");
-    return -1;
+    // The surt_crawler column is of the crawler profile whatever --profile
+    // says (--profile gives key and normalized).
+    const bool surt_crawler =
+        std::find(columns_.begin(), columns_.end(), Column::kSurtCrawler) !=
+        columns_.end();
+    return CheckProfileOptions(profile_, surt_crawler);
   }
 
   int Begin(size_t /*window*/, std::string* out) override {

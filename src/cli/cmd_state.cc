@@ -3,6 +3,7 @@
 // (docs/design.md, "The state"), which it can verify and compact.
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -107,10 +108,8 @@ class StateRun : public CommandRun {
                   state.runs().size());
     // A report that could not be written (a full disk, a closed stdout) is
     // an error like any other output.
-    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-      std::fprintf(stderr, "uriscan: error writing output\n");
-      return 2;
-    }
+    if (std::fflush(stdout) != 0 || std::ferror(stdout))
+      return OutputError(errno);
     return 0;
   }
 

@@ -2,6 +2,8 @@
 // ColumnWriter: chosen TSV columns, derived ones computed per batch.
 #include "src/cli/columns.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <charconv>
@@ -447,6 +449,9 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
   if (end_line) out->push_back('\n');
 }
 
+// --psl: the largest list file read (the real one is about 250 KB).
+constexpr off_t kMaxPslBytes = off_t{64} << 20;
+
 ColumnSetup::ColumnSetup() = default;
 ColumnSetup::~ColumnSetup() = default;
 
@@ -462,6 +467,17 @@ int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
     // Its table is built once, in tens of milliseconds: only when asked.
     if (wants_psl) psl_ = std::make_unique<PublicSuffixList>();
   } else {
+    // A list is a regular file of some hundred kilobytes: a FIFO or a
+    // device (/dev/zero, /dev/urandom) would be read forever.
+    struct stat st;
+    if (stat(psl_file.c_str(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size > kMaxPslBytes) {
+      std::fprintf(stderr,
+                   "uriscan: --psl: '%s' is not a regular file of at most "
+                   "64 MiB\n",
+                   psl_file.c_str());
+      return 2;
+    }
     psl_ = PublicSuffixList::FromFile(psl_file);
     if (!psl_) {
       std::fprintf(stderr, "uriscan: --psl: cannot load '%s'\n",

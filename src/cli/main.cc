@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
   std::set_new_handler(OutOfMemory);
   std::set_terminate(Terminate);
   std::signal(SIGABRT, OnAbort);
+  // A reader that closes the output (`| head`) is a failed write, handled
+  // as one (OutputError()), not a kill that skips the clean-up.
+  std::signal(SIGPIPE, SIG_IGN);
   uriscan::cli::Options opt;
   int status = -1;
   const std::unique_ptr<uriscan::cli::CommandRun> command =

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cerrno>
 #include <cstring>
 #include <string>
 #include <utility>
@@ -25,12 +26,15 @@ int Usage(const std::string& message) {
   return 2;
 }
 
+int OutputError(int error) {
+  if (error != EPIPE) std::fprintf(stderr, "uriscan: error writing output\n");
+  return 2;
+}
+
 int WriteStdout(const std::string& text) {
   std::fputs(text.c_str(), stdout);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
-    std::fprintf(stderr, "uriscan: error writing output\n");
-    return 2;
-  }
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    return OutputError(errno);
   return 0;
 }
 
@@ -40,10 +44,13 @@ std::string Allowed(const char* option, const char* values,
          std::string(got) + "'";
 }
 
-bool ParseBytes(const char* text, size_t* out) {
+bool ParseBytes(const char* text, size_t* out, uint64_t max) {
+  // Digits first: strtoull would take "-1" (as 2^64 - 1), "+1" and " 1".
+  if (*text < '0' || *text > '9') return false;
   char* end = nullptr;
+  errno = 0;
   const unsigned long long v = std::strtoull(text, &end, 10);
-  if (end == text || v == 0) return false;
+  if (errno == ERANGE || v == 0) return false;
   int shift = 0;
   if (*end != '\0') {
     const char* units = "KMGT";
@@ -53,7 +60,7 @@ bool ParseBytes(const char* text, size_t* out) {
       return false;
     shift = 10 * static_cast<int>(u - units + 1);
   }
-  if (v > (~0ull >> shift)) return false;
+  if (v > (max >> shift)) return false;
   *out = static_cast<size_t>(v << shift);
   return true;
 }
@@ -275,6 +282,14 @@ void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
   });
   // "a,b" replaces the list; "+a,b" adds to it.
   AddValueOption(app, "--tracking-params", "LIST", [p](const std::string& v) {
+    // The list is written into a --state's MANIFEST, one name a line: no
+    // name can hold a control byte or a space (nor does a query's).
+    for (const char c : v) {
+      if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f')
+        throw UsageError("--tracking-params takes names separated by ','; "
+                         "a space or control byte is in none");
+    }
+    p->crawler_options = true;
     std::string_view list = v;
     if (!list.empty() && list[0] == '+') {
       list.remove_prefix(1);
@@ -288,7 +303,17 @@ void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
       list.remove_prefix(std::min(comma + 1, list.size()));
     }
   });
-  AddFlag(app, "--fold-www", [p] { p->normalize.fold_www = true; });
+  AddFlag(app, "--fold-www", [p] {
+    p->normalize.fold_www = true;
+    p->crawler_options = true;
+  });
+}
+
+int CheckProfileOptions(const ProfileOptions& p, bool crawler_used) {
+  if (p.crawler_options && p.profile != Profile::kCrawler && !crawler_used)
+    return Usage("--tracking-params and --fold-www are options of "
+                 "--profile=crawler");
+  return -1;
 }
 
 std::string ProfileListsHelp() {

@@ -6,6 +6,7 @@
 #define URISCAN_SRC_CLI_OPTIONS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <stdexcept>
@@ -44,8 +45,13 @@ struct Options {
 struct ProfileOptions {
   Profile profile = Profile::kScheme;
   NormalizeOptions normalize;
+  bool crawler_options = false;  // --tracking-params or --fold-www given
 };
 void AddProfileOptions(CLI::App* app, ProfileOptions* p);
+// The crawler profile's options without it (`crawler_used`: the command
+// runs that profile, whatever --profile says) are a usage error, not
+// ignored: -1 when fine, else the exit status after the message.
+int CheckProfileOptions(const ProfileOptions& p, bool crawler_used = false);
 // The crawler profile's default tracking and session-id names, for help.
 std::string ProfileListsHelp();
 
@@ -79,13 +85,23 @@ int Usage(const std::string& message);
 // Writes `text` to stdout; 0, or 2 when the write fails (a full disk, a
 // closed pipe), as for every other output of the command.
 int WriteStdout(const std::string& text);
+// A write to stdout failed with `error` (an errno): "uriscan: error writing
+// output" on stderr, unless the reader closed the pipe (EPIPE: `| head`
+// has what it wanted, so the run ends quietly); exit status 2 either way.
+int OutputError(int error);
 
 // "--opt takes a, b or c, not 'x'": the allowed values of an option.
 std::string Allowed(const char* option, const char* values,
                     std::string_view got);
 
-// A byte count with an optional binary suffix: 1500, 64K, 512M, 4G, 1T.
-bool ParseBytes(const char* text, size_t* out);
+// The largest size or count an option takes: 2^50 (1 PiB, or a quadrillion
+// lines); more is a typing error, and the arithmetic on it stays exact.
+inline constexpr uint64_t kMaxOptionBytes = uint64_t{1} << 50;
+// A byte count (or a count) with an optional binary suffix: 1500, 64K,
+// 512M, 4G, 1T; from 1 to `max`. False for anything else: a sign, a
+// space, another suffix, 0, or more than `max`.
+bool ParseBytes(const char* text, size_t* out,
+                uint64_t max = kMaxOptionBytes);
 
 // A value option: `set` reads its text and throws UsageError when it is
 // wrong. The value may follow after '=' or as the next argument.

@@ -110,17 +110,17 @@ void AppendPgText(std::string_view s, std::string* out) {
 bool Writer::Flush() {
   if (!buf_.empty() && !failed_) {
     if (std::fwrite(buf_.data(), 1, buf_.size(), out_) != buf_.size())
-      failed_ = true;
+      Fail();
   }
   buf_.clear();
-  if (!failed_ && std::fflush(out_) != 0) failed_ = true;
+  if (!failed_ && std::fflush(out_) != 0) Fail();
   return !failed_;
 }
 
 bool Writer::WriteThrough(std::string_view text) {
   if (!Flush()) return false;
   if (std::fwrite(text.data(), 1, text.size(), out_) != text.size())
-    failed_ = true;
+    Fail();
   return !failed_;
 }
 

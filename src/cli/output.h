@@ -4,6 +4,7 @@
 #ifndef URISCAN_SRC_CLI_OUTPUT_H_
 #define URISCAN_SRC_CLI_OUTPUT_H_
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -30,11 +31,18 @@ class Writer {
   // chunk's output: no copy into the buffer). False once writing failed.
   bool WriteThrough(std::string_view text);
   bool failed() const { return failed_; }
+  // The errno of the failed write (EPIPE: the reader closed the output).
+  int error() const { return errno_; }
 
  private:
+  void Fail() {
+    if (!failed_) errno_ = errno;
+    failed_ = true;
+  }
   std::FILE* out_;
   std::string buf_;
   bool failed_ = false;
+  int errno_ = 0;
 };
 
 // One JSON object (no newline): keys present exactly when defined, then

@@ -405,10 +405,7 @@ int Pipeline::Run() {
   progress_.Clear();
   if (!command_->Finish(&out_, &totals_)) status_ = 2;
   out_.Flush();
-  if (out_.failed()) {
-    std::fprintf(stderr, "uriscan: error writing output\n");
-    return 2;
-  }
+  if (out_.failed()) return OutputError(out_.error());
   // What the run keeps changes only after a whole run (same input, same
   // output when a failed run is repeated), with its output written.
   if (status_ == 0 && !stopped_ && !command_->Commit()) status_ = 2;

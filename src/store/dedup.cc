@@ -92,6 +92,9 @@ uint64_t BloomFilter::BytesFor(uint64_t expected, double rate) {
   const double n = std::max<double>(1, static_cast<double>(expected));
   const double ln2 = std::log(2.0);
   const double m = std::ceil(-n * std::log(rate) / (ln2 * ln2));
+  // Past 2^62 bits the conversion would overflow: the answer saturates,
+  // so a caller comparing it with a budget refuses the filter.
+  if (!(m < 0x1p62)) return uint64_t{1} << 59;
   return (static_cast<uint64_t>(m) + 63) / 64 * 8;
 }
 

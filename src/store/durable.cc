@@ -3,6 +3,7 @@
 #include "src/store/durable.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,7 +40,25 @@ int OpenNew(const std::string& path) {
 }
 
 int OpenExisting(const std::string& path, int flags) {
-  return open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO planted in the place opens at once (and is then
+  // refused) instead of waiting for a writer forever.
+  const int fd = open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return fd;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int error = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    close(fd);
+    errno = error;
+    return -1;
+  }
+  return fd;
+}
+
+std::string ErrorText(int error) {
+  // open() gives EINVAL only for flags, which are fixed here: it is
+  // OpenExisting()'s answer for a FIFO, socket or device.
+  if (error == EINVAL) return "not a regular file";
+  return std::strerror(error);
 }
 
 bool SyncDirectory(const std::string& dir, std::string* error) {

@@ -25,7 +25,12 @@ void CrashPoint(const char* step);
 // is there; OpenExisting() opens a file that is not a link. -1 and errno on
 // failure, as open(2).
 int OpenNew(const std::string& path);
+// Anything but a regular file there (a directory: EISDIR; a FIFO, socket
+// or device: EINVAL) is refused without waiting on it.
 int OpenExisting(const std::string& path, int flags);
+// strerror() of an errno left by these functions, "not a regular file" for
+// OpenExisting()'s EINVAL.
+std::string ErrorText(int error);
 
 // fsync of a directory, so a rename inside it is durable.
 bool SyncDirectory(const std::string& dir, std::string* error);

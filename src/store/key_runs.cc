@@ -226,7 +226,7 @@ bool KeyRunReader::Open(const std::string& path, uint64_t profile_tag,
   f_ = fd < 0 ? nullptr : fdopen(fd, "rb");
   if (!f_ && fd >= 0) close(fd);
   if (!f_) {
-    error_ = "cannot open " + path + ": " + std::strerror(errno);
+    error_ = "cannot open " + path + ": " + durable::ErrorText(errno);
     return false;
   }
   unsigned char head[kKeyRunHeaderBytes];

@@ -140,7 +140,7 @@ bool SeenState::Lock(bool exclusive, std::string* error) {
     }
     if (lock_fd_ < 0) {
       if (!exclusive && errno == ENOENT) return true;  // a copied state
-      *error = "cannot open " + path + ": " + std::strerror(errno);
+      *error = "cannot open " + path + ": " + durable::ErrorText(errno);
       return false;
     }
     struct stat st;
@@ -191,7 +191,7 @@ bool SeenState::ReadManifest(std::string* error) {
   const int fd = durable::OpenExisting(path, O_RDONLY);
   if (fd < 0) {
     if (errno != ENOENT) {
-      *error = "cannot read " + path + ": " + std::strerror(errno);
+      *error = "cannot read " + path + ": " + durable::ErrorText(errno);
       return false;
     }
     for (const std::string& name : ListDir(dir_)) {
@@ -266,6 +266,22 @@ bool SeenState::ReadManifest(std::string* error) {
     }
   }
   if (seen != 63) return Damaged("MANIFEST lacks a field", error);
+  // New runs are numbered from `next` on: a listed run at or past it (or
+  // listed twice) would be written over. A MANIFEST that says so is damage,
+  // never an instruction.
+  for (size_t k = 0; k < runs_.size(); ++k) {
+    const std::string& name = runs_[k].name;
+    const uint64_t number =
+        std::strtoull(name.substr(4, name.size() - 9).c_str(), nullptr, 10);
+    if (number >= next_run_)
+      return Damaged("MANIFEST names " + name + " but numbers the next run " +
+                         std::to_string(next_run_),
+                     error);
+    for (size_t j = 0; j < k; ++j) {
+      if (runs_[j].name == name)
+        return Damaged("MANIFEST names " + name + " twice", error);
+    }
+  }
   exists_ = true;
   return true;
 }

@@ -154,19 +154,28 @@ bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
 // Every ";jsessionid" parameter (name without case, with or without a
 // value) of every segment of the path written from `begin` is removed.
 void DropPathSessionIds(size_t begin, std::string* out) {
+  // One pass, the kept bytes moved down as it goes (erasing each match in
+  // place would move the rest of the path once per match: quadratic).
+  char* const s = out->data();
+  const size_t n = out->size();
   size_t i = out->find(';', begin);
-  while (i != std::string::npos) {
+  if (i == std::string::npos) return;
+  size_t w = i;  // where the next kept byte goes
+  while (i < n) {
+    // s[i] is a ';': the parameter runs to the next ';', '/' or the end.
     size_t end = i + 1;
-    while (end < out->size() && (*out)[end] != ';' && (*out)[end] != '/')
-      ++end;
-    const std::string_view param(out->data() + i + 1, end - i - 1);
-    if (NameMatches(ParamName(param), "jsessionid")) {
-      out->erase(i, end - i);
-      i = out->find(';', i);
-    } else {
-      i = out->find(';', end);
-    }
+    while (end < n && s[end] != ';' && s[end] != '/') ++end;
+    const std::string_view param(s + i + 1, end - i - 1);
+    const bool drop = NameMatches(ParamName(param), "jsessionid");
+    // Then what follows up to the next ';' is kept as it is.
+    size_t next = end;
+    while (next < n && s[next] != ';') ++next;
+    const size_t from = drop ? end : i;
+    std::memmove(s + w, s + from, next - from);
+    w += next - from;
+    i = next;
   }
+  out->resize(w);
 }
 
 // The crawler's host rules on a lower-cased reg-name: no trailing dots, an

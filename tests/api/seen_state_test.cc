@@ -20,6 +20,9 @@
 #include <string>
 #include <vector>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include "gtest/gtest.h"
 #include "uriscan/dedup.h"
 #include "src/store/key_runs.h"
@@ -301,6 +304,39 @@ TEST_F(StateFiles, LeftoversOfAKilledRunAreRemoved) {
   EXPECT_NE(stat(Path("run-000100.keys.tmp").c_str(), &st), 0);
   EXPECT_NE(stat(Path("MANIFEST.tmp").c_str(), &st), 0);
   EXPECT_EQ(stat(Path("notes.txt").c_str(), &st), 0);
+}
+
+// A MANIFEST with a valid checksum whose `next` is too low made the next
+// runs be written over live ones, and the state was lost: it is damage.
+TEST_F(StateFiles, AManifestThatContradictsItsRunsIsDamage) {
+  for (uint64_t day = 1; day <= 3; ++day) Day(dir_, RandomKeys(100, day));
+  const std::string manifest = Slurp(Path("MANIFEST"));
+  for (const char* edit : {"next 1\n", "next 0\n", "twice"}) {
+    std::string m = manifest.substr(0, manifest.rfind("checksum "));
+    if (std::string(edit) == "twice") {
+      const size_t run = m.find("\nrun ") + 1;
+      m.insert(run, m.substr(run, m.find('\n', run) + 1 - run));
+    } else {
+      const size_t next = m.find("next ");
+      ASSERT_NE(next, std::string::npos) << m;
+      m.replace(next, m.find('\n', next) + 1 - next, edit);
+    }
+    char sum[17];
+    std::snprintf(sum, sizeof sum, "%016llx",
+                  static_cast<unsigned long long>(XXH3_64bits(m.data(), m.size())));
+    Spit(Path("MANIFEST"), m + "checksum " + sum + "\n");
+    const std::string before = Slurp(Path("MANIFEST"));
+    SeenState state;
+    std::string error;
+    EXPECT_FALSE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << edit;
+    EXPECT_NE(error.find("is damaged: MANIFEST names run-"), std::string::npos)
+        << error;
+    EXPECT_EQ(Slurp(Path("MANIFEST")), before);
+  }
+  Spit(Path("MANIFEST"), manifest);
+  SeenState state;
+  std::string error;
+  EXPECT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
 }
 
 TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {

@@ -5,6 +5,9 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
 
 #include "tests/cli/cli_test.h"
 
@@ -178,6 +181,108 @@ TEST_F(CliTest, HostileInputTakesLinearTime) {
                "--from=csv --max-line=1M -", 20);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "<stdin>:2:1048577: error: too-long: line too long\n");
+}
+
+// The best of three runs of `command` in dir, in seconds.
+double BestSeconds(const std::string& dir, const std::string& command) {
+  double best = 1e9;
+  for (int k = 0; k < 3; ++k) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const Result r = Sh(dir, command, 120);
+    EXPECT_EQ(r.status, 0) << command << ": " << r.err;
+    best = std::min(best, std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - t0)
+                              .count());
+  }
+  return best;
+}
+
+// Path session ids were erased one at a time, moving the rest of the path
+// each time: a 4 MB line took 16 times as long as a 1 MB one. Four times
+// the input may now take at most five times as long (a ratio of two runs
+// of the same binary, not a time limit).
+TEST_F(CliTest, HostileSessionIdsTakeLinearTime) {
+  const std::vector<std::string> pieces = {
+      "x;jsessionid=1/", "x;JSESSIONID=1/", "x;jsessionid/", ";jsessionid=a"};
+  for (const std::string& piece : pieces) {
+    for (const size_t mb : {1, 4}) {
+      std::string line = "http://a/";
+      while (line.size() < (mb << 20)) line += piece;
+      Write(Path(("s" + std::to_string(mb) + ".txt").c_str()), line + "\n");
+    }
+    for (const char* command :
+         {"normalize --profile=crawler", "dedup --profile=crawler",
+          "parse --format=tsv --columns=surt_crawler"}) {
+      const std::string run =
+          std::string("$URISCAN ") + command + " --quiet --max-line=8M ";
+      const double small = BestSeconds(dir_, run + "s1.txt >/dev/null");
+      const double large = BestSeconds(dir_, run + "s4.txt >/dev/null");
+      EXPECT_LE(large, 5 * std::max(small, 0.02)) << command << " " << piece;
+    }
+  }
+}
+
+// Sizes and counts: a sign, an overflow or an absurd value is a usage
+// error, never a crash (--bloom=-1 was a SIGSEGV, --memory=-1 16 EiB).
+TEST_F(CliTest, HostileSizesAreUsageErrors) {
+  for (const char* args :
+       {"dedup --bloom=-1", "dedup --bloom=2305843009213693952",
+        "dedup --bloom=2000000T", "dedup --bloom=18446744073709551616",
+        "dedup --memory=-1", "dedup --memory=+64M", "dedup --memory=' 64M'",
+        "dedup --memory=99999999999999999999", "dedup --memory=2048T",
+        "parse --max-line=-1", "parse --chunk-size=-4M",
+        "parse --threads=-1", "extract --from=csv --field=99999999999999999999"}) {
+    const Result r = Run(args, "http://a/\n");
+    EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("uriscan: "), std::string::npos) << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  // The largest values still work where the memory allows.
+  EXPECT_EQ(Run("dedup --quiet --memory=1024T", "http://a/\n").status, 0);
+}
+
+// --psl read a FIFO or a device until killed; a FIFO or a directory in a
+// --state directory hung the run or gave a misleading message.
+TEST_F(CliTest, HostileFileKindsAreRefused) {
+  for (const char* psl : {"/dev/zero", "/dev/urandom", "."}) {
+    const Result r = Sh(dir_, std::string("$URISCAN parse --format=tsv "
+                                          "--columns=registrable_domain "
+                                          "--psl=") + psl + " /dev/null", 20);
+    EXPECT_EQ(r.status, 2) << psl;
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << r.err;
+  }
+  ASSERT_EQ(Run("dedup --quiet --state=" + Path("s"), "http://a/\n").status, 0);
+  ASSERT_EQ(Sh(dir_, "mv s/MANIFEST m && mkfifo s/MANIFEST", 20).status, 0);
+  Result r = Sh(dir_, "$URISCAN dedup --quiet --state=s /dev/null", 20);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("MANIFEST: not a regular file"), std::string::npos)
+      << r.err;
+  ASSERT_EQ(Sh(dir_, "rm s/MANIFEST && mkdir s/MANIFEST", 20).status, 0);
+  r = Sh(dir_, "$URISCAN state s", 20);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("Is a directory"), std::string::npos) << r.err;
+}
+
+// A reader that closes the pipe (`| head`): the run ends quietly with exit
+// status 2 (it was killed by SIGPIPE), and a --state is left as it was.
+TEST_F(CliTest, HostileClosedPipeEndsQuietly) {
+  for (const char* command : {"parse", "normalize", "dedup", "extract",
+                              "dedup --state=s"}) {
+    Write(Path("pipe.sh"),
+          std::string("seq 3000000 | sed s,^,http://a.example/, | "
+                      "\"$URISCAN\" ") +
+              command + " --quiet | head -1 >/dev/null\n"
+                        "echo \"${PIPESTATUS[2]}\"\n");
+    const Result r = RunShell("cd '" + dir_ + "' && URISCAN='" + URISCAN_CLI +
+                                  "' timeout 60 bash pipe.sh > stdout "
+                                  "2> stderr",
+                              dir_);
+    EXPECT_EQ(r.out, "2\n") << command;
+    EXPECT_EQ(r.err, "") << command;
+  }
+  // The state's first run failed: its directory is gone again.
+  struct stat st;
+  EXPECT_NE(stat(Path("s").c_str(), &st), 0);
 }
 
 // A line of exactly --max-line bytes ending in "\r\n" was valid with the

@@ -60,6 +60,26 @@ TEST_F(CliTest, NormalizeCrawlerTrackingListAndWww) {
                 in)
                 .out,
             "http://e/?k\t" + in);
+  // The crawler profile's options with another profile are a usage error,
+  // not silently ignored; a control byte never reaches a state's MANIFEST.
+  for (const char* args : {"normalize --tracking-params=+ref",
+                           "normalize --profile=w3lib --fold-www",
+                           "dedup --tracking-params=ref",
+                           "parse --format=tsv --columns=key --fold-www"}) {
+    const Result bad = Run(args, in);
+    EXPECT_EQ(bad.status, 2) << args;
+    EXPECT_NE(bad.err.find("--profile=crawler"), std::string::npos) << args;
+    EXPECT_EQ(bad.out, "") << args;
+  }
+  EXPECT_EQ(Run("parse --format=tsv --columns=surt_crawler --fold-www", in)
+                .status,
+            0);
+  const Result newline =
+      Run(std::string("normalize --profile=crawler --tracking-params=") +
+              "'a\nkeys 5'",
+          in);
+  EXPECT_EQ(newline.status, 2);
+  EXPECT_NE(newline.err.find("control byte"), std::string::npos);
   // Without '+' the list is replaced: utm_source stays.
   EXPECT_EQ(Run("normalize --profile=crawler --quiet --tracking-params=ref",
                 in)
