@@ -14,7 +14,8 @@
 #                     (default ../shared/corpus)
 #   --work-dir=DIR    where the inputs go (default a new directory under
 #                     build/, removed at exit unless --keep)
-#   --runs=N          timed runs per command, the best is reported (3)
+#   --runs=N          rounds (every command once a round, wc -l too); the
+#                     best of the rounds is reported (3)
 #   --threads=N       --threads of every command (2)
 #   --only=REGEX      only the commands whose name matches (grep -E)
 #   --keep            keep the generated inputs
@@ -111,51 +112,71 @@ echo "urls: $(stat -c %s "$urls") bytes, $(wc -l <"$urls") lines;" \
   "log: $(stat -c %s "$log") bytes, $(wc -l <"$log") lines"
 echo "threads: $threads; best of $runs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# best NAME CMD...: the best wall time of $runs runs.
-best() {
-  local t b= st
-  for (( r = 0; r < runs; r++ )); do
-    TIMEFORMAT=%R
-    t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) && st=0 || st=$?
-    [ "$st" -le 1 ] || die "'$*' exited $st"
-    t=${t##*$'\n'}
-    if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN { exit !(a < b) }'; then
-      b=$t
-    fi
-  done
-  echo "$b"
+# The commands, one per line: NAME<TAB>INPUT<TAB>ARGS (INPUT urls or log).
+commands=$(cat <<'EOF2'
+validate	urls	validate
+stats	urls	stats
+audit	urls	audit
+parse --format=tsv	urls	parse --format=tsv
+parse	urls	parse
+parse --format=tsv --columns=host	urls	parse --format=tsv --columns=host
+parse --format=tsv --columns=host,registrable_domain	urls	parse --format=tsv --columns=host,registrable_domain
+parse --format=tsv --columns=host,public_suffix	urls	parse --format=tsv --columns=host,public_suffix
+parse --format=tsv --columns=host,host_nowww	urls	parse --format=tsv --columns=host,host_nowww
+parse --format=tsv --columns=host,surt	urls	parse --format=tsv --columns=host,surt
+params	urls	params
+normalize --profile=scheme	urls	normalize --profile=scheme
+normalize --profile=crawler	urls	normalize --profile=crawler
+normalize --profile=w3lib	urls	normalize --profile=w3lib
+dedup	urls	dedup
+dedup --profile=crawler	urls	dedup --profile=crawler
+extract --from=combined (log)	log	extract --from=combined
+EOF2
+)
+names=(); inputs=(); argv=()
+while IFS=$'\t' read -r name input args; do
+  echo "$name" | grep -Eq -- "$only" || continue
+  names+=("$name"); inputs+=("$input"); argv+=("$args")
+done <<<"$commands"
+
+# seconds CMD...: one run's wall time (exit status 1, invalid lines, is
+# expected).
+seconds() {
+  local t st
+  TIMEFORMAT=%R
+  t=$( { time "$@" >/dev/null 2>&1; } 2>&1 ) && st=0 || st=$?
+  [ "$st" -le 1 ] || die "'$*' exited $st"
+  echo "${t##*$'\n'}"
 }
+# min A B
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a < b) ? a : b }'; }
+
+# Rounds: every command once per round, so that a slow spell of the
+# machine falls on all of them alike; the best of the rounds is kept.
+best_wc_urls= best_wc_log=
+declare -a best
+for (( r = 0; r < runs; r++ )); do
+  best_wc_urls=$(min "$(seconds wc -l "$urls")" "$best_wc_urls")
+  best_wc_log=$(min "$(seconds wc -l "$log")" "$best_wc_log")
+  for i in "${!names[@]}"; do
+    input=$urls; [ "${inputs[$i]}" = log ] && input=$log
+    # shellcheck disable=SC2086  # ARGS is a word list
+    t=$(seconds "$uriscan" ${argv[$i]} --threads="$threads" "$input")
+    best[$i]=$(min "$t" "${best[$i]:-}")
+  done
+  echo "bench-commands: round $((r + 1)) of $runs done" >&2
+done
 
 printf '%-52s %8s %8s %7s\n' command seconds "x wc -l" GB/s
-wc_urls=$(best wc -l "$urls")
-wc_log=$(best wc -l "$log")
-row() {  # row NAME INPUT WC_TIME ARGS...
-  local name=$1 input=$2 wc=$3 t
-  shift 3
-  echo "$name" | grep -Eq -- "$only" || return 0
-  t=$(best "$uriscan" "$@" --threads="$threads" "$input")
-  awk -v n="$name" -v t="$t" -v w="$wc" -v b="$(stat -c %s "$input")" 'BEGIN {
+printf '%-52s %8.2f %8.2f\n' "wc -l (urls)" "$best_wc_urls" 1
+printf '%-52s %8.2f %8.2f\n' "wc -l (log)" "$best_wc_log" 1
+for i in "${!names[@]}"; do
+  input=$urls wc=$best_wc_urls
+  [ "${inputs[$i]}" = log ] && input=$log wc=$best_wc_log
+  awk -v n="${names[$i]}" -v t="${best[$i]}" -v w="$wc" \
+      -v b="$(stat -c %s "$input")" 'BEGIN {
     printf "%-52s %8.2f %8.2f %7.2f\n", n, t, t / w, b / t / 1e9 }'
-}
-printf '%-52s %8.2f %8.2f\n' "wc -l (urls)" "$wc_urls" 1
-printf '%-52s %8.2f %8.2f\n' "wc -l (log)" "$wc_log" 1
-row validate "$urls" "$wc_urls" validate
-row stats "$urls" "$wc_urls" stats
-row audit "$urls" "$wc_urls" audit
-row "parse --format=tsv" "$urls" "$wc_urls" parse --format=tsv
-row "parse" "$urls" "$wc_urls" parse
-for cols in host host,registrable_domain host,public_suffix host,host_nowww \
-            host,surt; do
-  row "parse --format=tsv --columns=$cols" "$urls" "$wc_urls" \
-    parse --format=tsv --columns="$cols"
 done
-row params "$urls" "$wc_urls" params
-for p in scheme crawler w3lib; do
-  row "normalize --profile=$p" "$urls" "$wc_urls" normalize --profile="$p"
-done
-row dedup "$urls" "$wc_urls" dedup
-row "dedup --profile=crawler" "$urls" "$wc_urls" dedup --profile=crawler
-row "extract --from=combined (log)" "$log" "$wc_log" extract --from=combined
 
 # Peak RSS (MB, from GNU time's maximum resident set size).
 rss() {  # rss NAME ARGS...
