@@ -43,7 +43,8 @@ constexpr char kHelp[] =
     "                              param_names (JSON arrays), param:NAME\n"
     "                              (the first parameter NAME, decoded),\n"
     "                              param_raw:NAME (as written)\n"
-    "      [--psl=FILE]            another Public Suffix List than libpsl's\n";
+    "      [--psl=FILE]            another Public Suffix List than libpsl's\n"
+    "      [--no-header]           tsv: no header line (for COPY and cat)\n";
 
 enum class Format { kJsonl, kTsv };
 
@@ -68,6 +69,7 @@ class ParseRun : public CommandRun {
       if (!ParseColumns(v, &columns_, &unknown))
         throw UsageError(Allowed("--columns", ColumnNames().c_str(), unknown));
     });
+    AddFlag(app, "--no-header", [this] { header_ = false; });
     AddValueOption(app, "--psl", "FILE",
                    [this](const std::string& v) { psl_file_ = v; });
     // --columns=key,normalized are under a profile.
@@ -76,6 +78,8 @@ class ParseRun : public CommandRun {
   int Check() override {
     if (!columns_.empty() && format_ != Format::kTsv)
       return Usage("--columns needs --format=tsv");
+    if (!header_ && format_ != Format::kTsv)
+      return Usage("--no-header needs --format=tsv");
     // The surt_crawler column is of the crawler profile whatever --profile
     // says (--profile gives key and normalized).
     const bool surt_crawler =
@@ -87,7 +91,7 @@ class ParseRun : public CommandRun {
   int Begin(size_t /*window*/, std::string* out) override {
     if (format_ == Format::kJsonl) return -1;
     if (columns_.empty()) {
-      AppendTsvHeader(out);
+      if (header_) AppendTsvHeader(out);
       return -1;
     }
     // libpsl's built-in list unless --psl names one.
@@ -95,7 +99,7 @@ class ParseRun : public CommandRun {
                                     profile_.normalize);
     if (status >= 0) return status;
     writer_ = setup_.writer();
-    writer_->AppendHeader(out);
+    if (header_) writer_->AppendHeader(out);
     return -1;
   }
   bool NumberedRecords() const override { return format_ == Format::kTsv; }
@@ -143,6 +147,7 @@ class ParseRun : public CommandRun {
 
  private:
   Format format_ = Format::kJsonl;
+  bool header_ = true;           // --no-header drops it
   std::vector<ColumnChoice> columns_;  // --columns
   std::string psl_file_;         // --psl
   ProfileOptions profile_;       // --columns=key,normalized

@@ -335,8 +335,12 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
     switch (columns_[k].column) {
       case Column::kLine: AppendNumber(row.line, out); break;
       case Column::kRaw: AppendPgText(row.raw, out); break;
-      case Column::kAt:
-        if (!valid) AppendNumber(uri.error().offset, out);
+      case Column::kAt:  // \N as any undefined value, for an integer column
+        if (valid) {
+          out->append("\\N");
+        } else {
+          AppendNumber(uri.error().offset, out);
+        }
         break;
       case Column::kFile: AppendPgText(row.file, out); break;
       case Column::kRepaired:

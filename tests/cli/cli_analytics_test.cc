@@ -52,6 +52,22 @@ TEST_F(CliTest, ParamsChunkAndThreadInvariance) {
   EXPECT_EQ(gz.out, one.out);
 }
 
+// A TSV for COPY: no header line with --no-header, and `at` is \N (not
+// empty) on a valid row, so it loads into an integer column.
+TEST_F(CliTest, ParseNoHeaderAndAtOfValidRows) {
+  const std::string in = "http://a/b\nhttp://a b/\n";
+  const Result with = Run("parse --quiet --format=tsv", in);
+  const Result without = Run("parse --quiet --format=tsv --no-header", in);
+  EXPECT_EQ(without.status, 0);
+  EXPECT_EQ(without.out, with.out.substr(with.out.find('\n') + 1));
+  const Result cols =
+      Run("parse --quiet --format=tsv --no-header --columns=line,at,error", in);
+  EXPECT_EQ(cols.out, "1\t\\N\t\\N\n2\t8\tdisallowed-byte\n");
+  const Result json = Run("parse --no-header", in);
+  EXPECT_EQ(json.status, 2);
+  EXPECT_NE(json.err.find("--no-header needs --format=tsv"), std::string::npos);
+}
+
 TEST_F(CliTest, ParseAnalyticsColumns) {
   const Result r = Run(
       "parse --quiet --format=tsv --columns=line,authority,host_nowww,"
@@ -69,11 +85,11 @@ TEST_F(CliTest, ParseAnalyticsColumns) {
       "\tparam_names\tparam:q\tparam_raw:q\tparam:x%20y\tat\trepaired\n"
       "1\tu@WWW.Shop.example.co.uk:8080\tShop.example.co.uk\tWWW.Shop\t"
       "example.co.uk\tgz\t/a b/c.tar.gz\tq=1+2+&q=3\tf\\t\t"
-      "[\"a b\",\"c.tar.gz\"]\t[\"q\",\"q\"]\t1 2+\t1+2%2B\t\\N\t\tfalse\n"
+      "[\"a b\",\"c.tar.gz\"]\t[\"q\",\"q\"]\t1 2+\t1+2%2B\t\\N\t\\N\tfalse\n"
       "2\texample.com\texample.com\t\texample.com\t\t/dir/\tx y=&z\t\\N\t"
-      "[\"dir\",\"\"]\t[\"x y\",\"z\"]\t\\N\t\\N\t\\N\t\tfalse\n"
+      "[\"dir\",\"\"]\t[\"x y\",\"z\"]\t\\N\t\\N\t\\N\t\\N\tfalse\n"
       "3\t\\N\t\\N\t\\N\t\\N\texample\ta@b.example\t\\N\t\\N\t[\"a@b.example\"]\t"
-      "[]\t\\N\t\\N\t\\N\t\tfalse\n"
+      "[]\t\\N\t\\N\t\\N\t\\N\tfalse\n"
       "4\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t\\N\t"
       "8\tfalse\n";
   EXPECT_EQ(r.out, expected);
