@@ -119,7 +119,10 @@ bool Writer::Flush() {
 
 bool Writer::WriteThrough(std::string_view text) {
   if (!Flush()) return false;
-  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size())
+  // Flushed too: nothing of it may wait in stdio's buffer (a live pipe's
+  // reader waits for it).
+  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size() ||
+      std::fflush(out_) != 0)
     Fail();
   return !failed_;
 }
