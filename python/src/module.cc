@@ -234,14 +234,15 @@ PYBIND11_MODULE(_uriscan, m) {
   m.attr("__version__") = URISCAN_VERSION_STRING;
 
   py::class_<ArrowBatch>(m, "Batch", R"doc(
-Batch(data, offsets): URI references in the Arrow string-array layout,
-read in place (no copy). data is bytes-like (bytes, bytearray, memoryview,
-a NumPy uint8 array); offsets is a 1-D int32, uint32 or int64 array of
-count + 1 non-decreasing values, reference i being
-data[offsets[i]:offsets[i + 1]]. Both buffers are held (a bytearray cannot
-be resized) while the Batch or a Spans scanned from it lives. int64
-offsets are converted to 32-bit once, here. Raises TypeError or ValueError
-naming the argument at fault.
+Batch(data, offsets): URI references in the Arrow string-array layout.
+data is bytes-like (bytes, bytearray, memoryview, a NumPy uint8 array);
+offsets is a 1-D int32, uint32 or int64 array of count + 1 non-decreasing
+values, reference i being data[offsets[i]:offsets[i + 1]]. The offsets
+are copied once, here, after they are checked (4 bytes a row), so changing
+the array afterwards changes nothing; data is read in place (no copy) and
+held, so a bytearray under it cannot be resized while the Batch or a Spans
+scanned from it lives. Raises TypeError or ValueError naming the argument
+at fault.
 )doc")
       .def(py::init<const py::object&, const py::object&>(), py::arg("data"),
            py::arg("offsets"))
