@@ -42,15 +42,38 @@ NormalizeOptions OptionsFrom(const py::handle& tracking_params) {
         "trailing '*' for a prefix) or None, got " +
         TypeName(tracking_params));
   }
-  options.tracking_params.clear();
-  size_t i = 0;
+  // As the command's --tracking-params: names replace the default list;
+  // names that all start with '+' are added to it ("+ref").
+  std::vector<std::string> names;
+  size_t i = 0, added = 0;
   for (const py::handle item : tracking_params) {
     if (!py::isinstance<py::str>(item)) {
       throw py::type_error(RowName("tracking_params", i) +
                            ": expected str, got " + TypeName(item));
     }
-    options.tracking_params.push_back(item.cast<std::string>());
+    std::string name = item.cast<std::string>();
+    for (const char c : name) {
+      if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f') {
+        throw py::value_error(RowName("tracking_params", i) +
+                              ": a parameter name holds no space or "
+                              "control byte");
+      }
+    }
+    if (!name.empty() && name[0] == '+') {
+      name.erase(0, 1);
+      ++added;
+    }
+    names.push_back(std::move(name));
     ++i;
+  }
+  if (added != 0 && added != names.size()) {
+    throw py::value_error(
+        "tracking_params: either every name starts with '+' (added to the "
+        "default list) or none does (the list replaced)");
+  }
+  if (added == 0) options.tracking_params.clear();
+  for (std::string& name : names) {
+    if (!name.empty()) options.tracking_params.push_back(std::move(name));
   }
   return options;
 }
@@ -290,6 +313,8 @@ at fault.
         "Derived columns (see uriscan.columns).");
   m.def("dispatched_target",
         [] { return std::string(DispatchedTargetName()); });
+  m.def("default_tracking_params",
+        [] { return NormalizeOptions::DefaultTrackingParams(); });
   m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));
   m.def("_chunk_limit", &ChunkLimit);
 }
