@@ -39,6 +39,29 @@ void SetComponent(upg_parts* out, upg_component c, const UriReference& uri,
   out->length[c] = static_cast<int32_t>(value->size());
 }
 
+// The scratch the calls leave their answers in, kept across calls; what a
+// large input made it grow to is given back by upg_release().
+struct Scratch {
+  std::string text, text2;
+  std::vector<uint32_t> ends;
+};
+Scratch& scratch() {
+  static Scratch s;
+  return s;
+}
+// Beyond this, scratch is freed after the call rather than kept.
+constexpr size_t kKeptBytes = size_t{1} << 20;
+
+template <class T>
+void Shrink(T* v, size_t bytes) {
+  if (bytes > kKeptBytes) *v = T();
+}
+
+// What the glue gave to upg_set_interrupt_check(): whether PostgreSQL has
+// an interrupt (a cancel, statement_timeout) pending.
+int (*interrupt_pending)(void) = nullptr;
+bool Interrupted() { return interrupt_pending && interrupt_pending(); }
+
 // Keys of each profile, with the command's default options; made once.
 const uriscan::Fingerprinter& FingerprinterOf(int profile) {
   static std::array<std::unique_ptr<uriscan::Fingerprinter>,
@@ -88,7 +111,7 @@ int upg_profile(const char* name, size_t size) {
 int upg_normalize(const char* text, size_t size, int profile,
                   const char** out, size_t* out_size) {
   try {
-    static std::string normal;
+    std::string& normal = scratch().text;
     normal.clear();
     const UriReference uri = uriscan::ParseUriReference(View(text, size));
     if (!uriscan::Normalize(uri, static_cast<uriscan::Profile>(profile),
@@ -114,7 +137,7 @@ int upg_key(const char* text, size_t size, int profile, int64_t* key) {
 int upg_resolve(const char* base, size_t base_size, const char* ref,
                 size_t ref_size, const char** out, size_t* out_size) {
   try {
-    static std::string target;
+    std::string& target = scratch().text;
     target.clear();
     const uriscan::ResolveStatus status = uriscan::Resolve(
         uriscan::ParseUriReference(View(base, base_size)),
@@ -151,7 +174,7 @@ int upg_public_suffix(const char* text, size_t size, int registrable,
 int upg_surt(const char* text, size_t size, const char** out,
              size_t* out_size) {
   try {
-    static std::string key;
+    std::string& key = scratch().text;
     key.clear();
     const UriReference uri = uriscan::ParseUriReference(View(text, size));
     if (!uri.valid() || !uri.scheme() ||
@@ -178,18 +201,26 @@ int upg_param(const char* text, size_t size, const char* name,
     const UriReference uri = uriscan::ParseUriReference(View(text, size));
     const auto query = uri.query();
     if (!uri.valid() || !query) return UPG_NULL;
-    static std::string decoded_name, value;
-    bool found = false;
+    std::string& decoded_name = scratch().text2;
+    std::string& value = scratch().text;
+    bool found = false, interrupted = false;
+    size_t k = 0;
     uriscan::pg::ForEachRawParam(
-        View(text, size), [&](std::string_view raw_name, std::string_view raw_value) {
-          if (found) return;
+        View(text, size),
+        [&](std::string_view raw_name, std::string_view raw_value) {
+          if ((++k & 0xffff) == 0 && Interrupted()) {
+            interrupted = true;
+            return false;
+          }
           decoded_name.clear();
           uriscan::pg::AppendFormDecoded(raw_name, &decoded_name);
-          if (decoded_name != View(name, name_size)) return;
+          if (decoded_name != View(name, name_size)) return true;
           found = true;
           value.clear();
           uriscan::pg::AppendFormDecoded(raw_value, &value);
+          return false;
         });
+    if (interrupted) return UPG_INTERRUPTED;
     return found ? Give(value, out, out_size) : UPG_NULL;
   } catch (...) {
     return UPG_NO_MEMORY;
@@ -197,50 +228,51 @@ int upg_param(const char* text, size_t size, const char* name,
 }
 
 int upg_params(const char* text, size_t size, size_t* count,
-               const char* const** names, const size_t** name_sizes,
-               const char* const** values, const size_t** value_sizes) {
+               const char** bytes_out, const uint32_t** ends_out) {
   try {
-    // Every decoded byte in one buffer, then pointers into it once it no
-    // longer moves.
-    static std::string bytes;
-    static std::vector<size_t> ends;  // name end, value end, per parameter
-    static std::vector<const char*> name_ptrs, value_ptrs;
-    static std::vector<size_t> name_lens, value_lens;
+    // Every decoded byte in one buffer (no more than the input), and the
+    // end of each name and value in it: 8 bytes a parameter.
+    std::string& bytes = scratch().text;
+    std::vector<uint32_t>& ends = scratch().ends;
     bytes.clear();
     ends.clear();
     const UriReference uri = uriscan::ParseUriReference(View(text, size));
     const auto query = uri.query();
     if (!uri.valid() || !query) return UPG_NULL;
+    bool interrupted = false;
+    size_t k = 0;
     uriscan::pg::ForEachRawParam(
-        View(text, size), [&](std::string_view raw_name, std::string_view raw_value) {
+        View(text, size),
+        [&](std::string_view raw_name, std::string_view raw_value) {
+          if ((++k & 0xffff) == 0 && Interrupted()) {
+            interrupted = true;
+            return false;
+          }
           uriscan::pg::AppendFormDecoded(raw_name, &bytes);
-          ends.push_back(bytes.size());
+          ends.push_back(static_cast<uint32_t>(bytes.size()));
           uriscan::pg::AppendFormDecoded(raw_value, &bytes);
-          ends.push_back(bytes.size());
+          ends.push_back(static_cast<uint32_t>(bytes.size()));
+          return true;
         });
-    const size_t n = ends.size() / 2;
-    name_ptrs.resize(n);
-    value_ptrs.resize(n);
-    name_lens.resize(n);
-    value_lens.resize(n);
-    size_t at = 0;
-    for (size_t k = 0; k < n; ++k) {
-      name_ptrs[k] = bytes.data() + at;
-      name_lens[k] = ends[2 * k] - at;
-      at = ends[2 * k];
-      value_ptrs[k] = bytes.data() + at;
-      value_lens[k] = ends[2 * k + 1] - at;
-      at = ends[2 * k + 1];
-    }
-    *count = n;
-    *names = name_ptrs.data();
-    *name_sizes = name_lens.data();
-    *values = value_ptrs.data();
-    *value_sizes = value_lens.data();
+    if (interrupted) return UPG_INTERRUPTED;
+    *count = ends.size() / 2;
+    *bytes_out = bytes.data();
+    *ends_out = ends.data();
     return UPG_VALUE;
   } catch (...) {
     return UPG_NO_MEMORY;
   }
+}
+
+void upg_set_interrupt_check(int (*pending)(void)) {
+  interrupt_pending = pending;
+}
+
+void upg_release(void) {
+  Scratch& s = scratch();
+  Shrink(&s.text, s.text.capacity());
+  Shrink(&s.text2, s.text2.capacity());
+  Shrink(&s.ends, s.ends.capacity() * sizeof(uint32_t));
 }
 
 }  // extern "C"

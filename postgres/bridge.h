@@ -32,7 +32,10 @@ typedef struct upg_parts {
 } upg_parts;
 
 /* What the functions below return. */
-enum upg_result { UPG_NULL = 0, UPG_VALUE = 1, UPG_NO_MEMORY = -1 };
+enum upg_result {
+  UPG_NULL = 0, UPG_VALUE = 1, UPG_NO_MEMORY = -1,
+  UPG_INTERRUPTED = -2 /* the interrupt check said stop: nothing given */
+};
 
 void upg_parse(const char *text, size_t size, upg_parts *out);
 
@@ -56,12 +59,21 @@ int upg_risks(const char *text, size_t size, uint32_t *bits);
 const char *upg_risk_name(int bit);
 
 /* Query parameters, decoded (see query_params.h). upg_params gives them
- * all: pair k is names[k] (name_sizes[k] bytes) and values[k]. */
+ * all in `bytes`: parameter k's name ends at ends[2k] and its value at
+ * ends[2k + 1], each starting where the one before ends (0 first). */
 int upg_param(const char *text, size_t size, const char *name,
               size_t name_size, const char **out, size_t *out_size);
 int upg_params(const char *text, size_t size, size_t *count,
-               const char *const **names, const size_t **name_sizes,
-               const char *const **values, const size_t **value_sizes);
+               const char **bytes, const uint32_t **ends);
+
+/* `pending` (the glue's look at PostgreSQL's InterruptPending) is asked
+ * every 65536 parameters by the calls that loop over them: when it says
+ * yes they stop and return UPG_INTERRUPTED, and the glue lets PostgreSQL
+ * handle the interrupt (no longjmp through C++ frames). */
+void upg_set_interrupt_check(int (*pending)(void));
+/* Frees the scratch a large input made grow (past 1 MiB), once the glue
+ * has copied the answer out: an idle backend keeps little. */
+void upg_release(void);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
 #ifndef URISCAN_POSTGRES_QUERY_PARAMS_H_
 #define URISCAN_POSTGRES_QUERY_PARAMS_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -17,19 +18,25 @@ namespace pg {
 
 // Calls visit(name, value) for each parameter of the reference `text`, in
 // order, both as written (none for an invalid reference or one without a
-// query).
+// query), until visit returns false. The split of ExtractQueryParams()
+// (analytics.h: fields on '&', empty ones skipped, each at its first '='),
+// walked in place: a call keeps no column per parameter, so its memory is
+// what the caller keeps of them.
 template <class Visit>
 void ForEachRawParam(std::string_view text, Visit visit) {
-  thread_local ComponentSpans spans;
-  thread_local QueryParams params;
-  const uint32_t offsets[2] = {0, static_cast<uint32_t>(text.size())};
-  Scan(Batch{text.data(), offsets, 1}, &spans);
-  ExtractQueryParams(text.data(), spans, &params);
-  for (size_t k = 0; k < params.size(); ++k) {
-    visit(text.substr(params.name_begin[k],
-                      params.name_end[k] - params.name_begin[k]),
-          text.substr(params.value_begin[k],
-                      params.value_end[k] - params.value_begin[k]));
+  const UriReference uri = ParseUriReference(text);
+  const auto query = uri.query();
+  if (!uri.valid() || !query) return;
+  std::string_view rest = *query;
+  while (!rest.empty()) {
+    const size_t amp = std::min(rest.find('&'), rest.size());
+    const std::string_view field = rest.substr(0, amp);
+    rest.remove_prefix(std::min(amp + 1, rest.size()));
+    if (field.empty()) continue;
+    const size_t eq = std::min(field.find('='), field.size());
+    const std::string_view value =
+        eq < field.size() ? field.substr(eq + 1) : std::string_view();
+    if (!visit(field.substr(0, eq), value)) return;
   }
 }
 

@@ -9,6 +9,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/tuplestore.h"
@@ -65,15 +66,57 @@ no_memory(void)
 			(errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 }
 
-/* A bridge answer as a text datum (or NULL). */
+/* The bridge's interrupt check: a cancel or statement_timeout pending. */
+static int
+interrupt_pending(void)
+{
+	return InterruptPending ? 1 : 0;
+}
+
+/* A bridge result that is no answer: an error, or the interrupt the
+ * bridge stopped for, handled here (ereport longjmps from C only). */
+static void
+check_bridge(int result)
+{
+	if (result == UPG_NO_MEMORY)
+		no_memory();
+	if (result == UPG_INTERRUPTED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("canceling statement due to an interrupt")));
+	}
+}
+
+void		_PG_init(void);
+void
+_PG_init(void)
+{
+	upg_set_interrupt_check(interrupt_pending);
+}
+
+/* A bridge answer as a text datum (or NULL); the bridge's scratch is
+ * trimmed once the answer is copied. */
+static Datum
+bridge_text(FunctionCallInfo fcinfo, int result, const char *bytes,
+			size_t size)
+{
+	text	   *t;
+
+	check_bridge(result);
+	if (result == UPG_NULL)
+	{
+		upg_release();
+		PG_RETURN_NULL();
+	}
+	t = make_text(bytes, size);
+	upg_release();
+	PG_RETURN_TEXT_P(t);
+}
+
 #define RETURN_BRIDGE_TEXT(result, bytes, size) \
-	do { \
-		if ((result) == UPG_NO_MEMORY) \
-			no_memory(); \
-		if ((result) == UPG_NULL) \
-			PG_RETURN_NULL(); \
-		PG_RETURN_TEXT_P(make_text((bytes), (size))); \
-	} while (0)
+	return bridge_text(fcinfo, (result), (bytes), (size))
 
 static int
 profile_arg(FunctionCallInfo fcinfo, int arg)
@@ -338,25 +381,33 @@ uri_params(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	size_t		count = 0;
 	size_t		k;
-	const char *const *names;
-	const char *const *values;
-	const size_t *name_sizes;
-	const size_t *value_sizes;
+	const char *bytes;
+	const uint32_t *ends;
+	uint32_t	at = 0;
 	int			r;
 
 	InitMaterializedSRF(fcinfo, 0);
-	r = upg_params(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &count, &names,
-				   &name_sizes, &values, &value_sizes);
-	if (r == UPG_NO_MEMORY)
-		no_memory();
+	r = upg_params(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &count, &bytes,
+				   &ends);
+	check_bridge(r);
 	for (k = 0; r == UPG_VALUE && k < count; k++)
 	{
 		Datum		row[2];
 		bool		nulls[2] = {false, false};
+		text	   *name,
+				   *value;
 
-		row[0] = PointerGetDatum(make_text(names[k], name_sizes[k]));
-		row[1] = PointerGetDatum(make_text(values[k], value_sizes[k]));
+		CHECK_FOR_INTERRUPTS();
+		name = make_text(bytes + at, ends[2 * k] - at);
+		value = make_text(bytes + ends[2 * k], ends[2 * k + 1] - ends[2 * k]);
+		at = ends[2 * k + 1];
+		row[0] = PointerGetDatum(name);
+		row[1] = PointerGetDatum(value);
+		/* The tuplestore keeps its own copy (spilled past work_mem). */
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, row, nulls);
+		pfree(name);
+		pfree(value);
 	}
+	upg_release();
 	return (Datum) 0;
 }

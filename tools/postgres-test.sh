@@ -61,6 +61,38 @@ for db in sql_ascii utf8; do
   (cd $dir && psql -X -q -d $db -f "$1/compare.sql") > out/compare.$db.out 2>&1 ||
     status=1
 done
+
+# A long call is cancelled by statement_timeout (the bridge stops for a
+# pending interrupt; the row loop checks too), within a few seconds
+# rather than after the whole call (10 s before).
+start=$(date +%s%N)
+if psql -X -q -d utf8 -c "SET statement_timeout = '1s'" \
+     -c "SELECT count(*) FROM uri_params('http://a/?' || repeat('x&', 30000000))" \
+     > out/timeout.out 2>&1; then
+  echo "postgres-test: uri_params ran past statement_timeout" >&2
+  status=1
+fi
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if ! grep -q 'canceling statement due to statement timeout' out/timeout.out ||
+   [ "$elapsed_ms" -gt 5000 ]; then
+  echo "postgres-test: statement_timeout took ${elapsed_ms} ms:" >&2
+  cat out/timeout.out >&2
+  status=1
+fi
+# What a call needed is given back: after 3 million parameters the idle
+# backend's private memory is small (it kept hundreds of MB before).
+psql -X -q -At -d utf8 > out/rss.out 2>&1 <<'SQL' || status=1
+SELECT count(*) FROM uri_params('http://a/?' || repeat('x&', 3000000));
+SELECT pg_backend_pid() AS pid \gset
+\setenv BACKEND :pid
+\! grep RssAnon /proc/$BACKEND/status
+SQL
+rss_kb=$(awk '/RssAnon/ { print $2 }' out/rss.out)
+if [ -z "$rss_kb" ] || [ "$rss_kb" -gt 65536 ]; then
+  echo "postgres-test: the backend keeps ${rss_kb:-?} kB after uri_params:" >&2
+  cat out/rss.out >&2
+  status=1
+fi
 exit $status
 RUN
 compare_status=0

@@ -84,9 +84,11 @@ URISCAN_EXPORT void DecodeSpans(const char* data, const uint32_t* begin,
 // The host without one leading "www." (any case); the host itself when it
 // has none.
 URISCAN_EXPORT std::string_view HostWithoutWww(std::string_view host);
-// The extension of a path's last segment: the text after its last '.', when
-// that '.' is neither the segment's first byte nor its last ("" otherwise:
-// ".bashrc", "a.", "dir/").
+// The extension of a path's last segment: the text after the last '.' of
+// its name (the segment before any ';' parameter: "index.jsp;jsessionid=A"
+// gives "jsp"), when that '.' is neither the name's first byte nor its
+// last ("" otherwise: ".bashrc", "a.", "dir/"). On the raw path, so an
+// encoded "%2F" is no separator.
 URISCAN_EXPORT std::string_view PathExtension(std::string_view path);
 
 }  // namespace uriscan

@@ -42,15 +42,38 @@ NormalizeOptions OptionsFrom(const py::handle& tracking_params) {
         "trailing '*' for a prefix) or None, got " +
         TypeName(tracking_params));
   }
-  options.tracking_params.clear();
-  size_t i = 0;
+  // As the command's --tracking-params: names replace the default list;
+  // names that all start with '+' are added to it ("+ref").
+  std::vector<std::string> names;
+  size_t i = 0, added = 0;
   for (const py::handle item : tracking_params) {
     if (!py::isinstance<py::str>(item)) {
       throw py::type_error(RowName("tracking_params", i) +
                            ": expected str, got " + TypeName(item));
     }
-    options.tracking_params.push_back(item.cast<std::string>());
+    std::string name = item.cast<std::string>();
+    for (const char c : name) {
+      if (static_cast<unsigned char>(c) <= ' ' || c == '\x7f') {
+        throw py::value_error(RowName("tracking_params", i) +
+                              ": a parameter name holds no space or "
+                              "control byte");
+      }
+    }
+    if (!name.empty() && name[0] == '+') {
+      name.erase(0, 1);
+      ++added;
+    }
+    names.push_back(std::move(name));
     ++i;
+  }
+  if (added != 0 && added != names.size()) {
+    throw py::value_error(
+        "tracking_params: either every name starts with '+' (added to the "
+        "default list) or none does (the list replaced)");
+  }
+  if (added == 0) options.tracking_params.clear();
+  for (std::string& name : names) {
+    if (!name.empty()) options.tracking_params.push_back(std::move(name));
   }
   return options;
 }
@@ -234,14 +257,15 @@ PYBIND11_MODULE(_uriscan, m) {
   m.attr("__version__") = URISCAN_VERSION_STRING;
 
   py::class_<ArrowBatch>(m, "Batch", R"doc(
-Batch(data, offsets): URI references in the Arrow string-array layout,
-read in place (no copy). data is bytes-like (bytes, bytearray, memoryview,
-a NumPy uint8 array); offsets is a 1-D int32, uint32 or int64 array of
-count + 1 non-decreasing values, reference i being
-data[offsets[i]:offsets[i + 1]]. Both buffers are held (a bytearray cannot
-be resized) while the Batch or a Spans scanned from it lives. int64
-offsets are converted to 32-bit once, here. Raises TypeError or ValueError
-naming the argument at fault.
+Batch(data, offsets): URI references in the Arrow string-array layout.
+data is bytes-like (bytes, bytearray, memoryview, a NumPy uint8 array);
+offsets is a 1-D int32, uint32 or int64 array of count + 1 non-decreasing
+values, reference i being data[offsets[i]:offsets[i + 1]]. The offsets
+are copied once, here, after they are checked (4 bytes a row), so changing
+the array afterwards changes nothing; data is read in place (no copy) and
+held, so a bytearray under it cannot be resized while the Batch or a Spans
+scanned from it lives. Raises TypeError or ValueError naming the argument
+at fault.
 )doc")
       .def(py::init<const py::object&, const py::object&>(), py::arg("data"),
            py::arg("offsets"))
@@ -289,6 +313,8 @@ naming the argument at fault.
         "Derived columns (see uriscan.columns).");
   m.def("dispatched_target",
         [] { return std::string(DispatchedTargetName()); });
+  m.def("default_tracking_params",
+        [] { return NormalizeOptions::DefaultTrackingParams(); });
   m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));
   m.def("_chunk_limit", &ChunkLimit);
 }

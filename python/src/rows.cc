@@ -400,8 +400,8 @@ ArrowBatch::ArrowBatch(const py::object& data, const py::object& offsets)
         std::to_string(bytes.ndim) + "-D items of " +
         std::to_string(bytes.itemsize) + " bytes");
   }
-  // A list or tuple of offsets becomes an int64 array (a copy: only arrays
-  // are read in place).
+  // A list or tuple of offsets becomes an int64 array (the values are
+  // copied below in any case).
   if (PyList_Check(offsets.ptr()) || PyTuple_Check(offsets.ptr())) {
     offsets_object_ = py::array_t<int64_t>(offsets);
   }
@@ -421,51 +421,48 @@ ArrowBatch::ArrowBatch(const py::object& data, const py::object& offsets)
   const int64_t size = static_cast<int64_t>(bytes.len);
   auto rows = std::make_shared<RowSet>();
   rows->rows = n - 1;
+  // The offsets are read once, into a copy that is checked and then used:
+  // the caller's array may change afterwards (a Batch is immutable), and
+  // values checked in one read and used in another could pass the check
+  // and still point past the data.
+  std::vector<int64_t> values(n);
   std::string problem;
   {
     py::gil_scoped_release release;
-    int64_t previous = OffsetAt(view, type, 0);
-    if (previous < 0) {
-      problem = "offsets[0] is " + std::to_string(previous) +
+    for (size_t i = 0; i < n; ++i) values[i] = OffsetAt(view, type, i);
+    if (values[0] < 0) {
+      problem = "offsets[0] is " + std::to_string(values[0]) +
                 "; offsets must not be negative";
     }
     for (size_t i = 1; i < n && problem.empty(); ++i) {
-      const int64_t value = OffsetAt(view, type, i);
-      if (value < previous) {
+      if (values[i] < values[i - 1]) {
         problem = "offsets[" + std::to_string(i) + "] = " +
-                  std::to_string(value) + " is less than offsets[" +
-                  std::to_string(i - 1) + "] = " + std::to_string(previous) +
+                  std::to_string(values[i]) + " is less than offsets[" +
+                  std::to_string(i - 1) + "] = " +
+                  std::to_string(values[i - 1]) +
                   "; offsets must not decrease";
       }
-      previous = value;
     }
-    if (problem.empty() && previous > size) {
-      problem = "the last offset, " + std::to_string(previous) +
+    if (problem.empty() && values[n - 1] > size) {
+      problem = "the last offset, " + std::to_string(values[n - 1]) +
                 ", is past the end of data (" + std::to_string(size) +
                 " bytes)";
     }
   }
   if (!problem.empty()) throw py::value_error("offsets: " + problem);
 
+  static const char kEmpty = 0;
   const char* base = static_cast<const char*>(bytes.buf);
+
   const size_t limit = ChunkLimit();
-  const size_t last = static_cast<size_t>(OffsetAt(view, type, n - 1));
+  const size_t last = static_cast<size_t>(values[n - 1]);
   if (last <= limit) {
-    // One chunk, offsets relative to data as given. int32 and uint32 ones
-    // are read in place (non-negative int32 values are the same bits).
-    const uint32_t* offsets32 = nullptr;
-    if (type == OffsetType::kInt64) {
-      std::vector<uint32_t> converted(n);
-      const int64_t* values = static_cast<const int64_t*>(view.buf);
-      for (size_t i = 0; i < n; ++i)
-        converted[i] = static_cast<uint32_t>(values[i]);
-      rows->offsets.push_back(std::move(converted));
-      offsets32 = rows->offsets.back().data();
-    } else {
-      offsets32 = static_cast<const uint32_t*>(view.buf);
-    }
-    static const char kEmpty = 0;
-    rows->chunks.push_back({Batch{base ? base : &kEmpty, offsets32, n - 1}, 0});
+    // One chunk, offsets relative to data as given.
+    std::vector<uint32_t> copied(n);
+    for (size_t i = 0; i < n; ++i) copied[i] = static_cast<uint32_t>(values[i]);
+    rows->offsets.push_back(std::move(copied));
+    rows->chunks.push_back(
+        {Batch{base ? base : &kEmpty, rows->offsets.back().data(), n - 1}, 0});
     rows->base = base ? base : &kEmpty;
     rows->base_size = static_cast<size_t>(size);
   } else {
@@ -475,9 +472,8 @@ ArrowBatch::ArrowBatch(const py::object& data, const py::object& offsets)
     size_t r = 0;
     while (r < n - 1) {
       const size_t first = r;
-      const size_t start = static_cast<size_t>(OffsetAt(view, type, first));
-      while (r < n - 1 &&
-             static_cast<size_t>(OffsetAt(view, type, r + 1)) - start <= limit)
+      const size_t start = static_cast<size_t>(values[first]);
+      while (r < n - 1 && static_cast<size_t>(values[r + 1]) - start <= limit)
         ++r;
       if (r == first) {
         throw py::value_error(
@@ -487,8 +483,8 @@ ArrowBatch::ArrowBatch(const py::object& data, const py::object& offsets)
       }
       std::vector<uint32_t> rebased(r - first + 1);
       for (size_t i = first; i <= r; ++i) {
-        rebased[i - first] = static_cast<uint32_t>(
-            static_cast<size_t>(OffsetAt(view, type, i)) - start);
+        rebased[i - first] =
+            static_cast<uint32_t>(static_cast<size_t>(values[i]) - start);
       }
       rows->offsets.push_back(std::move(rebased));
       rows->chunks.push_back(

@@ -85,9 +85,10 @@ void SetChunkLimit(size_t bytes);
 
 // uriscan.Batch: `data` (a contiguous buffer of bytes) and `offsets` (a 1-D
 // contiguous int32, uint32 or int64 array of count + 1 non-decreasing
-// values), the Arrow string-array layout. Holds both buffers (they cannot be
-// resized while it lives) and reads them in place; int64 offsets, or ones
-// past ChunkLimit(), are converted once, here.
+// values), the Arrow string-array layout. The offsets are read once into a
+// copy that is checked and then used (4 bytes a row), so no later change
+// of the caller's array can point a row outside the data; the data is read
+// in place and held (it cannot be resized while the batch lives).
 class ArrowBatch {
  public:
   ArrowBatch(const py::object& data, const py::object& offsets);

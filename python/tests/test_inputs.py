@@ -95,6 +95,20 @@ def test_batch_reads_in_place():
     assert len(batch) == 2
 
 
+def test_batch_offsets_changed_afterwards_change_nothing():
+    # Offsets checked once and read again later could point anywhere: a
+    # changed array killed the interpreter (SIGBUS) or read past the data.
+    data = b"http://a/xhttps://b.example/"
+    for dtype in (np.int32, np.uint32, np.int64):
+        offs = np.array([0, 10, 28], dtype=dtype)
+        batch = uriscan.Batch(data, offs)
+        offs[2] = np.iinfo(dtype).max if dtype != np.uint32 else 2**32 - 1
+        offs[1] = 27
+        assert uriscan.normalize(batch) == ["http://a/x", "https://b.example/"]
+        assert uriscan.scan(batch).component("host") == ["a", "b.example"]
+        assert list(uriscan.fingerprint(batch) != 0) == [True, True]
+
+
 def test_batch_offsets_may_start_past_zero():
     # An Arrow array sliced from a larger one: offsets start inside data.
     data = b"xxxxhttp://a/http://bb/yyyy"

@@ -107,7 +107,7 @@ def test_tracking_params(cli):
     lines = [b"http://a/?utm_x=1&b=2", b"http://a/?b=2&ref=3",
              b"http://a/?b=2"]
     data = b"".join(line + b"\n" for line in lines)
-    for params in (None, ["ref", "utm_*"]):
+    for params in (None, ["ref", "utm_*"], ["+ref"], ["+ref", "+b"]):
         args = [] if params is None else ["--tracking-params=" +
                                           ",".join(params)]
         want = run(cli, "dedup", "--keys", "--profile=crawler", *args,
@@ -120,6 +120,22 @@ def test_tracking_params(cli):
         want_norm = run(cli, "normalize", "--profile=crawler", *args,
                         data=data)
         assert norm == [text(w.split(b"\t")[0]) for w in want_norm]
+
+
+def test_tracking_params_add_with_plus():
+    # ["+foo"] was taken as a parameter named "+foo", the default list gone.
+    assert "utm_*" in uriscan.DEFAULT_TRACKING_PARAMS
+    url = ["http://a/?utm_source=1&foo=2&k=3"]
+    assert uriscan.normalize(url, "crawler", ["+foo"]) == ["http://a/?k=3"]
+    assert uriscan.normalize(url, "crawler", ["foo"]) == \
+        ["http://a/?k=3&utm_source=1"]
+    assert uriscan.normalize(url, "crawler",
+                             list(uriscan.DEFAULT_TRACKING_PARAMS)) == \
+        uriscan.normalize(url, "crawler")
+    with pytest.raises(ValueError, match="every name starts with"):
+        uriscan.normalize(url, "crawler", ["+foo", "bar"])
+    with pytest.raises(ValueError, match="control byte"):
+        uriscan.normalize(url, "crawler", ["a\nb"])
 
 
 def test_profiles_give_unrelated_keys():

@@ -35,7 +35,7 @@ from ._uriscan import Batch, Spans, dispatched_target
 __all__ = [
     "Batch", "Spans", "scan", "normalize", "resolve", "fingerprint",
     "first_occurrence", "risks", "risk_names", "error_name", "params",
-    "columns", "COLUMNS",
+    "columns", "COLUMNS", "DEFAULT_TRACKING_PARAMS",
     "dispatched_target", "PROFILES", "COMPONENTS", "__version__",
 ]
 
@@ -51,6 +51,10 @@ COMPONENTS = ("scheme", "authority", "userinfo", "host", "port", "path",
 COLUMNS = ("authority", "host_nowww", "subdomain", "registrable_domain",
            "public_suffix", "extension", "path_decoded", "query_decoded",
            "fragment_decoded", "path_segments", "param_names", "surt")
+#: The crawler profile's default tracking parameters (a trailing ``*`` is
+#: a prefix); ``tracking_params=["+ref"]`` adds to them, a list without
+#: ``+`` replaces them, as ``--tracking-params`` of the command.
+DEFAULT_TRACKING_PARAMS = tuple(_uriscan.default_tracking_params())
 #: error_name() of every error kind, by kind.
 _ERROR_NAMES = np.array([_uriscan.error_name(k)
                          for k in range(_uriscan.error_kind_count())],
@@ -95,7 +99,9 @@ def normalize(urls: Any, profile: str = "scheme",
     http(s) URL). None for an invalid row. The same text as
     ``uriscan normalize --profile=P`` (its first field for crawler).
     ``tracking_params`` replaces the crawler profile's list of parameters
-    to drop (a trailing ``*`` makes a prefix).
+    to drop (``DEFAULT_TRACKING_PARAMS``; a trailing ``*`` makes a prefix),
+    or adds to it when every name starts with ``+`` (``["+ref"]``), as the
+    command's ``--tracking-params``.
     """
     return _uriscan.normalize(_rows(urls), profile, tracking_params)
 

@@ -94,7 +94,9 @@ class StateRun : public CommandRun {
       std::fprintf(stderr, "uriscan: state --compact: %s\n", error.c_str());
       return 2;
     }
-    if (!state.OpenForReading(dir, &error)) {
+    // Every run's checksum, as an update checks before it reads input: a
+    // state reported healthy is one the next run takes.
+    if (!state.OpenForReading(dir, &error, /*checksums=*/true)) {
       std::fprintf(stderr, "uriscan: state: %s\n", error.c_str());
       return 2;
     }
@@ -103,6 +105,11 @@ class StateRun : public CommandRun {
       return 2;
     }
     PrintState(dir, state);
+    for (const auto& [name, bytes] : state.Unlisted()) {
+      std::printf("unlisted  %s  %llu bytes (not in MANIFEST: left by a "
+                  "killed run, removed by the next update)\n",
+                  name.c_str(), static_cast<unsigned long long>(bytes));
+    }
     if (verify_)
       std::printf("verified  %zu runs: key order, counts and checksums\n",
                   state.runs().size());

@@ -642,6 +642,16 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
     network_path.assign("//").append(target);
     target = network_path;
     prefix = 2;
+  } else if (target.size() >= 2 && target[0] == '/' && target[1] == '/') {
+    // Origin-form, "absolute-path [ ? query ]" (RFC 9112 sec. 3.2.1): a
+    // path, never an authority, however many '/' it starts with. As a
+    // reference it is written "/." first (RFC 3986 sec. 3.3: no path
+    // without an authority starts with "//"), which reads back as the
+    // same path and resolves against --base to it: GET //favicon.ico is
+    // BASE-ORIGIN//favicon.ico, not the host favicon.ico.
+    network_path.assign("/.").append(target);
+    target = network_path;
+    prefix = 2;
   }
   if (!sink->opt.base) return sink->EmitValue(line, target_at, target);
   // --lenient: the repaired target is what is resolved (its fault, if one

@@ -354,7 +354,8 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
   return true;
 }
 
-bool SeenState::OpenForReading(const std::string& dir, std::string* error) {
+bool SeenState::OpenForReading(const std::string& dir, std::string* error,
+                               bool checksums) {
   dir_ = dir;
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -367,7 +368,22 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error) {
              dir + " run has finished there)";
     return false;
   }
-  return CheckRuns(/*checksums=*/false, error);
+  return CheckRuns(checksums, error);
+}
+
+std::vector<std::pair<std::string, uint64_t>> SeenState::Unlisted() const {
+  std::vector<std::pair<std::string, uint64_t>> files;
+  for (const std::string& name : ListDir(dir_)) {
+    if (name == "MANIFEST" || name == "LOCK" ||
+        std::any_of(runs_.begin(), runs_.end(),
+                    [&](const Run& r) { return r.name == name; }))
+      continue;
+    struct stat st;
+    const bool sized = lstat((dir_ + "/" + name).c_str(), &st) == 0;
+    files.emplace_back(name, sized ? static_cast<uint64_t>(st.st_size) : 0);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 bool SeenState::BeginLookups(size_t memory, std::string* error) {

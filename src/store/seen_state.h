@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/store/key_runs.h"
@@ -60,9 +61,14 @@ class SeenState {
   bool OpenForUpdate(const std::string& dir, const Identity& identity,
                      std::string* error);
   // Opens an existing state to read it (a shared lock; no cleanup), checking
-  // every run's header and size. A directory without a manifest is not a
-  // state: an error.
-  bool OpenForReading(const std::string& dir, std::string* error);
+  // every run's header and size, and with `checksums` its checksum too, as
+  // an update does (`uriscan state`). A directory without a manifest is not
+  // a state: an error.
+  bool OpenForReading(const std::string& dir, std::string* error,
+                      bool checksums = false);
+  // The files of the directory that its MANIFEST does not name (but LOCK):
+  // what a killed run left, which the next update removes; name and size.
+  std::vector<std::pair<std::string, uint64_t>> Unlisted() const;
 
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the

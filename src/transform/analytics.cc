@@ -185,8 +185,10 @@ std::string_view HostWithoutWww(std::string_view host) {
 
 std::string_view PathExtension(std::string_view path) {
   const size_t slash = path.rfind('/');
-  const std::string_view last =
+  std::string_view last =
       slash == std::string_view::npos ? path : path.substr(slash + 1);
+  // The segment's name, without its parameters (";jsessionid=...").
+  last = last.substr(0, std::min(last.find(';'), last.size()));
   const size_t dot = last.rfind('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == last.size())
     return {};

@@ -120,6 +120,11 @@ TEST(HostPartsTest, WwwAndExtension) {
   EXPECT_EQ(PathExtension("/a."), "");
   EXPECT_EQ(PathExtension("/a.b/"), "");
   EXPECT_EQ(PathExtension("x.PNG"), "PNG");
+  // The name before its parameters; the raw path's '/' only.
+  EXPECT_EQ(PathExtension("/index.jsp;jsessionid=ABC123"), "jsp");
+  EXPECT_EQ(PathExtension("/a;b.c"), "");
+  EXPECT_EQ(PathExtension("/a.b;c.d/e.f;g"), "f");
+  EXPECT_EQ(PathExtension("/a%2Fb.c%2Fd"), "c%2Fd");
 }
 
 // The Public Suffix List (libpsl's built-in copy): answers in lower case,

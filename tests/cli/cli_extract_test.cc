@@ -247,6 +247,31 @@ TEST_F(CliTest, ExtractWritesConnectAsAnAuthorityAndDropsAsteriskForm) {
   EXPECT_EQ(r.err, "");
 }
 
+// RFC 9112 sec. 3.2.1: an origin-form target is a path, "//" or not;
+// "GET //favicon.ico" became the host favicon.ico (and //etc/passwd the
+// host etc).
+TEST_F(CliTest, ExtractReadsOriginFormDoubleSlashAsAPath) {
+  const std::string log = LogLine("GET //favicon.ico HTTP/1.1") +
+                          LogLine("GET //etc/passwd?x HTTP/1.1") +
+                          LogLine("GET ///a//b HTTP/1.0") +
+                          LogLine("GET /a HTTP/1.1");
+  Result r = Run("extract --quiet --from=combined", log);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "/.//favicon.ico\n/.//etc/passwd?x\n/.///a//b\n/a\n");
+  r = Run("extract --quiet --from=combined "
+          "--base=http://www.semicomplete.com/",
+          log);
+  EXPECT_EQ(r.out,
+            "http://www.semicomplete.com//favicon.ico\n"
+            "http://www.semicomplete.com//etc/passwd?x\n"
+            "http://www.semicomplete.com///a//b\n"
+            "http://www.semicomplete.com/a\n");
+  // Each reads back as that path: no host at all.
+  r = Run("parse --format=tsv --columns=host,path --no-header",
+          "/.//favicon.ico\n");
+  EXPECT_EQ(r.out, "\\N\t/.//favicon.ico\n");
+}
+
 TEST_F(CliTest, ExtractCountsLinesWithNoRequestInsteadOfReportingThem) {
   // What nginx and Apache log for connections that never sent an HTTP
   // request: "-", TLS handshakes (escaped, or raw bytes) and other

@@ -630,6 +630,28 @@ TEST_F(StateCliTest, DamageIsFoundBeforeAnyInputIsRead) {
   EXPECT_EQ(verify.out, "");
   EXPECT_NE(verify.err.find(run_name + " is damaged"), std::string::npos)
       << verify.err;
+  // Without --verify too: a state the next run refuses is never reported
+  // healthy (it was, with exit 0).
+  const Result plain = Run("state " + state_);
+  EXPECT_EQ(plain.status, 2);
+  EXPECT_EQ(plain.out, "");
+  EXPECT_NE(plain.err.find(run_name + " is damaged: bad checksum"),
+            std::string::npos)
+      << plain.err;
+}
+
+// What a killed run left (a temporary run, a stray run) is listed with
+// its size; the next update removes it.
+TEST_F(StateCliTest, StateListsWhatItsManifestDoesNotName) {
+  ASSERT_EQ(Run("dedup --state=" + state_, DayInput(0, 2000, 3000)).status, 0);
+  Write(state_ + "/run-000009.keys.tmp", std::string(1234, 'x'));
+  const Result r = Run("state " + state_);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("unlisted  run-000009.keys.tmp  1234 bytes"),
+            std::string::npos)
+      << r.out;
+  ASSERT_EQ(Run("dedup --state=" + state_, "http://a/\n").status, 0);
+  EXPECT_EQ(Run("state " + state_).out.find("unlisted"), std::string::npos);
 }
 
 }  // namespace
