@@ -105,10 +105,12 @@ class StateRun : public CommandRun {
       return 2;
     }
     PrintState(dir, state);
-    for (const auto& [name, bytes] : state.Unlisted()) {
-      std::printf("unlisted  %s  %llu bytes (not in MANIFEST: left by a "
-                  "killed run, removed by the next update)\n",
-                  name.c_str(), static_cast<unsigned long long>(bytes));
+    for (const SeenState::Unlisted& f : state.UnlistedFiles()) {
+      std::printf("unlisted  %s  %llu bytes (%s)\n", f.name.c_str(),
+                  static_cast<unsigned long long>(f.bytes),
+                  f.leftover ? "left by a killed run: the next update "
+                               "removes it"
+                             : "not the state's: left as it is");
     }
     if (verify_)
       std::printf("verified  %zu runs: key order, counts and checksums\n",

@@ -304,17 +304,21 @@ bool SeenState::CheckRuns(bool checksums, std::string* error) {
   return true;
 }
 
+bool SeenState::IsLeftover(const std::string& name) const {
+  const bool tmp = name.size() > 4 &&
+                   name.compare(name.size() - 4, 4, ".tmp") == 0 &&
+                   (name.rfind("run-", 0) == 0 ||
+                    name.rfind("MANIFEST", 0) == 0);
+  const bool orphan =
+      IsRunName(name) &&
+      std::none_of(runs_.begin(), runs_.end(),
+                   [&](const Run& r) { return r.name == name; });
+  return tmp || orphan;
+}
+
 void SeenState::RemoveLeftovers() {
   for (const std::string& name : ListDir(dir_)) {
-    const bool tmp = name.size() > 4 &&
-                     name.compare(name.size() - 4, 4, ".tmp") == 0 &&
-                     (name.rfind("run-", 0) == 0 ||
-                      name.rfind("MANIFEST", 0) == 0);
-    const bool orphan =
-        IsRunName(name) &&
-        std::none_of(runs_.begin(), runs_.end(),
-                     [&](const Run& r) { return r.name == name; });
-    if (tmp || orphan) unlink((dir_ + "/" + name).c_str());
+    if (IsLeftover(name)) unlink((dir_ + "/" + name).c_str());
   }
 }
 
@@ -371,18 +375,20 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error,
   return CheckRuns(checksums, error);
 }
 
-std::vector<std::pair<std::string, uint64_t>> SeenState::Unlisted() const {
-  std::vector<std::pair<std::string, uint64_t>> files;
+std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
+  std::vector<Unlisted> files;
   for (const std::string& name : ListDir(dir_)) {
-    if (name == "MANIFEST" || name == "LOCK" ||
+    if (name == "." || name == ".." || name == "MANIFEST" || name == "LOCK" ||
         std::any_of(runs_.begin(), runs_.end(),
                     [&](const Run& r) { return r.name == name; }))
       continue;
     struct stat st;
     const bool sized = lstat((dir_ + "/" + name).c_str(), &st) == 0;
-    files.emplace_back(name, sized ? static_cast<uint64_t>(st.st_size) : 0);
+    files.push_back({name, sized ? static_cast<uint64_t>(st.st_size) : 0,
+                     IsLeftover(name)});
   }
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(),
+            [](const Unlisted& a, const Unlisted& b) { return a.name < b.name; });
   return files;
 }
 

@@ -66,9 +66,15 @@ class SeenState {
   // a state: an error.
   bool OpenForReading(const std::string& dir, std::string* error,
                       bool checksums = false);
-  // The files of the directory that its MANIFEST does not name (but LOCK):
-  // what a killed run left, which the next update removes; name and size.
-  std::vector<std::pair<std::string, uint64_t>> Unlisted() const;
+  // The files of the directory that its MANIFEST does not name (but LOCK),
+  // with their sizes; `leftover` for what a killed run left (a temporary
+  // file, a run the MANIFEST does not list), which the next update removes.
+  struct Unlisted {
+    std::string name;
+    uint64_t bytes = 0;
+    bool leftover = false;
+  };
+  std::vector<Unlisted> UnlistedFiles() const;
 
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the
@@ -112,6 +118,7 @@ class SeenState {
   // Each run's header and size against the manifest; with `checksums`, its
   // checksum too (a read of the whole file).
   bool CheckRuns(bool checksums, std::string* error);
+  bool IsLeftover(const std::string& name) const;
   void RemoveLeftovers();
   void Abandon();  // an update without a commit: see the class comment
   std::string Manifest() const;

@@ -645,13 +645,18 @@ TEST_F(StateCliTest, DamageIsFoundBeforeAnyInputIsRead) {
 TEST_F(StateCliTest, StateListsWhatItsManifestDoesNotName) {
   ASSERT_EQ(Run("dedup --state=" + state_, DayInput(0, 2000, 3000)).status, 0);
   Write(state_ + "/run-000009.keys.tmp", std::string(1234, 'x'));
+  Write(state_ + "/notes.txt", "mine");
   const Result r = Run("state " + state_);
   EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("unlisted  run-000009.keys.tmp  1234 bytes"),
+  EXPECT_NE(r.out.find("unlisted  notes.txt  4 bytes (not the state's: left "
+                       "as it is)\nunlisted  run-000009.keys.tmp  1234 bytes "
+                       "(left by a killed run: the next update removes it)\n"),
             std::string::npos)
       << r.out;
   ASSERT_EQ(Run("dedup --state=" + state_, "http://a/\n").status, 0);
-  EXPECT_EQ(Run("state " + state_).out.find("unlisted"), std::string::npos);
+  const std::string after = Run("state " + state_).out;
+  EXPECT_EQ(after.find("run-000009.keys.tmp"), std::string::npos) << after;
+  EXPECT_NE(after.find("unlisted  notes.txt"), std::string::npos) << after;
 }
 
 }  // namespace
