@@ -53,6 +53,25 @@ def test_read_lines_gzip(cli, tmp_path, rows):
                            for w in want)
 
 
+def test_write_lines_round_trips_bytes_that_are_not_utf8(tmp_path):
+    """Rows read_lines() took from Latin-1 bytes are written back as those
+    bytes (write_lines raised UnicodeEncodeError and left partial files)."""
+    raw = b"http://a/\nhttp://b/caf\xe9\n\xff\xfe\nhttp://c/\n"
+    (tmp_path / "in.txt").write_bytes(raw)
+    frame = ud.read_lines(str(tmp_path / "in.txt"), blocksize=16)
+    out = tmp_path / "out"
+    out.mkdir()
+    for pattern in ("part-*.txt", "part-*.txt.gz"):
+        names = ud.write_lines(frame["url"], str(out / pattern))
+        assert len(names) == frame.npartitions
+        opener = gzip.open if pattern.endswith(".gz") else open
+        back = b"".join(opener(name, "rb").read() for name in
+                        sorted(names, key=lambda n: int(
+                            n.rsplit("-", 1)[1].split(".")[0])))
+        assert back == raw
+    assert not list(out.glob("*.tmp"))
+
+
 def test_read_lines_as_the_command_reads_files(cli, tmp_path):
     """Blocks of a large file, gzip, CRLF, a byte-order mark at the start
     of a file (dropped) and in the middle of one (kept), bytes that are not

@@ -253,10 +253,35 @@ def write_lines(series: Any, urlpath: Any, compression: str = "infer",
     name's suffix picks the compression) or a list of names. Rows read by
     read_lines() from bytes that were not UTF-8 are written back as those
     bytes. Returns the names written."""
+    import dask
     import dask.dataframe as dd
+    from fsspec.core import get_fs_token_paths
     if not isinstance(series, dd.Series):
         raise TypeError("series: expected a Dask Series, got "
                         f"{type(series).__name__}")
-    return series.to_bag().to_textfiles(
-        urlpath, compression=compression, encoding=encoding,
-        errors="surrogateescape", last_endline=True)
+    # Each partition encoded here, surrogate escapes back to their bytes,
+    # and written whole to a temporary name first: Dask's to_textfiles
+    # raised on surrogates and left partial files behind.
+    _, _, paths = get_fs_token_paths(urlpath, mode="wb",
+                                     num=series.npartitions,
+                                     name_function=str)
+    writes = [dask.delayed(_write_part)(part, path, compression, encoding)
+              for part, path in zip(series.to_delayed(), paths)]
+    return list(dask.compute(*writes))
+
+
+def _write_part(part: Any, path: str, compression: str,
+                encoding: str) -> str:
+    """One partition's rows as lines of `path` (renamed into place whole)."""
+    import os
+    from fsspec import open as open_file
+    from fsspec.utils import infer_compression
+    if compression == "infer":
+        compression = infer_compression(path)
+    data = b"".join(str(row).encode(encoding, "surrogateescape") + b"\n"
+                    for row in part)
+    temporary = path + ".tmp"
+    with open_file(temporary, "wb", compression=compression) as f:
+        f.write(data)
+    os.replace(temporary, path)
+    return path
