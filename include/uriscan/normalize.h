@@ -49,7 +49,10 @@ inline constexpr int kProfileCount = 4;
 // 2: the crawler profile drops an empty query ("http://a/?" is "http://a/").
 // 3: the crawler profile drops session ids, matches tracking names without
 //    case and writes inet_aton IPv4 forms as dotted quads; the w3lib profile.
-inline constexpr uint32_t kProfileVersion = 3;
+// 4: the crawler profile drops a session id by its value's shape, as the
+//    crawlers' canonicalizers do ("sid=05/12/01/1234" stays), a cfid and
+//    cftoken pair, and ASP.NET's cookieless path segment.
+inline constexpr uint32_t kProfileVersion = 4;
 // "syntax", "scheme", "crawler", "w3lib"
 URISCAN_EXPORT const char* ProfileName(Profile profile);
 URISCAN_EXPORT bool ParseProfile(std::string_view name, Profile* profile);
@@ -69,9 +72,13 @@ struct NormalizeOptions {
   }
 };
 
-// The session-id query parameters the crawler profile always drops
-// (compared without case, '*' a prefix, as for tracking_params), and the
-// path parameter ";jsessionid=" it drops from any path segment.
+// The names of the session-id query parameters the crawler profile drops
+// (compared without case, '*' a prefix), each when its value has a session
+// id's shape: jsessionid, phpsessid and sid with 32 letters and digits,
+// aspsessionid and 8 letters with 24 letters; cfid and cftoken as a pair,
+// one right after the other. The path parameter ";jsessionid" goes from
+// any path segment whatever its value, and ASP.NET's cookieless segment
+// "/(S(24 letters or digits))/" before an .aspx page.
 URISCAN_EXPORT const std::vector<std::string>& SessionParams();
 
 // Appends the normal form of `uri` to *out. Returns false (appending

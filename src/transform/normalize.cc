@@ -14,6 +14,7 @@
 #include <new>
 
 #include "src/transform/already_normal.h"
+#include "src/transform/surt.h"
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
 #include "src/transform/w3lib.h"
@@ -123,19 +124,67 @@ std::string_view ParamName(std::string_view param) {
 // rest sorted by name (stable, byte-wise). Returns false when no parameter
 // is left: the whole query is then dropped, so "?", "?&" and
 // "?utm_source=1" all merge with no query at all.
+// The value of a "name=value" parameter ("" without '=').
+std::string_view ParamValue(std::string_view param) {
+  const size_t eq = param.find('=');
+  return eq == std::string_view::npos ? std::string_view()
+                                      : param.substr(eq + 1);
+}
+
+bool AllOf(std::string_view s, size_t n, uint32_t char_class) {
+  if (s.size() != n) return false;
+  for (char c : s)
+    if (!chars::Is(static_cast<unsigned char>(c), char_class)) return false;
+  return true;
+}
+
+// A session id by its name and the shape of its value, as the crawlers'
+// canonicalizers (Heritrix, the Internet Archive's surt) tell one: a value
+// of another shape is data ("sid=05/12/01/1234" names a story).
+bool IsSessionId(std::string_view param) {
+  const std::string_view name = ParamName(param), value = ParamValue(param);
+  if (NameMatches(name, "jsessionid") || NameMatches(name, "phpsessid") ||
+      NameMatches(name, "sid"))
+    return AllOf(value, 32, chars::kAlpha | chars::kDigit);
+  // ASPSESSIONIDxxxxxxxx: eight letters after the name, 24 in the value.
+  return NameMatches(name, "aspsessionid*") && name.size() == 20 &&
+         AllOf(name.substr(12), 8, chars::kAlpha) &&
+         AllOf(value, 24, chars::kAlpha);
+}
+
 bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
                         std::string* out) {
   thread_local std::vector<std::string_view> params;
   params.clear();
   size_t begin = 0;
+  bool drop_cftoken = false;  // the parameter before was a dropped cfid
   while (begin <= query.size()) {
     size_t end = query.find('&', begin);
     if (end == std::string_view::npos) end = query.size();
     const std::string_view p = query.substr(begin, end - begin);
-    if (!p.empty() && !ParamMatches(ParamName(p), opt.tracking_params) &&
-        !ParamMatches(ParamName(p), SessionParams()))
-      params.push_back(p);
     begin = end + 1;
+    if (p.empty()) continue;
+    const std::string_view name = ParamName(p);
+    // ColdFusion's pair: "cfid=N&cftoken=M", both or neither.
+    if (drop_cftoken && NameMatches(name, "cftoken") &&
+        !ParamValue(p).empty()) {
+      drop_cftoken = false;
+      continue;
+    }
+    drop_cftoken = false;
+    if (NameMatches(name, "cfid") && !ParamValue(p).empty()) {
+      const size_t next_end = std::min(query.find('&', begin), query.size());
+      const std::string_view next =
+          begin <= query.size() ? query.substr(begin, next_end - begin)
+                                : std::string_view();
+      if (NameMatches(ParamName(next), "cftoken") &&
+          !ParamValue(next).empty()) {
+        drop_cftoken = true;
+        continue;
+      }
+    }
+    if (!ParamMatches(name, opt.tracking_params) && !IsSessionId(p))
+      params.push_back(p);
   }
   if (params.empty()) return false;
   std::stable_sort(params.begin(), params.end(),
@@ -203,8 +252,7 @@ bool IsLocalhost(std::string_view host) { return host == "localhost"; }
 
 const std::vector<std::string>& SessionParams() {
   static const std::vector<std::string> names = {
-      "jsessionid", "phpsessid", "sid",    "sessionid",
-      "aspsessionid*", "cfid",   "cftoken"};
+      "jsessionid", "phpsessid", "sid", "aspsessionid*", "cfid", "cftoken"};
   return names;
 }
 
@@ -297,7 +345,17 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
   } else {
     AppendRelativePathDotFree(path, out);
   }
-  if (crawler) DropPathSessionIds(path_begin, out);
+  if (crawler) {
+    DropPathSessionIds(path_begin, out);
+    // ASP.NET's cookieless session segment, as the surt column strips it.
+    if (out->find('(', path_begin) != std::string::npos) {
+      thread_local std::string stripped;
+      stripped.assign(*out, path_begin, std::string::npos);
+      surt_internal::StripPathSessionIds(&stripped);
+      out->resize(path_begin);
+      out->append(stripped);
+    }
+  }
   if (!authority && out->size() - path_begin >= 2 && (*out)[path_begin] == '/' &&
       (*out)[path_begin + 1] == '/') {
     out->insert(path_begin, "/.");  // not to be read as an authority

@@ -293,29 +293,52 @@ size_t PathSessionIdAt(std::string_view p, size_t k, int pattern) {
   return at + 2;
 }
 
+}  // namespace
+
+namespace surt_internal {
+
 // stripPathSessionID(): ASP.NET's "/(S(id))/" and "/(id)/" session
-// segments before a path to an .aspx page, the last place they match.
+// segments before a path to an .aspx page, the last place they match. In
+// linear time: where ".aspx" last starts before each '?' is found once.
 void StripPathSessionIds(std::string* path) {
+  if (path->find('(') == std::string::npos) return;
   for (int pattern = 0; pattern < 2; ++pattern) {
     const std::string_view p = *path;
-    for (size_t j = p.size(); j-- > 0;) {
+    const size_t n = p.size();
+    // aspx_before[i]: the last start t < i of ".aspx" (any case), or npos;
+    // question_from[i]: the first '?' at or after i (n when none).
+    thread_local std::vector<size_t> aspx_before, question_from;
+    aspx_before.assign(n + 1, std::string_view::npos);
+    question_from.assign(n + 1, n);
+    for (size_t i = 1; i <= n; ++i) {
+      const size_t t = i - 1;
+      aspx_before[i] = t + 5 <= n && EqualsIgnoreCase(p.substr(t, 5), ".aspx")
+                           ? t
+                           : aspx_before[i - 1];
+    }
+    for (size_t i = n; i-- > 0;)
+      question_from[i] = p[i] == '?' ? i : question_from[i + 1];
+    for (size_t j = n; j-- > 0;) {
       if (p[j] != '/') continue;
       const size_t m = PathSessionIdAt(p, j + 1, pattern);
       if (m == std::string_view::npos) continue;
-      // The rest must read "[^?]+\.aspx.*".
-      const std::string_view rest = p.substr(m);
-      const size_t question = std::min(rest.find('?'), rest.size());
-      bool aspx = false;
-      for (size_t t = 1; !aspx && t < question && t + 5 <= rest.size(); ++t)
-        aspx = EqualsIgnoreCase(rest.substr(t, 5), ".aspx");
-      if (!aspx) continue;
+      // The rest must read "[^?]+\.aspx.*": a ".aspx" that starts past
+      // its first byte and before its first '?'.
+      const size_t t = aspx_before[question_from[m]];
+      if (t == std::string_view::npos || t < m + 1) continue;
       std::string out(p.substr(0, j + 1));
-      out.append(rest);
+      out.append(p.substr(m));
       path->swap(out);
       break;
     }
   }
 }
+
+}  // namespace surt_internal
+
+namespace {
+
+using surt_internal::StripPathSessionIds;
 
 // alphaReorderQuery(): fields split on '&' (empty ones kept), each at its
 // first '=', sorted as Python sorts the tuples (a field without '=' before

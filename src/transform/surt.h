@@ -19,6 +19,13 @@ bool AppendCommonIaSurt(std::string_view url, std::string* out);
 // The library's steps one by one, for every URL (AppendIaSurt's contract).
 bool AppendFullIaSurt(std::string_view url, std::string* out);
 
+// The Internet Archive canonicalizer's stripPathSessionID(): the last
+// ASP.NET cookieless session segment ("/(S(24 letters or digits))/",
+// "/(X(...)S(...))/" or "/(24 letters or digits)/") before a path to an
+// .aspx page goes. Linear in the path's size. The crawler profile strips
+// it as the surt column does.
+void StripPathSessionIds(std::string* path);
+
 }  // namespace surt_internal
 }  // namespace uriscan
 
