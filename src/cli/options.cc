@@ -332,10 +332,11 @@ std::string ProfileListsHelp() {
     }
   };
   add(NormalizeOptions::DefaultTrackingParams());
-  help += line + "\n  session ids: ";
+  help += line + "\n  session ids (by value: 32 letters or digits, 24 letters\n"
+                 "  after aspsessionid and 8 letters; cfid with cftoken): ";
   line.clear();
   add(SessionParams());
-  help += line + ";jsessionid= in a path\n";
+  help += line + "\n  ;jsessionid= in a path, ASP.NET's /(S(...))/ segment\n";
   return help;
 }
 

@@ -116,11 +116,45 @@ TEST(NormalizeTest, CrawlerRules) {
 }
 
 // Version 3: session ids, tracking names without case, IPv4 forms.
+// Version 4: a session id by its value's shape, as Heritrix and the
+// Internet Archive's canonicalizer tell one.
 TEST(NormalizeTest, CrawlerSessionIdsCaseAndAddresses) {
   const Profile c = Profile::kCrawler;
-  EXPECT_EQ(N("http://a/x?JSESSIONID=1&b=2&PHPSESSID=3&sid=4&SessionId=5"
-              "&ASPSESSIONIDQQGG=6&cfid=7&CFTOKEN=8&sidx=9", c),
+  const std::string id32 = "0123456789abcdefABCDEF0123456789";
+  const std::string letters24 = "ABCDEFGHIJKLMNOPQRSTUVWX";
+  EXPECT_EQ(N("http://a/x?JSESSIONID=" + id32 + "&b=2&PHPSESSID=" + id32 +
+                  "&sid=" + id32 + "&ASPSESSIONIDQQGGGNCU=" + letters24 +
+                  "&cfid=7&CFTOKEN=8&sidx=9",
+              c),
             "http://a/x?b=2&sidx=9");
+  // Values of another shape are data: two stories stay two.
+  EXPECT_EQ(N("http://slashdot.org/article.pl?sid=05/12/01/1234", c),
+            "http://slashdot.org/article.pl?sid=05/12/01/1234");
+  EXPECT_NE(N("http://s.org/a.pl?sid=05/12/01/1234", c),
+            N("http://s.org/a.pl?sid=06/01/01/999", c));
+  for (const std::string kept :
+       {"sid=" + id32.substr(1), "sid=" + id32 + "0", "sid=" + id32.substr(1) + "-",
+        "jsessionid=1", "sessionid=" + id32, "ASPSESSIONIDQQGG=" + letters24,
+        "ASPSESSIONIDQQGGGNCU=" + letters24.substr(1) + "1", "cfid=7",
+        "cftoken=8", "cftoken=8&cfid=7", "cfid=7&x=1&cftoken=8", "cfid=&cftoken=8"}) {
+    const std::string url = "http://a/x?" + kept;
+    std::string want = N(url, Profile::kScheme);
+    // (the crawler profile still sorts the fields)
+    if (kept == "cftoken=8&cfid=7") want = "http://a/x?cfid=7&cftoken=8";
+    if (kept == "cfid=7&x=1&cftoken=8") want = "http://a/x?cfid=7&cftoken=8&x=1";
+    EXPECT_EQ(N(url, c), want) << kept;
+  }
+  // ASP.NET's cookieless session segment before an .aspx page.
+  EXPECT_EQ(N("http://a/(S(" + std::string("abcdefghijklmnopqrstuvwx") +
+                  "))/Default.aspx?q=1",
+              c),
+            "http://a/Default.aspx?q=1");
+  EXPECT_EQ(N("http://a/d/(X(" + std::string(24, '1') + ")S(" +
+                  std::string(24, 'z') + "))/p/Page.ASPX",
+              c),
+            "http://a/d/p/Page.ASPX");
+  EXPECT_EQ(N("http://a/(S(abcdefghijklmnopqrstuvwx))/page.html", c),
+            "http://a/(S(abcdefghijklmnopqrstuvwx))/page.html");
   EXPECT_EQ(N("http://a/x;jsessionid=A1B2?q=1", c), "http://a/x?q=1");
   EXPECT_EQ(N("http://a/x;JSESSIONID=A1;v=2/y;jsessionid", c),
             "http://a/x;v=2/y");

@@ -205,7 +205,7 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
   EXPECT_NE(again.out.find("bad host"), std::string::npos);  // kept
   const Result info = Run("state " + state_);
   EXPECT_EQ(info.status, 0);
-  EXPECT_NE(info.out.find("profile   'scheme' (version 3)"), std::string::npos)
+  EXPECT_NE(info.out.find("profile   'scheme' (version 4)"), std::string::npos)
       << info.out;
   EXPECT_NE(info.out.find("bytes per key"), std::string::npos);
   // --compact leaves one run with the same keys, and the same answers.
