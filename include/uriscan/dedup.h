@@ -51,8 +51,9 @@ class URISCAN_EXPORT SeenSet {
   size_t size_ = 0;
 };
 
-// A Bloom filter of 64-bit keys: m bits and k probes from double hashing of
-// the key, sized for `expected` keys at false-positive rate `rate`:
+// A Bloom filter of 64-bit keys: m bits and k independent probes (each a
+// SplitMix64 mix of the key and the probe's number), sized for `expected`
+// keys at false-positive rate `rate`:
 // m = -n ln(p) / ln(2)^2 and k = round(m / n ln 2). After n keys the chance
 // that an absent key reads as present is about (1 - e^(-kn/m))^k, which
 // ExpectedRate() gives for the keys inserted so far. Never a false negative.

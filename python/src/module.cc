@@ -313,8 +313,12 @@ at fault.
         "Derived columns (see uriscan.columns).");
   m.def("dispatched_target",
         [] { return std::string(DispatchedTargetName()); });
-  m.def("default_tracking_params",
-        [] { return NormalizeOptions::DefaultTrackingParams(); });
+  m.def("default_tracking_params", [] {
+    py::list names;
+    for (const std::string& name : NormalizeOptions::DefaultTrackingParams())
+      names.append(py::str(name));
+    return names;
+  });
   m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));
   m.def("_chunk_limit", &ChunkLimit);
 }

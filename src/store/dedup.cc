@@ -106,24 +106,35 @@ BloomFilter::BloomFilter(uint64_t expected, double rate)
                             static_cast<double>(bits_) / n * std::log(2.0))));
 }
 
-// Double hashing (Kirsch and Mitzenmacher): probe i is h1 + i * h2, with h2
-// odd and drawn from the key's other half.
+// Probe i: the SplitMix64 finalizer of key + (i + 1) times its increment,
+// so the k probes are independent. Double hashing (h1 + i * h2), used
+// before, is close to them only for large filters: a small first layer at
+// a low rate (3,072 bits, 21 probes) gave false positives 100 times as
+// often as its rate, and a scalable filter's dedup dropped new lines.
+namespace {
+inline uint64_t Probe(uint64_t* h) {
+  *h += 0x9E3779B97F4A7C15ull;
+  uint64_t z = *h;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+}  // namespace
+
 bool BloomFilter::MaybeContains(uint64_t key) const {
-  const uint64_t h2 = ((key >> 32) | (key << 32)) * 0x9E3779B97F4A7C15ull | 1;
   uint64_t h = key;
-  for (int i = 0; i < probes_; ++i, h += h2) {
-    const size_t bit = Reduce(h, bits_);
+  for (int i = 0; i < probes_; ++i) {
+    const size_t bit = Reduce(Probe(&h), bits_);
     if (!(words_[bit / 64] >> (bit % 64) & 1)) return false;
   }
   return true;
 }
 
 bool BloomFilter::Insert(uint64_t key) {
-  const uint64_t h2 = ((key >> 32) | (key << 32)) * 0x9E3779B97F4A7C15ull | 1;
   uint64_t h = key;
   bool added = false;
-  for (int i = 0; i < probes_; ++i, h += h2) {
-    const size_t bit = Reduce(h, bits_);
+  for (int i = 0; i < probes_; ++i) {
+    const size_t bit = Reduce(Probe(&h), bits_);
     uint64_t& w = words_[bit / 64];
     const uint64_t mask = uint64_t{1} << (bit % 64);
     added |= !(w & mask);

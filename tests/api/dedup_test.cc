@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -68,6 +69,26 @@ TEST(BloomFilterTest, FalsePositiveRateWithinItsStatedBound) {
     EXPECT_LE(measured, bloom.ExpectedRate() + 4 * sigma) << rate;
     EXPECT_GE(measured, bloom.ExpectedRate() - 4 * sigma) << rate;
     EXPECT_LE(bloom.bytes(), BloomFilter::BytesFor(n, rate));
+  }
+}
+
+// A small filter at a low rate (a scalable filter's first layer): its
+// probes must be independent. With double hashing, 100 keys at 5e-7 in
+// 3,072 bits read 5e-5 of absent keys as present, 100 times the rate.
+TEST(BloomFilterTest, SmallFilterAtALowRateKeepsItsRate) {
+  for (const auto& [n, rate] : {std::pair<uint64_t, double>{100, 5e-7},
+                                {100, 1e-4}, {1000, 1e-5}}) {
+    BloomFilter bloom(n, rate);
+    std::mt19937_64 rng(11);
+    for (uint64_t i = 0; i < n; ++i) bloom.Insert(rng());
+    const int trials = 2'000'000;
+    int positives = 0;
+    for (int i = 0; i < trials; ++i) positives += bloom.MaybeContains(rng());
+    // At most the expected count and five of its standard deviations (or
+    // a few, when that count is below one).
+    const double expected = bloom.ExpectedRate() * trials;
+    EXPECT_LE(positives, expected + 5 * std::sqrt(expected) + 3)
+        << n << " keys at " << rate;
   }
 }
 

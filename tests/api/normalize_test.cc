@@ -5,6 +5,7 @@
 #include "uriscan/normalize.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "src/transform/already_normal.h"
@@ -132,11 +133,14 @@ TEST(NormalizeTest, CrawlerSessionIdsCaseAndAddresses) {
             "http://slashdot.org/article.pl?sid=05/12/01/1234");
   EXPECT_NE(N("http://s.org/a.pl?sid=05/12/01/1234", c),
             N("http://s.org/a.pl?sid=06/01/01/999", c));
-  for (const std::string kept :
-       {"sid=" + id32.substr(1), "sid=" + id32 + "0", "sid=" + id32.substr(1) + "-",
-        "jsessionid=1", "sessionid=" + id32, "ASPSESSIONIDQQGG=" + letters24,
-        "ASPSESSIONIDQQGGGNCU=" + letters24.substr(1) + "1", "cfid=7",
-        "cftoken=8", "cftoken=8&cfid=7", "cfid=7&x=1&cftoken=8", "cfid=&cftoken=8"}) {
+  const std::vector<std::string> kept_ones = {
+      "sid=" + id32.substr(1), "sid=" + id32 + "0",
+      "sid=" + id32.substr(1) + "-", "jsessionid=1", "sessionid=" + id32,
+      "ASPSESSIONIDQQGG=" + letters24,
+      "ASPSESSIONIDQQGGGNCU=" + letters24.substr(1) + "1", "cfid=7",
+      "cftoken=8", "cftoken=8&cfid=7", "cfid=7&x=1&cftoken=8",
+      "cfid=&cftoken=8"};
+  for (const std::string& kept : kept_ones) {
     const std::string url = "http://a/x?" + kept;
     std::string want = N(url, Profile::kScheme);
     // (the crawler profile still sorts the fields)
