@@ -108,8 +108,11 @@ def test_tracking_params(cli):
              b"http://a/?b=2"]
     data = b"".join(line + b"\n" for line in lines)
     for params in (None, ["ref", "utm_*"], ["+ref"], ["+ref", "+b"]):
-        args = [] if params is None else ["--tracking-params=" +
-                                          ",".join(params)]
+        # The command's list: one '+' in front adds every name after it.
+        listed = ",".join(p.lstrip("+") for p in params or [])
+        if params and params[0].startswith("+"):
+            listed = "+" + listed
+        args = [] if params is None else ["--tracking-params=" + listed]
         want = run(cli, "dedup", "--keys", "--profile=crawler", *args,
                    data=data)
         keys = uriscan.fingerprint(lines, "crawler", tracking_params=params)
