@@ -92,18 +92,14 @@ class DedupRun : public CommandRun {
     return -1;
   }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
+    // Invalid rows' keys are 0 (fingerprint.h): they are echoed or skipped
+    // by Emit(). Only --on-error=fail needs Row() to stop at the first.
     fingerprinter_->Batch64(rows, c->spans, &keys_[c->slot]);
-    const uint8_t* kinds = c->spans.error_kind.data();
     if (!WholeChunk(*c, true) ||
         (on_error_ == OnError::kFail &&
-         std::any_of(kinds, kinds + c->spans.size(),
-                     [](uint8_t k) { return k != 0; }))) {
+         AnyInvalid(c->spans.error_kind.data(), c->spans.size())))
       return true;
-    }
-    // No Row() per row: the invalid rows' keys are 0 (Row() below).
     CountWholeChunk(c);
-    ForEachInvalid(kinds, c->spans.size(),
-                   [&](size_t i) { keys_[c->slot][i] = 0; });
     return false;
   }
   bool Row(size_t i, const UriReference& uri, uint32_t /*risk_flags*/,

@@ -46,10 +46,9 @@ class NormalizeRun : public CommandRun {
 
   int Check() override { return CheckProfileOptions(profile_); }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
-    if (WholeChunk(*c) && (on_error_ != OnError::kFail ||
-                           std::all_of(c->spans.error_kind.begin(),
-                                       c->spans.error_kind.end(),
-                                       [](uint8_t k) { return k == 0; }))) {
+    if (WholeChunk(*c) &&
+        (on_error_ != OnError::kFail ||
+         !AnyInvalid(c->spans.error_kind.data(), c->spans.size()))) {
       WriteChunk(rows, c);
       return false;
     }

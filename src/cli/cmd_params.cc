@@ -61,8 +61,8 @@ class ParamsRun : public CommandRun {
     if (!WholeChunk(*c, true)) return true;
     // The records straight from the parameters' columns, no Row() per row.
     CountWholeChunk(c);
+    // (An invalid row has no parameters: analytics.h.)
     const QueryParams& q = p.params;
-    const uint8_t* kinds = c->spans.error_kind.data();
     uint32_t row = UINT32_MAX;
     char digits[24];
     size_t digits_size = 0;
@@ -74,7 +74,6 @@ class ParamsRun : public CommandRun {
                 .ptr -
             digits);
       }
-      if (kinds[row] != 0) continue;
       AppendParam(k, std::string_view(digits, digits_size), &c->out);
     }
     return false;

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
+#include <string_view>
 
 #include "src/derive/host_type.h"
 #include "uriscan/risk.h"
@@ -34,9 +36,25 @@ inline size_t RowBytes(const ComponentSpans& s, size_t i) {
   return s.uri_end[i] - s.uri_begin[i];
 }
 
-// [b, e) of `data` into the record.
-inline void Span(RecordCursor* out, const char* data, uint32_t b, uint32_t e) {
-  out->Put(data + b, e - b);
+// A TSV field and the TAB after it: the value, or \N when undefined.
+inline void TsvField(RecordCursor* out, std::optional<std::string_view> v) {
+  if (v) {
+    out->Put(v->data(), v->size());
+  } else {
+    out->Lit("\\N");
+  }
+  out->Char('\t');
+}
+
+// A JSON key (`key` is ,"name":" as a literal) and its string value, when
+// the component is defined; nothing when it is not.
+template <size_t N>
+inline void JsonField(RecordCursor* out, const char (&key)[N],
+                      std::optional<std::string_view> v) {
+  if (!v) return;
+  out->Lit(key);
+  out->Put(v->data(), v->size());
+  out->Char('"');
 }
 
 }  // namespace
@@ -64,51 +82,17 @@ void AppendTsvRecords(const ComponentSpans& s, const char* data, size_t begin,
       out.Char('\n');
       continue;
     }
-    const uint32_t f = s.flags[i];
+    const SpanRow row(s, data, i);
     out.Lit("\ttrue\t");
-    if (f & flags::kHasScheme) {
-      Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
-    } else {
-      out.Lit("\\N");
-    }
-    out.Char('\t');
-    if (f & flags::kHasUserinfo) {
-      Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
-    } else {
-      out.Lit("\\N");
-    }
-    out.Char('\t');
-    if (f & flags::kHasAuthority) {
-      Span(&out, data, s.host_begin[i], s.host_end[i]);
-    } else {
-      out.Lit("\\N");
-    }
-    out.Char('\t');
-    if (f & flags::kHasPort) {
-      Span(&out, data, s.port_begin[i], s.path_begin[i]);
-    } else {
-      out.Lit("\\N");
-    }
-    out.Char('\t');
-    Span(&out, data, s.path_begin[i], s.path_end[i]);
-    out.Char('\t');
-    const uint32_t query_end =
-        (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
-    if (f & flags::kHasQuery) {
-      Span(&out, data, s.query_begin[i], query_end);
-    } else {
-      out.Lit("\\N");
-    }
-    out.Char('\t');
-    if (f & flags::kHasFragment) {
-      Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
-    } else {
-      out.Lit("\\N");
-    }
-    out.Char('\t');
-    if (f & flags::kHasAuthority) {
-      out.Name(derive::HostTypeName(static_cast<HostKind>(
-          (f & flags::kHostKindMask) >> flags::kHostKindShift)));
+    TsvField(&out, row.scheme());
+    TsvField(&out, row.userinfo());
+    TsvField(&out, row.host());
+    TsvField(&out, row.port());
+    TsvField(&out, row.path());
+    TsvField(&out, row.query());
+    TsvField(&out, row.fragment());
+    if (row.host()) {
+      out.Name(derive::HostTypeName(row.host_kind()));
     } else {
       out.Lit("\\N");
     }
@@ -131,46 +115,20 @@ void AppendJsonRecords(const ComponentSpans& s, const char* data,
       out.Lit("}\n");
       continue;
     }
-    const uint32_t f = s.flags[i];
+    const SpanRow row(s, data, i);
     out.Lit("{\"valid\":true");
-    if (f & flags::kHasScheme) {
-      out.Lit(",\"scheme\":\"");
-      Span(&out, data, s.uri_begin[i], s.scheme_end[i]);
+    JsonField(&out, ",\"scheme\":\"", row.scheme());
+    JsonField(&out, ",\"userinfo\":\"", row.userinfo());
+    if (const auto host = row.host()) {
+      JsonField(&out, ",\"host\":\"", host);
+      out.Lit(",\"host_type\":\"");
+      out.Name(derive::HostTypeName(row.host_kind()));
       out.Char('"');
     }
-    if (f & flags::kHasUserinfo) {
-      out.Lit(",\"userinfo\":\"");
-      Span(&out, data, s.authority_begin[i], s.userinfo_end[i]);
-      out.Char('"');
-    }
-    if (f & flags::kHasAuthority) {
-      out.Lit(",\"host\":\"");
-      Span(&out, data, s.host_begin[i], s.host_end[i]);
-      out.Lit("\",\"host_type\":\"");
-      out.Name(derive::HostTypeName(static_cast<HostKind>(
-          (f & flags::kHostKindMask) >> flags::kHostKindShift)));
-      out.Char('"');
-    }
-    if (f & flags::kHasPort) {
-      out.Lit(",\"port\":\"");
-      Span(&out, data, s.port_begin[i], s.path_begin[i]);
-      out.Char('"');
-    }
-    out.Lit(",\"path\":\"");
-    Span(&out, data, s.path_begin[i], s.path_end[i]);
-    out.Char('"');
-    if (f & flags::kHasQuery) {
-      const uint32_t query_end =
-          (f & flags::kHasFragment) ? s.fragment_begin[i] - 1 : s.uri_end[i];
-      out.Lit(",\"query\":\"");
-      Span(&out, data, s.query_begin[i], query_end);
-      out.Char('"');
-    }
-    if (f & flags::kHasFragment) {
-      out.Lit(",\"fragment\":\"");
-      Span(&out, data, s.fragment_begin[i], s.uri_end[i]);
-      out.Char('"');
-    }
+    JsonField(&out, ",\"port\":\"", row.port());
+    JsonField(&out, ",\"path\":\"", row.path());
+    JsonField(&out, ",\"query\":\"", row.query());
+    JsonField(&out, ",\"fragment\":\"", row.fragment());
     const uint32_t r = risk_flags[i];
     if (r != 0 && !(r & risks::kInvalid)) {
       char sep = '[';

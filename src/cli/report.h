@@ -64,6 +64,13 @@ void ForEachInvalid(const uint8_t* kinds, size_t n, F f) {
   }
 }
 
+// Whether any of the n rows is invalid, eight kinds at a time.
+inline bool AnyInvalid(const uint8_t* kinds, size_t n) {
+  bool any = false;
+  ForEachInvalid(kinds, n, [&](size_t) { any = true; });
+  return any;
+}
+
 // Count() for every row of `s` at once, column by column, when no row is
 // over-long: what `validate` needs, without a UriReference per row.
 void CountColumns(const ComponentSpans& s, Totals* t);
