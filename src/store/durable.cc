@@ -34,15 +34,16 @@ void CrashPoint(const char* step) {
   if (at && std::strcmp(at, step) == 0) raise(SIGKILL);
 }
 
-int OpenNew(const std::string& path) {
-  return open(path.c_str(),
+int OpenNew(int dir_fd, const std::string& name) {
+  return openat(dir_fd, name.c_str(),
               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
-int OpenExisting(const std::string& path, int flags) {
+int OpenExisting(int dir_fd, const std::string& name, int flags) {
   // O_NONBLOCK: a FIFO planted in the place opens at once (and is then
   // refused) instead of waiting for a writer forever.
-  const int fd = open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  const int fd = openat(dir_fd, name.c_str(),
+                        flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return fd;
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -61,24 +62,22 @@ std::string ErrorText(int error) {
   return std::strerror(error);
 }
 
-bool SyncDirectory(const std::string& dir, std::string* error) {
-  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (fd < 0 || fsync(fd) != 0) {
-    *error = "cannot sync directory " + dir + ": " + std::strerror(errno);
-    if (fd >= 0) close(fd);
+bool SyncDirectory(int dir_fd, const std::string& shown, std::string* error) {
+  if (fsync(dir_fd) != 0) {
+    *error = "cannot sync directory " + shown + ": " + std::strerror(errno);
     return false;
   }
-  close(fd);
   return true;
 }
 
-bool ReplaceFile(const std::string& path, const std::string& bytes,
-                 std::string* error) {
-  const std::string tmp = path + ".tmp";
-  unlink(tmp.c_str());  // a leftover (or a planted link: only it goes)
-  const int fd = OpenNew(tmp);
+bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
+                 const std::string& bytes, std::string* error) {
+  const std::string tmp = name + ".tmp";
+  const std::string shown_tmp = shown + "/" + tmp;
+  unlinkat(dir_fd, tmp.c_str(), 0);  // a leftover (or a planted link)
+  const int fd = OpenNew(dir_fd, tmp);
   if (fd < 0) {
-    *error = "cannot create " + tmp + ": " + std::strerror(errno);
+    *error = "cannot create " + shown_tmp + ": " + std::strerror(errno);
     return false;
   }
   size_t done = 0;
@@ -88,23 +87,23 @@ bool ReplaceFile(const std::string& path, const std::string& bytes,
         InjectedNoSpace(n) ? -1 : write(fd, bytes.data() + done, n);
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
-      *error = "cannot write " + tmp + ": " + std::strerror(errno);
+      *error = "cannot write " + shown_tmp + ": " + std::strerror(errno);
       close(fd);
-      unlink(tmp.c_str());
+      unlinkat(dir_fd, tmp.c_str(), 0);
       return false;
     }
     done += static_cast<size_t>(w);
   }
   if (fsync(fd) != 0) {
-    *error = "cannot sync " + tmp + ": " + std::strerror(errno);
+    *error = "cannot sync " + shown_tmp + ": " + std::strerror(errno);
     close(fd);
-    unlink(tmp.c_str());
+    unlinkat(dir_fd, tmp.c_str(), 0);
     return false;
   }
   close(fd);
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    *error = "cannot rename " + tmp + ": " + std::strerror(errno);
-    unlink(tmp.c_str());
+  if (renameat(dir_fd, tmp.c_str(), dir_fd, name.c_str()) != 0) {
+    *error = "cannot rename " + shown_tmp + ": " + std::strerror(errno);
+    unlinkat(dir_fd, tmp.c_str(), 0);
     return false;
   }
   return true;

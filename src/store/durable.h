@@ -21,24 +21,28 @@ void CrashPoint(const char* step);
 
 // The files of a state are opened with these only, so that a symbolic link
 // planted in its directory is never followed (its target never written or
-// read): OpenNew() creates `path` and fails when anything (a link included)
-// is there; OpenExisting() opens a file that is not a link. -1 and errno on
-// failure, as open(2).
-int OpenNew(const std::string& path);
+// read): OpenNew() creates `name` and fails when anything (a link included)
+// is there; OpenExisting() opens a file that is not a link. `name` is
+// relative to the directory `dir_fd` (openat(2); AT_FDCWD for a path), so a
+// state opened once is worked on through its descriptor whatever its name
+// comes to mean meanwhile. -1 and errno on failure, as open(2).
+int OpenNew(int dir_fd, const std::string& name);
 // Anything but a regular file there (a directory: EISDIR; a FIFO, socket
 // or device: EINVAL) is refused without waiting on it.
-int OpenExisting(const std::string& path, int flags);
+int OpenExisting(int dir_fd, const std::string& name, int flags);
 // strerror() of an errno left by these functions, "not a regular file" for
 // OpenExisting()'s EINVAL.
 std::string ErrorText(int error);
 
-// fsync of a directory, so a rename inside it is durable.
-bool SyncDirectory(const std::string& dir, std::string* error);
+// fsync of the directory `dir_fd` (`shown` names it in the error), so a
+// rename inside it is durable.
+bool SyncDirectory(int dir_fd, const std::string& shown, std::string* error);
 
-// Writes `bytes` to `path` + ".tmp", fsyncs it and renames it to `path`.
+// Writes `bytes` to `name` + ".tmp" in the directory `dir_fd`, fsyncs it and
+// renames it to `name` there (`shown` is the directory's path, for errors).
 // The directory is not synced here (SyncDirectory).
-bool ReplaceFile(const std::string& path, const std::string& bytes,
-                 std::string* error);
+bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
+                 const std::string& bytes, std::string* error);
 
 }  // namespace durable
 }  // namespace uriscan

@@ -84,13 +84,14 @@ void KeyRunWriter::Fail(const char* what) {
              std::strerror(errno);
 }
 
-bool KeyRunWriter::Open(const std::string& path, uint64_t profile_tag) {
+bool KeyRunWriter::Open(int dir_fd, const std::string& name,
+                        const std::string& path, uint64_t profile_tag) {
   path_ = path;
   header_ = KeyRunHeader{};
   header_.profile_tag = profile_tag;
   hash_ = std::make_unique<Hash>();
   XXH3_64bits_reset(hash_->state);
-  const int fd = durable::OpenNew(path);
+  const int fd = durable::OpenNew(dir_fd, name);
   f_ = fd < 0 ? nullptr : fdopen(fd, "wb");
   if (!f_ && fd >= 0) close(fd);
   if (!f_) {
@@ -219,10 +220,11 @@ bool KeyRunReader::Damaged(const char* what) {
   return false;
 }
 
-bool KeyRunReader::Open(const std::string& path, uint64_t profile_tag,
+bool KeyRunReader::Open(int dir_fd, const std::string& name,
+                        const std::string& path, uint64_t profile_tag,
                         size_t buffer_bytes) {
   path_ = path;
-  const int fd = durable::OpenExisting(path, O_RDONLY);
+  const int fd = durable::OpenExisting(dir_fd, name, O_RDONLY);
   f_ = fd < 0 ? nullptr : fdopen(fd, "rb");
   if (!f_ && fd >= 0) close(fd);
   if (!f_) {

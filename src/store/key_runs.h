@@ -4,6 +4,8 @@
 #ifndef URISCAN_SRC_STORE_KEY_RUNS_H_
 #define URISCAN_SRC_STORE_KEY_RUNS_H_
 
+#include <fcntl.h>  // AT_FDCWD
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -49,8 +51,10 @@ struct KeyRunHeader {
 
 // Writes one run to `path`: Add() keys in strictly increasing order, then
 // Finish() writes the header, flushes and fsyncs. The file is created by
-// Open(), which fails when `path` exists (a link planted there included). Errors (disk full, I/O) are kept: Add() becomes a
-// no-op and Finish() returns false with error() set.
+// Open(), which fails when `path` exists (a link planted there included).
+// Errors (disk full, I/O) are kept: Add() becomes a no-op and Finish()
+// returns false with error() set. With `dir_fd`, `name` is opened in that
+// directory (openat) and `path` only names it in errors.
 class KeyRunWriter {
  public:
   KeyRunWriter();
@@ -58,7 +62,11 @@ class KeyRunWriter {
   KeyRunWriter(const KeyRunWriter&) = delete;
   KeyRunWriter& operator=(const KeyRunWriter&) = delete;
 
-  bool Open(const std::string& path, uint64_t profile_tag);
+  bool Open(const std::string& path, uint64_t profile_tag) {
+    return Open(AT_FDCWD, path, path, profile_tag);
+  }
+  bool Open(int dir_fd, const std::string& name, const std::string& path,
+            uint64_t profile_tag);
   void Add(uint64_t key);  // nonzero, above the previous key
   bool Finish();           // header, fflush, fsync, close
   uint64_t keys() const { return header_.keys; }
@@ -99,8 +107,13 @@ class KeyRunReader {
 
   // `buffer_bytes` is raised to 128 KiB at least (a whole block of codes
   // and room to read ahead) and rounded up to 4 KiB.
+  // With `dir_fd`, as KeyRunWriter::Open().
   bool Open(const std::string& path, uint64_t profile_tag,
-            size_t buffer_bytes);
+            size_t buffer_bytes) {
+    return Open(AT_FDCWD, path, path, profile_tag, buffer_bytes);
+  }
+  bool Open(int dir_fd, const std::string& name, const std::string& path,
+            uint64_t profile_tag, size_t buffer_bytes);
   // The next key; false at the end or on damage (then error() is set).
   // Keys are decoded a block at a time.
   bool Next(uint64_t* key) {

@@ -50,13 +50,31 @@ bool ParseU64(const std::string& text, int base, uint64_t* out) {
   return errno == 0 && *end == '\0' && text[0] != '-' && text[0] != '+';
 }
 
-std::vector<std::string> ListDir(const std::string& dir) {
+std::vector<std::string> ListDir(int dir_fd) {
   std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (const dirent* e = readdir(d)) names.emplace_back(e->d_name);
-    closedir(d);
+  const int fd = dup(dir_fd);  // closedir() closes the one it was given
+  DIR* d = fd < 0 ? nullptr : fdopendir(fd);
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return names;
   }
+  rewinddir(d);  // the descriptor's offset is shared with every dup
+  while (const dirent* e = readdir(d)) names.emplace_back(e->d_name);
+  closedir(d);
   return names;
+}
+
+// Renames `from` to `to` in one directory, never over a file already named
+// `to` (EEXIST): a run is never written over a live one, whatever a
+// MANIFEST says.
+int RenameNew(int dir_fd, const std::string& from, const std::string& to) {
+  const int done = renameat2(dir_fd, from.c_str(), dir_fd, to.c_str(),
+                             RENAME_NOREPLACE);
+  if (done == 0 || (errno != EINVAL && errno != ENOSYS)) return done;
+  // A file system without RENAME_NOREPLACE: a link fails on an existing
+  // name as well, and the old name is then let go.
+  if (linkat(dir_fd, from.c_str(), dir_fd, to.c_str(), 0) != 0) return -1;
+  return unlinkat(dir_fd, from.c_str(), 0);
 }
 
 struct RunSource {  // a KeyRunReader as a KWayMerge source
@@ -78,23 +96,31 @@ SeenState::~SeenState() {
   readers_.clear();
   if (writer_) {
     writer_.reset();
-    unlink((dir_ + "/" + pending_ + ".tmp").c_str());
+    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
   }
   if (update_ && !published_) Abandon();
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
+  if (dir_fd_ >= 0) close(dir_fd_);
 }
 
 // Names only are removed (unlink, rmdir): no link is followed, nothing
 // outside the directory is touched, and a directory is removed only when
 // this update made it and it is empty again.
 void SeenState::Abandon() {
+  if (dir_fd_ < 0) return;
   for (const std::string& name : made_runs_)
-    unlink((dir_ + "/" + name).c_str());
-  if (made_manifest_) unlink((dir_ + "/MANIFEST").c_str());
+    unlinkat(dir_fd_, name.c_str(), 0);
+  if (made_manifest_) unlinkat(dir_fd_, "MANIFEST", 0);
   // Still under the lock: a run that opened this LOCK meanwhile finds it
   // unlinked once it gets the lock, and takes the new one instead (Lock).
-  if (made_lock_) unlink((dir_ + "/LOCK").c_str());
-  if (made_dir_) rmdir(dir_.c_str());
+  if (made_lock_) unlinkat(dir_fd_, "LOCK", 0);
+  // The one directory whose name could now mean another: removed only
+  // when the name still leads to the directory this update made.
+  struct stat by_name, by_fd;
+  if (made_dir_ && lstat(dir_.c_str(), &by_name) == 0 &&
+      fstat(dir_fd_, &by_fd) == 0 && by_name.st_dev == by_fd.st_dev &&
+      by_name.st_ino == by_fd.st_ino)
+    rmdir(dir_.c_str());
 }
 
 uint64_t SeenState::keys() const {
@@ -131,12 +157,13 @@ bool SeenState::Lock(bool exclusive, std::string* error) {
     // Created as a new file or opened as one that is no link (O_NOFOLLOW):
     // a link planted as LOCK, dangling or not, is refused.
     bool made = false;
-    lock_fd_ = durable::OpenExisting(path, exclusive ? O_RDWR : O_RDONLY);
+    lock_fd_ =
+        durable::OpenExisting(dir_fd_, "LOCK", exclusive ? O_RDWR : O_RDONLY);
     if (lock_fd_ < 0 && errno == ENOENT && exclusive) {
-      lock_fd_ = durable::OpenNew(path);
+      lock_fd_ = durable::OpenNew(dir_fd_, "LOCK");
       made = lock_fd_ >= 0;
       if (lock_fd_ < 0 && errno == EEXIST)  // made meanwhile, or a link
-        lock_fd_ = durable::OpenExisting(path, O_RDWR);
+        lock_fd_ = durable::OpenExisting(dir_fd_, "LOCK", O_RDWR);
     }
     if (lock_fd_ < 0) {
       if (!exclusive && errno == ENOENT) return true;  // a copied state
@@ -168,7 +195,7 @@ bool SeenState::Lock(bool exclusive, std::string* error) {
 // in it between two steps of an update: such a directory is refused.
 bool SeenState::CheckOwnership(std::string* error) const {
   struct stat st;
-  if (stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+  if (fstat(dir_fd_, &st) != 0 || !S_ISDIR(st.st_mode)) {
     *error = "state directory " + dir_ + " is not a directory";
     return false;
   }
@@ -188,13 +215,13 @@ bool SeenState::CheckOwnership(std::string* error) const {
 
 bool SeenState::ReadManifest(std::string* error) {
   const std::string path = dir_ + "/MANIFEST";
-  const int fd = durable::OpenExisting(path, O_RDONLY);
+  const int fd = durable::OpenExisting(dir_fd_, "MANIFEST", O_RDONLY);
   if (fd < 0) {
     if (errno != ENOENT) {
       *error = "cannot read " + path + ": " + durable::ErrorText(errno);
       return false;
     }
-    for (const std::string& name : ListDir(dir_)) {
+    for (const std::string& name : ListDir(dir_fd_)) {
       if (IsRunName(name))
         return Damaged("it holds key runs (" + name + ") but no MANIFEST",
                        error);
@@ -289,7 +316,8 @@ bool SeenState::ReadManifest(std::string* error) {
 bool SeenState::CheckRuns(bool checksums, std::string* error) {
   for (const Run& r : runs_) {
     KeyRunReader reader;
-    if (!reader.Open(dir_ + "/" + r.name, identity_.tag, 4096)) {
+    if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag,
+                     4096)) {
       return errno == ENOENT && reader.error().rfind("cannot open", 0) == 0
                  ? Damaged("its MANIFEST names " + r.name +
                                ", which is missing",
@@ -317,8 +345,8 @@ bool SeenState::IsLeftover(const std::string& name) const {
 }
 
 void SeenState::RemoveLeftovers() {
-  for (const std::string& name : ListDir(dir_)) {
-    if (IsLeftover(name)) unlink((dir_ + "/" + name).c_str());
+  for (const std::string& name : ListDir(dir_fd_)) {
+    if (IsLeftover(name)) unlinkat(dir_fd_, name.c_str(), 0);
   }
 }
 
@@ -330,6 +358,14 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
   if (!made_dir_ && errno != EEXIST) {
     *error = "cannot create state directory " + dir + ": " +
              std::strerror(errno);
+    return false;
+  }
+  // Opened once: every later step works in this directory whatever its
+  // name comes to lead to (a link replaced mid-run changes nothing).
+  dir_fd_ = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd_ < 0) {
+    *error = "cannot open state directory " + dir + ": " +
+             (errno == ENOTDIR ? "not a directory" : std::strerror(errno));
     return false;
   }
   if (!CheckOwnership(error) || !Lock(true, error) || !ReadManifest(error))
@@ -361,8 +397,8 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
 bool SeenState::OpenForReading(const std::string& dir, std::string* error,
                                bool checksums) {
   dir_ = dir;
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+  dir_fd_ = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir_fd_ < 0) {
     *error = "no state directory " + dir;
     return false;
   }
@@ -377,13 +413,14 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error,
 
 std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
   std::vector<Unlisted> files;
-  for (const std::string& name : ListDir(dir_)) {
+  for (const std::string& name : ListDir(dir_fd_)) {
     if (name == "." || name == ".." || name == "MANIFEST" || name == "LOCK" ||
         std::any_of(runs_.begin(), runs_.end(),
                     [&](const Run& r) { return r.name == name; }))
       continue;
     struct stat st;
-    const bool sized = lstat((dir_ + "/" + name).c_str(), &st) == 0;
+    const bool sized =
+        fstatat(dir_fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
     files.push_back({name, sized ? static_cast<uint64_t>(st.st_size) : 0,
                      IsLeftover(name)});
   }
@@ -397,7 +434,8 @@ bool SeenState::BeginLookups(size_t memory, std::string* error) {
                                             size_t{4} << 10, size_t{1} << 20);
   for (const Run& r : runs_) {
     readers_.push_back(std::make_unique<KeyRunReader>());
-    if (!readers_.back()->Open(dir_ + "/" + r.name, identity_.tag, per_run))
+    if (!readers_.back()->Open(dir_fd_, r.name, dir_ + "/" + r.name,
+                               identity_.tag, per_run))
       return Damaged(readers_.back()->error(), error);
     uint64_t head = 0;
     const bool any = readers_.back()->Next(&head);
@@ -408,7 +446,8 @@ bool SeenState::BeginLookups(size_t memory, std::string* error) {
   }
   pending_ = RunName(next_run_);
   writer_ = std::make_unique<KeyRunWriter>();
-  if (!writer_->Open(dir_ + "/" + pending_ + ".tmp", identity_.tag)) {
+  if (!writer_->Open(dir_fd_, pending_ + ".tmp", dir_ + "/" + pending_ + ".tmp",
+                     identity_.tag)) {
     *error = writer_->error();
     return false;
   }
@@ -459,17 +498,18 @@ bool SeenState::Compact(bool all, std::string* error) {
   std::vector<RunSource> sources;
   for (size_t i = from; i < runs_.size(); ++i) {
     readers.push_back(std::make_unique<KeyRunReader>());
-    if (!readers.back()->Open(dir_ + "/" + runs_[i].name, identity_.tag,
+    if (!readers.back()->Open(dir_fd_, runs_[i].name,
+                              dir_ + "/" + runs_[i].name, identity_.tag,
                               size_t{1} << 20))
       return Damaged(readers.back()->error(), error);
     sources.push_back(RunSource{readers.back().get()});
   }
   const std::string name = RunName(next_run_);
-  const std::string tmp = dir_ + "/" + name + ".tmp";
+  const std::string tmp = name + ".tmp";
   KeyRunWriter out;
-  if (!out.Open(tmp, identity_.tag)) {
+  if (!out.Open(dir_fd_, tmp, dir_ + "/" + tmp, identity_.tag)) {
     *error = out.error();
-    unlink(tmp.c_str());  // made, but its header could not be written
+    unlinkat(dir_fd_, tmp.c_str(), 0);  // made, but no header written
     return false;
   }
   KWayMerge<uint64_t>(
@@ -478,19 +518,19 @@ bool SeenState::Compact(bool all, std::string* error) {
       [&](uint64_t key) { out.Add(key); });
   for (auto& r : readers) {
     if (r->failed()) {
-      unlink(tmp.c_str());
+      unlinkat(dir_fd_, tmp.c_str(), 0);
       return Damaged(r->error(), error);
     }
   }
   if (!out.Finish()) {
     *error = out.error();
-    unlink(tmp.c_str());
+    unlinkat(dir_fd_, tmp.c_str(), 0);
     return false;
   }
   durable::CrashPoint("compacted-unnamed");
-  if (std::rename(tmp.c_str(), (dir_ + "/" + name).c_str()) != 0) {
-    *error = "cannot rename " + tmp + ": " + std::strerror(errno);
-    unlink(tmp.c_str());
+  if (RenameNew(dir_fd_, tmp, name) != 0) {
+    *error = "cannot rename " + dir_ + "/" + tmp + ": " + std::strerror(errno);
+    unlinkat(dir_fd_, tmp.c_str(), 0);
     return false;
   }
   made_runs_.push_back(name);
@@ -527,15 +567,16 @@ bool SeenState::Commit(std::string* error) {
     // A new state's first MANIFEST, naming no run, comes before its first
     // run is named: no key run is ever without one (that reads as damage).
     if (!exists_) {
-      if (!durable::ReplaceFile(dir_ + "/MANIFEST", Manifest(), error))
+      if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST", Manifest(), error))
         return false;
       made_manifest_ = true;
-      if (!durable::SyncDirectory(dir_, error)) return false;
+      if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
     }
-    const std::string tmp = dir_ + "/" + pending_ + ".tmp";
+    const std::string tmp = pending_ + ".tmp";
     durable::CrashPoint("run-unnamed");
-    if (std::rename(tmp.c_str(), (dir_ + "/" + pending_).c_str()) != 0) {
-      *error = "cannot rename " + tmp + ": " + std::strerror(errno);
+    if (RenameNew(dir_fd_, tmp, pending_) != 0) {
+      *error =
+          "cannot rename " + dir_ + "/" + tmp + ": " + std::strerror(errno);
       return false;
     }
     made_runs_.push_back(pending_);
@@ -546,7 +587,7 @@ bool SeenState::Commit(std::string* error) {
     if (!Compact(false, error)) return false;
   } else if (writer_) {
     writer_.reset();
-    unlink((dir_ + "/" + pending_ + ".tmp").c_str());
+    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
     if (exists_) return true;  // nothing new: the state stays as it is
   }
   if (!Publish(error)) return false;
@@ -563,16 +604,18 @@ bool SeenState::CompactAll(std::string* error) {
 
 bool SeenState::Publish(std::string* error) {
   // The runs' names must be durable before a manifest names them.
-  if (!durable::SyncDirectory(dir_, error)) return false;
+  if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
   durable::CrashPoint("before-manifest");
   const std::string manifest = Manifest();
-  if (!durable::ReplaceFile(dir_ + "/MANIFEST", manifest, error)) return false;
+  if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST", manifest, error))
+    return false;
   published_ = true;
   durable::CrashPoint("manifest-named");
-  if (!durable::SyncDirectory(dir_, error)) return false;
+  if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
   exists_ = true;
   manifest_bytes_ = manifest.size();
-  for (const std::string& name : obsolete_) unlink((dir_ + "/" + name).c_str());
+  for (const std::string& name : obsolete_)
+    unlinkat(dir_fd_, name.c_str(), 0);
   obsolete_.clear();
   durable::CrashPoint("committed");
   return true;
@@ -581,7 +624,8 @@ bool SeenState::Publish(std::string* error) {
 bool SeenState::Verify(std::string* error) {
   for (const Run& r : runs_) {
     KeyRunReader reader;
-    if (!reader.Open(dir_ + "/" + r.name, identity_.tag, size_t{1} << 20))
+    if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag,
+                     size_t{1} << 20))
       return Damaged(reader.error(), error);
     uint64_t key = 0, n = 0;
     while (reader.Next(&key)) ++n;

@@ -127,7 +127,8 @@ class SeenState {
   bool Publish(std::string* error);  // the manifest: the commit point
   bool Damaged(const std::string& what, std::string* error) const;
 
-  std::string dir_;
+  std::string dir_;  // as given: messages only
+  int dir_fd_ = -1;  // the directory, opened once: every file is under it
   int lock_fd_ = -1;
   bool exists_ = false, update_ = false;
   // What an update made, for Abandon(): the directory, LOCK, a new

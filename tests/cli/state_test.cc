@@ -287,6 +287,40 @@ TEST_F(StateCliTest, ASecondRunIsLockedOut) {
   EXPECT_EQ(StateKeys(), 2);
 }
 
+// The state's name is looked up once: a link replaced while a run holds
+// the state changes nothing, neither for the run (its lookups, its
+// commit) nor for the state the link now leads to (no lock taken there,
+// nothing written or removed).
+TEST_F(StateCliTest, ALinkReplacedMidRunLeavesTheOtherStateAlone) {
+  const std::string one = Path("one"), two = Path("two"), link = Path("lnk");
+  ASSERT_EQ(Run("dedup --state=" + two, "http://b/\nhttp://c/\n").status, 0);
+  const auto before = Listing(two);
+  ASSERT_EQ(Run("dedup --state=" + one, "http://a/\n").status, 0);
+  ASSERT_EQ(symlink("one", link.c_str()), 0);
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
+  const pid_t run =
+      Start("dedup --state=" + link + " " + Path("fifo"), "", "run");
+  bool held = false;  // the run holds one's lock: it has opened the state
+  for (int i = 0; i < 500 && !held; ++i) {
+    const int fd = open((one + "/LOCK").c_str(), O_RDONLY);
+    if (fd >= 0) {
+      held = flock(fd, LOCK_SH | LOCK_NB) != 0;
+      close(fd);
+    }
+    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(held);
+  ASSERT_EQ(symlink("two", Path("lnk2").c_str()), 0);
+  ASSERT_EQ(rename(Path("lnk2").c_str(), link.c_str()), 0);
+  Write(Path("fifo"), "http://a/\nhttp://b/\nhttp://d/\n");
+  const Result r = Wait(run, "run");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://b/\nhttp://d/\n");  // against one: a was seen
+  EXPECT_EQ(Listing(two), before);
+  state_ = one;
+  EXPECT_EQ(StateKeys(), 3);
+}
+
 TEST_F(StateCliTest, FailedRunsLeaveTheStateAndRepeatTheirOutput) {
   const std::string day0 = DayInput(0, 3000, 5000);
   const std::string day1 = DayInput(1, 3000, 5000);
