@@ -27,17 +27,7 @@ void ForEachRawParam(std::string_view text, Visit visit) {
   const UriReference uri = ParseUriReference(text);
   const auto query = uri.query();
   if (!uri.valid() || !query) return;
-  std::string_view rest = *query;
-  while (!rest.empty()) {
-    const size_t amp = std::min(rest.find('&'), rest.size());
-    const std::string_view field = rest.substr(0, amp);
-    rest.remove_prefix(std::min(amp + 1, rest.size()));
-    if (field.empty()) continue;
-    const size_t eq = std::min(field.find('='), field.size());
-    const std::string_view value =
-        eq < field.size() ? field.substr(eq + 1) : std::string_view();
-    if (!visit(field.substr(0, eq), value)) return;
-  }
+  ForEachQueryField(*query, visit);
 }
 
 // Appends `raw` form-decoded ('+' a space, then each "%HH" that byte).

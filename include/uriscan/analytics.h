@@ -4,6 +4,7 @@
 #ifndef URISCAN_ANALYTICS_H_
 #define URISCAN_ANALYTICS_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -41,14 +42,59 @@ struct URISCAN_EXPORT QueryParams {
 
 // The parameters of every row of `spans`, a scan of bytes at `data`; '&'
 // and '=' are found with SIMD bitmasks over the queries' bytes. `*out` is
-// replaced, its capacity reused.
+// replaced, its capacity reused. Rows whose query is longer than
+// `longest_query` bytes give none (see QueryParamWindows).
 URISCAN_EXPORT void ExtractQueryParams(const char* data,
                                        const ComponentSpans& spans,
-                                       QueryParams* out);
+                                       QueryParams* out,
+                                       size_t longest_query = SIZE_MAX);
 // The same, byte by byte: the reference the SIMD form is tested against.
 URISCAN_EXPORT void ExtractQueryParamsScalar(const char* data,
                                              const ComponentSpans& spans,
                                              QueryParams* out);
+
+// The same parameters a window at a time, so that a query of millions of
+// parameters needs no column as long as it: Next() replaces *out with the
+// next parameters in order, at most kWindowParams of them (a long query's
+// continue in the next window), and is false when none are left. Queries
+// longer than `longest_query` bytes are skipped (their rows give no
+// parameters here: the caller walks them with ForEachQueryField()). The
+// span columns and the bytes must outlive the object.
+class URISCAN_EXPORT QueryParamWindows {
+ public:
+  // The parameters one window holds: its five columns, 80 KiB, stay in L1
+  // and L2.
+  static constexpr size_t kWindowParams = 4096;
+
+  QueryParamWindows(const char* data, const ComponentSpans& spans,
+                    size_t longest_query = SIZE_MAX);
+  bool Next(QueryParams* out);
+
+ private:
+  const char* data_;
+  std::vector<uint32_t> rows_, begin_, end_;  // the queries to split
+  uint32_t limit_ = 0;  // the bytes of data the kernel may read
+  size_t next_ = 0;     // the query the next window begins in
+  uint32_t at_ = 0;     // and where in it
+  std::vector<uint32_t> piece_row_, piece_begin_, piece_end_;
+};
+
+// The fields of one query (its text after '?', before any '#'), walked in
+// place with the split above: visit(name, value) for each, both as written,
+// until visit returns false.
+template <class Visit>
+void ForEachQueryField(std::string_view query, Visit visit) {
+  while (!query.empty()) {
+    const size_t amp = std::min(query.find('&'), query.size());
+    const std::string_view field = query.substr(0, amp);
+    query.remove_prefix(std::min(amp + 1, query.size()));
+    if (field.empty()) continue;
+    const size_t eq = std::min(field.find('='), field.size());
+    const std::string_view value =
+        eq < field.size() ? field.substr(eq + 1) : std::string_view();
+    if (!visit(field.substr(0, eq), value)) return;
+  }
+}
 
 // The segments of every valid row's path, one row per segment: the path
 // split on '/', the empty first segment of an absolute path dropped, a

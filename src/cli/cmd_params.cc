@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -27,11 +28,13 @@ constexpr char kHelp[] =
     "                              unless --raw; text in PostgreSQL's COPY\n"
     "                              format (\\\\ \\t \\n \\r escaped)\n";
 
-// What a chunk's parameters are, per worker thread: their spans, and with
-// decoding their names and values decoded back to back.
+// A chunk's parameters, per worker thread, a window at a time (so that a
+// line of millions of parameters needs no column as long as it): the
+// window's spans, and with decoding its names and values back to back.
 struct ChunkParams {
-  QueryParams params;
-  size_t next = 0;  // the first parameter not yet written
+  std::optional<QueryParamWindows> windows;
+  QueryParams params;  // the current window
+  size_t next = 0;     // its first parameter not yet written
   std::vector<char> names, values;
   std::vector<uint32_t> name_offsets, value_offsets;
   const char* data = nullptr;  // the chunk's bytes
@@ -48,35 +51,49 @@ class ParamsRun : public CommandRun {
   bool NumberedRecords() const override { return true; }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
     ChunkParams& p = chunk_params;
-    ExtractQueryParams(rows.data, c->spans, &p.params);
-    p.next = 0;
-    if (!raw_) {
-      const QueryParams& q = p.params;
-      DecodeSpans(rows.data, q.name_begin.data(), q.name_end.data(), q.size(),
-                  Decoding::kForm, &p.names, &p.name_offsets);
-      DecodeSpans(rows.data, q.value_begin.data(), q.value_end.data(),
-                  q.size(), Decoding::kForm, &p.values, &p.value_offsets);
-    }
     p.data = rows.data;
+    p.windows.emplace(rows.data, c->spans);
+    p.params.Clear();
+    p.next = 0;
     if (!WholeChunk(*c, true)) return true;
     // The records straight from the parameters' columns, no Row() per row.
     CountWholeChunk(c);
     // (An invalid row has no parameters: analytics.h.)
-    const QueryParams& q = p.params;
     uint32_t row = UINT32_MAX;
     char digits[24];
     size_t digits_size = 0;
-    for (size_t k = 0; k < q.size(); ++k) {
-      if (q.row[k] != row) {
-        row = q.row[k];
-        digits_size = static_cast<size_t>(
-            std::to_chars(digits, digits + sizeof(digits), c->first_line + row)
-                .ptr -
-            digits);
+    while (NextWindow()) {
+      const QueryParams& q = p.params;
+      for (size_t k = 0; k < q.size(); ++k) {
+        if (q.row[k] != row) {
+          row = q.row[k];
+          digits_size = static_cast<size_t>(
+              std::to_chars(digits, digits + sizeof(digits),
+                            c->first_line + row)
+                  .ptr -
+              digits);
+        }
+        AppendParam(k, std::string_view(digits, digits_size), &c->out);
       }
-      AppendParam(k, std::string_view(digits, digits_size), &c->out);
+      p.next = q.size();
     }
     return false;
+  }
+  // True with a parameter left in the current window, taking the next
+  // window (and decoding it) when this one is written.
+  bool NextWindow() const {
+    ChunkParams& p = chunk_params;
+    if (p.next < p.params.size()) return true;
+    if (!p.windows->Next(&p.params)) return false;
+    p.next = 0;
+    if (!raw_) {
+      const QueryParams& q = p.params;
+      DecodeSpans(p.data, q.name_begin.data(), q.name_end.data(), q.size(),
+                  Decoding::kForm, &p.names, &p.name_offsets);
+      DecodeSpans(p.data, q.value_begin.data(), q.value_end.data(), q.size(),
+                  Decoding::kForm, &p.values, &p.value_offsets);
+    }
+    return true;
   }
   // LINE<TAB>NAME<TAB>VALUE of parameter k.
   void AppendParam(size_t k, std::string_view line, std::string* out) const {
@@ -107,14 +124,13 @@ class ParamsRun : public CommandRun {
     if (!uri.valid()) {
       c->Diagnose(i, uri.error());
       // An over-long line the scan split is no record: skip its parameters.
-      while (p.next < p.params.size() && p.params.row[p.next] == i) ++p.next;
+      while (NextWindow() && p.params.row[p.next] == i) ++p.next;
       return true;
     }
-    const QueryParams& q = p.params;
     char digits[24];
     const auto r =
         std::to_chars(digits, digits + sizeof(digits), c->first_line + i);
-    for (; p.next < q.size() && q.row[p.next] == i; ++p.next)
+    for (; NextWindow() && p.params.row[p.next] == i; ++p.next)
       AppendParam(p.next, std::string_view(digits, r.ptr - digits), &c->out);
     return true;
   }

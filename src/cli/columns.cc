@@ -116,7 +116,7 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
       Wants(Column::kParamRaw)) {
     QueryParams& p = derived->params;
     derived->data = rows.data;
-    ExtractQueryParams(rows.data, spans, &p);
+    ExtractQueryParams(rows.data, spans, &p, kLongQuery);
     DecodeSpans(rows.data, p.name_begin.data(), p.name_end.data(), p.size(),
                 Decoding::kForm, &derived->names, &derived->name_offsets);
     derived->param_start.assign(spans.size() + 1, 0);
@@ -182,9 +182,21 @@ void AppendPathSegments(std::string_view path, std::string* out) {
 
 }  // namespace
 
-void ColumnWriter::AppendParamNames(size_t i, const DerivedRows& derived,
+void ColumnWriter::AppendParamNames(size_t i, std::string_view query,
+                                    const DerivedRows& derived,
                                     std::string* out) {
   JsonArrayCell cell;
+  if (query.size() > kLongQuery) {  // not in the columns: walked here
+    thread_local std::string name;
+    ForEachQueryField(query, [&](std::string_view raw, std::string_view) {
+      name.resize(raw.size());
+      name.resize(Decode(raw, Decoding::kForm, name.data()));
+      cell.Add(name);
+      return true;
+    });
+    cell.AppendTo(out);
+    return;
+  }
   const char* names = derived.names.data();
   for (uint32_t k = derived.param_start[i]; k < derived.param_start[i + 1];
        ++k) {
@@ -196,12 +208,32 @@ void ColumnWriter::AppendParamNames(size_t i, const DerivedRows& derived,
 
 // param:NAME and param_raw:NAME: the value of the first parameter whose
 // decoded name is NAME, decoded or as written; \N when there is none.
-void ColumnWriter::AppendParam(size_t i, const ColumnChoice& c,
+void ColumnWriter::AppendParam(size_t i, std::string_view query,
+                               const ColumnChoice& c,
                                const DerivedRows& derived, std::string* out) {
   const char* data = derived.data;
   const bool raw = c.column == Column::kParamRaw;
   const std::string_view name = std::string_view(c.name).substr(
       raw ? kParamRawPrefix.size() : kParamPrefix.size());
+  if (query.size() > kLongQuery) {  // not in the columns: walked here
+    thread_local std::string decoded;
+    bool found = false;
+    ForEachQueryField(query, [&](std::string_view n, std::string_view value) {
+      if (n.size() < name.size()) return true;  // decoding never grows text
+      decoded.resize(n.size());
+      decoded.resize(Decode(n, Decoding::kForm, decoded.data()));
+      if (decoded != name) return true;
+      if (raw) {
+        AppendPgText(value, out);
+      } else {
+        AppendDecoded(value, Decoding::kForm, out);
+      }
+      found = true;
+      return false;
+    });
+    if (!found) out->append("\\N");
+    return;
+  }
   const QueryParams& p = derived.params;
   for (uint32_t k = derived.param_start[i]; k < derived.param_start[i + 1];
        ++k) {
@@ -384,7 +416,7 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
         break;
       case Column::kParamNames:
         if (valid) {
-          AppendParamNames(i, derived, out);
+          AppendParamNames(i, uri.query().value_or(""), derived, out);
         } else {
           out->append("\\N");
         }
@@ -392,7 +424,7 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
       case Column::kParam:
       case Column::kParamRaw:
         if (valid) {
-          AppendParam(i, columns_[k], derived, out);
+          AppendParam(i, uri.query().value_or(""), columns_[k], derived, out);
         } else {
           out->append("\\N");
         }

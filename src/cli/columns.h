@@ -44,6 +44,11 @@ bool ParseColumns(std::string_view list, std::vector<ColumnChoice>* out,
                   std::string* unknown);
 
 // What each chunk computes once for all its rows before they are written.
+// Queries longer than this are walked in place when their row is written
+// (ForEachQueryField), not split into a chunk's parameter columns: a line of
+// millions of parameters needs no column as long as it.
+inline constexpr size_t kLongQuery = size_t{64} << 10;
+
 struct DerivedRows {
   NormalizedBatch normalized;  // --profile: normalized
   NormalizedBatch crawler;     // surt_crawler
@@ -103,10 +108,13 @@ class ColumnWriter {
                     bool registrable, std::string* out) const;
   void AppendSubdomain(std::optional<std::string_view> reg_name,
                        std::string* out) const;
-  static void AppendParam(size_t i, const ColumnChoice& c,
-                          const DerivedRows& derived, std::string* out);
-  static void AppendParamNames(size_t i, const DerivedRows& derived,
-                               std::string* out);
+  // Row i's parameters from `derived`, or walked in its `query` when that
+  // is longer than kLongQuery (then not in the columns).
+  static void AppendParam(size_t i, std::string_view query,
+                          const ColumnChoice& c, const DerivedRows& derived,
+                          std::string* out);
+  static void AppendParamNames(size_t i, std::string_view query,
+                               const DerivedRows& derived, std::string* out);
 
   std::vector<ColumnChoice> columns_;
   const PublicSuffixList* psl_;

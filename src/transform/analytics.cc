@@ -11,10 +11,6 @@
 namespace uriscan {
 namespace {
 
-// The parameters one SplitQueries() call may write (its queries' bound): the
-// five scratch columns, 80 KiB, stay in L1 and L2 until they are appended.
-constexpr size_t kWindowParams = 4096;
-
 // [begin, end) of row i's query; false when the row has none.
 bool QueryOf(const ComponentSpans& s, size_t i, uint32_t* begin,
              uint32_t* end) {
@@ -70,62 +66,107 @@ void ExtractQueryParamsScalar(const char* data, const ComponentSpans& spans,
   }
 }
 
-void ExtractQueryParams(const char* data, const ComponentSpans& spans,
-                        QueryParams* out) {
-  out->Clear();
+QueryParamWindows::QueryParamWindows(const char* data,
+                                     const ComponentSpans& spans,
+                                     size_t longest_query)
+    : data_(data) {
   // The rows with a query (a SIMD scan of the flags column: a log's rows
   // mostly have none), then their queries' spans.
-  thread_local std::vector<uint32_t> rows, begin, end;
   const size_t n = spans.size();
-  if (rows.size() < n) rows.resize(n);
-  const size_t with_query =
-      kernels::RowsWithFlag(spans.flags.data(), n, flags::kHasQuery,
-                            rows.data());
-  if (begin.size() < with_query) {
-    begin.resize(with_query);
-    end.resize(with_query);
-  }
+  rows_.resize(n);
+  const size_t with_query = kernels::RowsWithFlag(
+      spans.flags.data(), n, flags::kHasQuery, rows_.data());
+  begin_.resize(with_query);
+  end_.resize(with_query);
   size_t queries = 0;
-  uint32_t limit = 0;  // the bytes of data the kernel may read
   for (size_t k = 0; k < with_query; ++k) {
-    const uint32_t i = rows[k];
-    if (!QueryOf(spans, i, &begin[queries], &end[queries])) continue;
-    rows[queries] = i;
-    limit = std::max(limit, end[queries]);
+    const uint32_t i = rows_[k];
+    if (!QueryOf(spans, i, &begin_[queries], &end_[queries]) ||
+        end_[queries] - begin_[queries] > longest_query)
+      continue;
+    rows_[queries] = i;
+    limit_ = std::max(limit_, end_[queries]);
     ++queries;
   }
-  // Split a window of queries at a time into scratch columns that stay in
-  // L1, then append them.
-  thread_local std::vector<uint32_t> row_of, name_begin, name_end,
-      value_begin, value_end;
-  size_t k = 0;
-  while (k < queries) {
-    size_t stop = k, room = 0;
-    do {
-      room += (end[stop] - begin[stop] + 1) / 2;
-      ++stop;
-    } while (stop < queries &&
-             room + (end[stop] - begin[stop] + 1) / 2 <= kWindowParams);
-    if (row_of.size() < room) {
-      for (auto* v : {&row_of, &name_begin, &name_end, &value_begin,
-                      &value_end})
-        v->resize(std::max(room, kWindowParams));
+  rows_.resize(queries);
+  begin_.resize(queries);
+  end_.resize(queries);
+  if (queries > 0) at_ = begin_[0];
+}
+
+bool QueryParamWindows::Next(QueryParams* out) {
+  out->Clear();
+  // Pieces of queries whose parameters fit the window: whole queries, and
+  // of a long one a run of its fields, cut after a '&' (a field never
+  // holds one, so the pieces give the fields of the whole).
+  piece_row_.clear();
+  piece_begin_.clear();
+  piece_end_.clear();
+  size_t room = 0;
+  while (next_ < rows_.size()) {
+    const uint32_t end = end_[next_];
+    const size_t need = (end - at_ + 1) / 2;  // at most this many fields
+    uint32_t cut = end;
+    size_t fields = need;
+    if (room + need > kWindowParams) {
+      if (room > 0) break;  // the next window begins with this one
+      // A piece of at most 2 * kWindowParams - 1 bytes, ended at its last
+      // '&'; or, when no '&' is in that, the one field that begins it.
+      const uint32_t span = 2 * kWindowParams - 1;
+      const void* amp = memrchr(data_ + at_, '&', span);
+      if (amp) {
+        cut = static_cast<uint32_t>(static_cast<const char*>(amp) - data_);
+        fields = (cut - at_ + 1) / 2;
+      } else {
+        amp = std::memchr(data_ + at_ + span, '&', end - at_ - span);
+        if (amp)
+          cut = static_cast<uint32_t>(static_cast<const char*>(amp) - data_);
+        fields = 1;
+      }
     }
-    const size_t found = kernels::SplitQueries(
-        reinterpret_cast<const uint8_t*>(data), limit, rows.data() + k,
-        begin.data() + k, end.data() + k, stop - k, row_of.data(),
-        name_begin.data(), name_end.data(), value_begin.data(),
-        value_end.data());
-    out->row.insert(out->row.end(), row_of.data(), row_of.data() + found);
-    out->name_begin.insert(out->name_begin.end(), name_begin.data(),
-                           name_begin.data() + found);
-    out->name_end.insert(out->name_end.end(), name_end.data(),
-                         name_end.data() + found);
-    out->value_begin.insert(out->value_begin.end(), value_begin.data(),
-                            value_begin.data() + found);
-    out->value_end.insert(out->value_end.end(), value_end.data(),
-                          value_end.data() + found);
-    k = stop;
+    piece_row_.push_back(rows_[next_]);
+    piece_begin_.push_back(at_);
+    piece_end_.push_back(cut);
+    room += fields;
+    if (cut < end) {
+      at_ = cut + 1;  // past the '&'
+      break;
+    }
+    if (++next_ < rows_.size()) at_ = begin_[next_];
+  }
+  if (piece_row_.empty()) return false;
+  for (auto* v : {&out->row, &out->name_begin, &out->name_end,
+                  &out->value_begin, &out->value_end})
+    v->resize(std::max<size_t>(room, 1));
+  const size_t found = kernels::SplitQueries(
+      reinterpret_cast<const uint8_t*>(data_), limit_, piece_row_.data(),
+      piece_begin_.data(), piece_end_.data(), piece_row_.size(),
+      out->row.data(), out->name_begin.data(), out->name_end.data(),
+      out->value_begin.data(), out->value_end.data());
+  for (auto* v : {&out->row, &out->name_begin, &out->name_end,
+                  &out->value_begin, &out->value_end})
+    v->resize(found);
+  return true;
+}
+
+void ExtractQueryParams(const char* data, const ComponentSpans& spans,
+                        QueryParams* out, size_t longest_query) {
+  out->Clear();
+  // A window at a time into scratch columns that stay in L1 and L2, then
+  // appended.
+  QueryParamWindows windows(data, spans, longest_query);
+  thread_local QueryParams window;
+  while (windows.Next(&window)) {
+    out->row.insert(out->row.end(), window.row.begin(), window.row.end());
+    out->name_begin.insert(out->name_begin.end(), window.name_begin.begin(),
+                           window.name_begin.end());
+    out->name_end.insert(out->name_end.end(), window.name_end.begin(),
+                         window.name_end.end());
+    out->value_begin.insert(out->value_begin.end(),
+                            window.value_begin.begin(),
+                            window.value_begin.end());
+    out->value_end.insert(out->value_end.end(), window.value_end.begin(),
+                          window.value_end.end());
   }
 }
 

@@ -234,5 +234,69 @@ TEST_P(AnalyticsTargetTest, GeneratedQueriesMatch) {
   EXPECT_GT(params, 10000u);
 }
 
+// Queries longer than a window (QueryParamWindows::kWindowParams fields),
+// which are cut between windows after a '&': a field of 20,000 bytes, runs
+// of empty fields, a window's worth of one-byte fields, and short rows
+// between them. The windows give the scalar split, none over its bound.
+TEST_P(AnalyticsTargetTest, LongQueriesAreSplitAcrossWindowsExactly) {
+  constexpr size_t kWindow = QueryParamWindows::kWindowParams;
+  std::mt19937 rng(5);
+  std::string text;
+  for (int row = 0; row < 40; ++row) {
+    text += "http://h/p?";
+    switch (row % 5) {
+      case 0:
+        for (size_t k = 0; k < 3 * kWindow + row; ++k) text += "x&";
+        break;
+      case 1:
+        text += "a=" + std::string(20000 + row, 'v') + "&b&" +
+                std::string(2 * kWindow + 1, '&') + "c=1";
+        break;
+      case 2:
+        for (size_t t = 0; t < 30000; ++t) text += "ab=&"[rng() % 4];
+        break;
+      case 3:
+        text += "q=" + std::string(2 * kWindow - 3, 'z');  // one field only
+        break;
+      default:
+        text += "s=1&t=2";
+    }
+    if (row % 3 == 0) text += "#f&g=1";
+    text += '\n';
+  }
+  size_t params = 0;
+  ASSERT_TRUE(SameParams(text, &params));
+  OwnedBatch batch;
+  ASSERT_TRUE(BatchFromLines(text, &batch));
+  ComponentSpans spans;
+  Scan(batch.view(), &spans);
+  QueryParams oracle, window, all;
+  ExtractQueryParamsScalar(batch.view().data, spans, &oracle);
+  QueryParamWindows windows(batch.view().data, spans);
+  size_t count = 0;
+  while (windows.Next(&window)) {
+    ASSERT_LE(window.size(), kWindow);
+    ASSERT_GT(window.size(), 0u);
+    ++count;
+    all.row.insert(all.row.end(), window.row.begin(), window.row.end());
+    all.name_end.insert(all.name_end.end(), window.name_end.begin(),
+                        window.name_end.end());
+    all.value_begin.insert(all.value_begin.end(), window.value_begin.begin(),
+                           window.value_begin.end());
+  }
+  EXPECT_GT(count, 40u);
+  EXPECT_EQ(all.row, oracle.row);
+  EXPECT_EQ(all.name_end, oracle.name_end);
+  EXPECT_EQ(all.value_begin, oracle.value_begin);
+  // Queries over `longest_query` bytes give nothing: only the short rows.
+  QueryParamWindows short_only(batch.view().data, spans, 100);
+  size_t short_params = 0;
+  while (short_only.Next(&window)) {
+    for (uint32_t r : window.row) ASSERT_EQ(r % 5, 4u);
+    short_params += window.size();
+  }
+  EXPECT_EQ(short_params, 8u * 2);
+}
+
 }  // namespace
 }  // namespace uriscan
