@@ -255,14 +255,24 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   // Lines longer than --max-line are diagnosed and left empty, whether or
   // not they fit in a chunk, so the output never depends on the chunking.
   thread_local std::string kept;
-  thread_local std::vector<uint64_t> long_lines;
-  const std::string_view text = WithoutLongLines(
-      c->input.text.substr(r.skip), opt_.max_line, &kept, &long_lines);
+  // In tsv and csv a record with such a line is left out whole, and the
+  // quotes read on after it as they were.
+  thread_local std::vector<uint64_t> long_lines, long_records;
+  long_records.clear();
+  const std::string_view text =
+      extract_.from == LogFormat::kTsv || extract_.from == LogFormat::kCsv
+          ? WithoutLongRecords(c->input.text.substr(r.skip), opt_.max_line,
+                               extract_, &kept, &long_lines, &long_records)
+          : WithoutLongLines(c->input.text.substr(r.skip), opt_.max_line,
+                             &kept, &long_lines);
   for (const uint64_t line : long_lines)
     c->diagnostics.push_back({header_lines + line, opt_.max_line + 1,
                               ErrorKindName(ErrorKind::kTooLong),
                               ErrorKindMessage(ErrorKind::kTooLong)});
-  c->totals.malformed += long_lines.size();
+  for (const uint64_t line : long_records)
+    c->diagnostics.push_back({header_lines + line, 1, kLogFormatKind,
+                              kOverlongRecord});
+  c->totals.malformed += long_lines.size() + long_records.size();
   thread_local std::vector<ExtractProblem> problems;
   problems.clear();
   const ExtractCounts counts =
@@ -273,6 +283,11 @@ void ExtractRun::ProcessChunk(Chunk* c) {
     c->diagnostics.push_back({header_lines + p.line, p.column, p.kind,
                               p.message});
   c->totals.malformed += problems.size();
+  // In the order of their lines, as a reader of stderr expects.
+  std::stable_sort(c->diagnostics.begin(), c->diagnostics.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) {
+                     return a.row < b.row;
+                   });
 }
 
 }  // namespace

@@ -779,6 +779,41 @@ std::string_view WithoutLongLines(std::string_view text, size_t max_line,
   return *kept;
 }
 
+std::string_view WithoutLongRecords(std::string_view text, size_t max_line,
+                                    const ExtractOptions& opt,
+                                    std::string* kept,
+                                    std::vector<uint64_t>* long_lines,
+                                    std::vector<uint64_t>* long_records) {
+  long_records->clear();
+  const std::string_view lines =
+      WithoutLongLines(text, max_line, kept, long_lines);
+  if (long_lines->empty()) return lines;
+  // Rare: a line too long. Record by record, on the text as it was.
+  std::vector<uint64_t> too_long;
+  too_long.swap(*long_lines);
+  std::string out;
+  uint64_t line = 0;
+  size_t next = 0;  // the next entry of too_long
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = ScanRecord(text, pos, Delimiter(opt), nullptr, nullptr);
+    if (end == std::string_view::npos) end = text.size();  // left open
+    const std::string_view record = text.substr(pos, end - pos);
+    const uint64_t breaks = std::count(record.begin(), record.end(), '\n');
+    const uint64_t last = line + breaks - (record.back() == '\n');
+    if (next < too_long.size() && too_long[next] <= last) {
+      (last == line ? long_lines : long_records)->push_back(line);
+      out.append(breaks, '\n');
+      while (next < too_long.size() && too_long[next] <= last) ++next;
+    } else {
+      out.append(record);
+    }
+    line += breaks;
+    pos = end;
+  }
+  kept->swap(out);
+  return *kept;
+}
+
 size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
                   bool at_end) {
   if (at_end) return text.size();

@@ -69,6 +69,18 @@ ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
                       uint64_t first_line, std::string* out,
                       std::vector<ExtractProblem>* problems);
 
+// For tsv and csv, whose quoted fields may hold line breaks: `text` with
+// each record that holds a line longer than `max_line` left as empty lines
+// (so the lines after it keep their numbers and the quotes their state):
+// the first line of such a record of more than one line goes in
+// *long_records, the line of a one-line record in *long_lines (as
+// WithoutLongLines() says it). `text` itself when no line is too long.
+std::string_view WithoutLongRecords(std::string_view text, size_t max_line,
+                                    const ExtractOptions& opt,
+                                    std::string* kept,
+                                    std::vector<uint64_t>* long_lines,
+                                    std::vector<uint64_t>* long_records);
+
 // `text` with its lines longer than `max_line` (a "\r" before the "\n" not
 // counted) left empty: `text` itself when none is, else *kept. Those
 // lines' numbers (from 0) go in *long_lines.

@@ -120,10 +120,10 @@ std::string_view ParamName(std::string_view param) {
   return param.substr(0, param.find('='));
 }
 
-// The crawler's query: tracking, session-id and empty parameters out, the
-// rest sorted by name (stable, byte-wise). Returns false when no parameter
-// is left: the whole query is then dropped, so "?", "?&" and
-// "?utm_source=1" all merge with no query at all.
+// Past this, a query's parameter list is sized before it is filled and
+// let go after (a line of millions of parameters).
+constexpr size_t kLongQueryBytes = size_t{1} << 16;
+
 // The value of a "name=value" parameter ("" without '=').
 std::string_view ParamValue(std::string_view param) {
   const size_t eq = param.find('=');
@@ -152,16 +152,26 @@ bool IsSessionId(std::string_view param) {
          AllOf(value, 24, chars::kAlpha);
 }
 
-bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
-                        std::string* out) {
-  thread_local std::vector<std::string_view> params;
-  params.clear();
+// The kept parameters of `query`, each by its first byte alone (4 bytes a
+// parameter however many a line has; a query of 4 GiB or more takes 8),
+// its name and end found as they are needed; then '?' and them, sorted by
+// name, equal names in their order (std::sort needs no buffer where
+// std::stable_sort takes one as long as the list; the offset breaks ties).
+template <class Offset>
+bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
+                          std::string* out) {
+  thread_local std::vector<Offset> kept;
+  kept.clear();
+  if (query.size() > kLongQueryBytes) {
+    kept.reserve(std::count(query.begin(), query.end(), '&') + 1);
+  }
   size_t begin = 0;
   bool drop_cftoken = false;  // the parameter before was a dropped cfid
   while (begin <= query.size()) {
     size_t end = query.find('&', begin);
     if (end == std::string_view::npos) end = query.size();
     const std::string_view p = query.substr(begin, end - begin);
+    const size_t first = begin;
     begin = end + 1;
     if (p.empty()) continue;
     const std::string_view name = ParamName(p);
@@ -184,19 +194,40 @@ bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
       }
     }
     if (!ParamMatches(name, opt.tracking_params) && !IsSessionId(p))
-      params.push_back(p);
+      kept.push_back(static_cast<Offset>(first));
   }
-  if (params.empty()) return false;
-  std::stable_sort(params.begin(), params.end(),
-                   [](std::string_view a, std::string_view b) {
-                     return ParamName(a) < ParamName(b);
-                   });
+  if (kept.empty()) return false;
+  const char* const q = query.data();
+  const size_t n = query.size();
+  const auto name_at = [q, n](Offset at) {
+    size_t e = at;
+    while (e < n && q[e] != '=' && q[e] != '&') ++e;
+    return std::string_view(q + at, e - at);
+  };
+  std::sort(kept.begin(), kept.end(), [&](Offset a, Offset b) {
+    const int c = name_at(a).compare(name_at(b));
+    return c < 0 || (c == 0 && a < b);
+  });
   out->push_back('?');
-  for (size_t i = 0; i < params.size(); ++i) {
+  for (size_t i = 0; i < kept.size(); ++i) {
     if (i) out->push_back('&');
-    out->append(params[i]);
+    size_t e = kept[i];
+    while (e < n && q[e] != '&') ++e;
+    out->append(q + kept[i], e - kept[i]);
   }
+  if (kept.capacity() > kLongQueryBytes) kept = {};  // not kept for later
   return true;
+}
+
+// The crawler's query: tracking, session-id and empty parameters out, the
+// rest sorted by name (stable, byte-wise). Returns false when no parameter
+// is left: the whole query is then dropped, so "?", "?&" and
+// "?utm_source=1" all merge with no query at all.
+bool AppendCrawlerQuery(std::string_view query, const NormalizeOptions& opt,
+                        std::string* out) {
+  return query.size() <= UINT32_MAX
+             ? AppendCrawlerQueryAs<uint32_t>(query, opt, out)
+             : AppendCrawlerQueryAs<size_t>(query, opt, out);
 }
 
 // Servlet containers put the session in the path: "/a;jsessionid=X?q".

@@ -115,6 +115,10 @@ void AppendFormEncoded(std::string_view s, std::string* out) {
   }
 }
 
+// Past this, a query's list of fields is sized before it is filled and let
+// go after (a line of millions of fields).
+constexpr size_t kLongQueryBytes = size_t{1} << 16;
+
 // One decoded field: offsets into the decoded bytes.
 struct Field {
   uint32_t name_begin, value_begin, value_end;
@@ -128,6 +132,13 @@ void AppendQuery(std::string_view query, std::string* out) {
   thread_local std::vector<Field> fields;
   decoded.clear();
   fields.clear();
+  if (query.size() > kLongQueryBytes) {  // sized once, let go after
+    fields.reserve(std::count_if(query.begin(), query.end(), [](char c) {
+                     return c == '&' || c == ';';
+                   }) +
+                   1);
+    decoded.reserve(query.size());
+  }
   size_t begin = 0;
   while (begin <= query.size()) {
     size_t end = query.find_first_of("&;", begin);
@@ -164,6 +175,10 @@ void AppendQuery(std::string_view query, std::string* out) {
     AppendFormEncoded(name(fields[k]), out);
     out->push_back('=');
     AppendFormEncoded(value(fields[k]), out);
+  }
+  if (fields.capacity() > kLongQueryBytes) {
+    fields = {};
+    decoded = {};
   }
 }
 
