@@ -60,7 +60,7 @@ void Shrink(T* v, size_t bytes) {
 // What the glue gave to upg_set_interrupt_check(): whether PostgreSQL has
 // an interrupt (a cancel, statement_timeout) pending.
 int (*interrupt_pending)(void) = nullptr;
-bool Interrupted() { return interrupt_pending && interrupt_pending(); }
+bool InterruptPending() { return interrupt_pending && interrupt_pending(); }
 
 // Keys of each profile, with the command's default options; made once.
 const uriscan::Fingerprinter& FingerprinterOf(int profile) {
@@ -118,6 +118,8 @@ int upg_normalize(const char* text, size_t size, int profile,
                             &normal))
       return UPG_NULL;
     return Give(normal, out, out_size);
+  } catch (const uriscan::Interrupted&) {
+    return UPG_INTERRUPTED;
   } catch (...) {
     return UPG_NO_MEMORY;
   }
@@ -129,6 +131,8 @@ int upg_key(const char* text, size_t size, int profile, int64_t* key) {
     if (k == 0) return UPG_NULL;  // 0 marks an invalid reference
     *key = static_cast<int64_t>(k);
     return UPG_VALUE;
+  } catch (const uriscan::Interrupted&) {
+    return UPG_INTERRUPTED;
   } catch (...) {
     return UPG_NO_MEMORY;
   }
@@ -181,6 +185,8 @@ int upg_surt(const char* text, size_t size, const char** out,
         !uriscan::AppendIaSurt(uri.text(), &key))
       return UPG_NULL;
     return Give(key, out, out_size);
+  } catch (const uriscan::Interrupted&) {
+    return UPG_INTERRUPTED;
   } catch (...) {
     return UPG_NO_MEMORY;
   }
@@ -208,7 +214,7 @@ int upg_param(const char* text, size_t size, const char* name,
     uriscan::pg::ForEachRawParam(
         View(text, size),
         [&](std::string_view raw_name, std::string_view raw_value) {
-          if ((++k & 0xffff) == 0 && Interrupted()) {
+          if ((++k & 0xffff) == 0 && InterruptPending()) {
             interrupted = true;
             return false;
           }
@@ -244,7 +250,7 @@ int upg_params(const char* text, size_t size, size_t* count,
     uriscan::pg::ForEachRawParam(
         View(text, size),
         [&](std::string_view raw_name, std::string_view raw_value) {
-          if ((++k & 0xffff) == 0 && Interrupted()) {
+          if ((++k & 0xffff) == 0 && InterruptPending()) {
             interrupted = true;
             return false;
           }
@@ -266,6 +272,9 @@ int upg_params(const char* text, size_t size, size_t* count,
 
 void upg_set_interrupt_check(int (*pending)(void)) {
   interrupt_pending = pending;
+  // The library's long loops (a query of millions of fields sorted by the
+  // crawler or w3lib profile or the surt key) ask it too, and throw.
+  uriscan::SetInterruptCheck(pending ? InterruptPending : nullptr);
 }
 
 void upg_release(void) {

@@ -275,8 +275,7 @@ uri_key(PG_FUNCTION_ARGS)
 	int			r = upg_key(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), profile,
 							&key);
 
-	if (r == UPG_NO_MEMORY)
-		no_memory();
+	check_bridge(r);
 	if (r == UPG_NULL)
 		PG_RETURN_NULL();
 	PG_RETURN_INT64((int64) key);

@@ -2,7 +2,8 @@
 # Builds the libFuzzer harnesses of the parsers of hostile input (clang,
 # ASan + UBSan, in build/fuzz as tools/fuzz.sh) and runs each for SECONDS
 # (default 20): extract's formats, the gzip and zstd readers (with a
-# dictionary of their magic bytes), and the files of a --state directory.
+# dictionary of their magic bytes), the files of a --state directory (and
+# entries of other kinds planted among them), and the command line.
 # Seeds come from the tests' inputs. A crash or a broken invariant aborts
 # with the input saved as build/fuzz/<harness>-crash-*.
 set -euo pipefail
@@ -10,9 +11,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-20}
 bash tools/fuzz-build.sh uriscan_fuzz_extract uriscan_fuzz_decompress \
-  uriscan_fuzz_state uriscan_cli
+  uriscan_fuzz_state uriscan_fuzz_options uriscan_cli
 seeds=build/fuzz/seeds-inputs
-rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,state}
+rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,state,options}
 
 # extract: the golden inputs of every format, each behind a byte that picks
 # its format (text clf combined tsv csv jsonl = 0..5) and a cut at the middle.
@@ -57,14 +58,43 @@ for run in "$state"/run-*.keys; do
   { printf '\001'; cat "$run"; } > "$seeds/state/$(basename "$run")"
 done
 rm -rf "$state"
+# The MANIFEST of a state of no keys (a run on empty input), which an
+# update can open: alone, and with each kind of entry planted under each
+# name (the first byte's bits 1-6).
+build/fuzz/uriscan dedup --quiet --state="$state" < /dev/null > /dev/null
+for plant in 0 2 6 10 14 18 38 50 66 86 102 118; do
+  { printf "\\$(printf %o "$plant")"; cat "$state/MANIFEST"; } \
+    > "$seeds/state/empty-$plant"
+done
+rm -rf "$state"
 
-for harness in extract decompress state; do
+# options: sizes (first byte odd) and command lines of every command, one
+# argument a line (first byte even).
+i=0
+for size in 64M 1 1500 4G 2T 16MiB 1KB 0 -1 +5 '1 ' 99999999999999999999; do
+  printf '\001%s' "$size" > "$seeds/options/size-$i"
+  i=$((i + 1))
+done
+i=0
+for line in 'dedup --memory=64M --bloom=1G --profile=crawler' \
+            'dedup --state=s --tracking-params=+a,b --fold-www' \
+            'parse --format=tsv --columns=host,param:x --max-line=1M' \
+            'extract --from=csv --field=url --threads=2 --chunk-size=1M' \
+            'normalize --profile=w3lib --on-error=skip' \
+            'resolve --base=http://a/b/c' 'state --verify s' '--help' \
+            'params --raw --line-numbers=global'; do
+  printf '\000%s' "$line" | tr ' ' '\n' > "$seeds/options/line-$i"
+  i=$((i + 1))
+done
+
+for harness in extract decompress state options; do
   dict=()
   [ "$harness" = decompress ] && dict=(-dict="$seeds/magic.dict")
   echo "== uriscan_fuzz_$harness ($seconds s)"
   mkdir -p "build/fuzz/corpus-$harness"
   "build/fuzz/uriscan_fuzz_$harness" -max_total_time="$seconds" \
-    -max_len=65536 -timeout=20 -rss_limit_mb=2048 "${dict[@]}" \
+    -max_len=65536 -timeout=20 -rss_limit_mb=2048 -close_fd_mask=1 \
+    "${dict[@]}" \
     -artifact_prefix="build/fuzz/$harness-" \
     "build/fuzz/corpus-$harness" "$seeds/$harness"
 done

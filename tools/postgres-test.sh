@@ -62,21 +62,50 @@ for db in sql_ascii utf8; do
     status=1
 done
 
-# A long call is cancelled by statement_timeout (the bridge stops for a
-# pending interrupt; the row loop checks too), within a few seconds
-# rather than after the whole call (10 s before).
+# Every call that can run long is cancelled by statement_timeout (the
+# bridge stops for a pending interrupt, the library's long loops ask it
+# too, the row loop checks), within a few seconds rather than after the
+# whole call (10 s and more before): a query of 30 million parameters.
+big="'http://a/?' || repeat('x&', 30000000)"
+for call in "count(*) FROM uri_params($big)" "uri_param($big, 'y')" \
+            "uri_key($big, 'crawler')" "uri_normalize($big, 'w3lib')" \
+            "length(uri_surt($big))"; do
+  start=$(date +%s%N)
+  if psql -X -q -d utf8 -c "SET statement_timeout = '1s'" \
+       -c "SELECT $call" > out/timeout.out 2>&1; then
+    echo "postgres-test: SELECT $call ran past statement_timeout" >&2
+    status=1
+  fi
+  elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+  if ! grep -q 'canceling statement due to statement timeout' out/timeout.out ||
+     [ "$elapsed_ms" -gt 5000 ]; then
+    echo "postgres-test: statement_timeout of SELECT $call took" \
+         "${elapsed_ms} ms:" >&2
+    cat out/timeout.out >&2
+    status=1
+  fi
+done
+# pg_cancel_backend stops such a call as well.
+psql -X -q -d utf8 -c "SELECT uri_key($big, 'crawler')" \
+  > out/cancel.out 2>&1 &
+victim=$!
+pid=
+for _ in $(seq 100); do
+  pid=$(psql -X -q -At -d utf8 -c "SELECT pid FROM pg_stat_activity
+          WHERE query LIKE 'SELECT uri_key(%' AND pid <> pg_backend_pid()")
+  [ -n "$pid" ] && break
+  sleep 0.05
+done
+sleep 0.5  # inside the call
 start=$(date +%s%N)
-if psql -X -q -d utf8 -c "SET statement_timeout = '1s'" \
-     -c "SELECT count(*) FROM uri_params('http://a/?' || repeat('x&', 30000000))" \
-     > out/timeout.out 2>&1; then
-  echo "postgres-test: uri_params ran past statement_timeout" >&2
-  status=1
-fi
+psql -X -q -At -d utf8 -c "SELECT pg_cancel_backend(${pid:-0})" \
+  > /dev/null 2>&1 || true
+wait $victim || true
 elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
-if ! grep -q 'canceling statement due to statement timeout' out/timeout.out ||
-   [ "$elapsed_ms" -gt 5000 ]; then
-  echo "postgres-test: statement_timeout took ${elapsed_ms} ms:" >&2
-  cat out/timeout.out >&2
+if [ -z "$pid" ] || ! grep -q 'canceling statement due to user request' \
+     out/cancel.out || [ "$elapsed_ms" -gt 5000 ]; then
+  echo "postgres-test: pg_cancel_backend took ${elapsed_ms} ms:" >&2
+  cat out/cancel.out >&2
   status=1
 fi
 # What a call needed is given back: after 3 million parameters the idle

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -176,6 +177,19 @@ URISCAN_EXPORT void MarkAlreadyNormal(const Batch& in,
                                       Profile profile,
                                       std::vector<uint8_t>* as_is,
                                       const NormalizeOptions& options = {});
+
+// Stopping a long call on one huge reference. The crawler and w3lib
+// profiles (Normalize(), their keys) and AppendIaSurt() split and sort a
+// query's fields: a reference of millions of them takes seconds. Every
+// few thousand fields and comparisons they ask the check set for the
+// calling thread, and throw Interrupted when it answers true (what they
+// were writing is then unspecified). A database's cancel or a time limit
+// is such a check; there is none by default, and a null `check` removes
+// the thread's.
+struct URISCAN_EXPORT Interrupted : std::exception {
+  const char* what() const noexcept override;
+};
+URISCAN_EXPORT void SetInterruptCheck(bool (*check)());
 
 }  // namespace uriscan
 

@@ -14,6 +14,7 @@
 #include <new>
 
 #include "src/transform/already_normal.h"
+#include "src/transform/interrupt.h"
 #include "src/transform/surt.h"
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
@@ -21,6 +22,17 @@
 #include "uriscan/resolve.h"
 
 namespace uriscan {
+
+namespace internal {
+thread_local bool (*interrupt_check)() = nullptr;
+}  // namespace internal
+
+const char* Interrupted::what() const noexcept {
+  return "uriscan: interrupted";
+}
+
+void SetInterruptCheck(bool (*check)()) { internal::interrupt_check = check; }
+
 namespace {
 
 // sec. 6.2.3 for the schemes we know; anything else is left alone.
@@ -165,9 +177,10 @@ bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
   if (query.size() > kLongQueryBytes) {
     kept.reserve(std::count(query.begin(), query.end(), '&') + 1);
   }
-  size_t begin = 0;
+  size_t begin = 0, steps = 0;
   bool drop_cftoken = false;  // the parameter before was a dropped cfid
   while (begin <= query.size()) {
+    internal::Step(&steps);
     size_t end = query.find('&', begin);
     if (end == std::string_view::npos) end = query.size();
     const std::string_view p = query.substr(begin, end - begin);
@@ -205,6 +218,7 @@ bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
     return std::string_view(q + at, e - at);
   };
   std::sort(kept.begin(), kept.end(), [&](Offset a, Offset b) {
+    internal::Step(&steps);
     const int c = name_at(a).compare(name_at(b));
     return c < 0 || (c == 0 && a < b);
   });

@@ -15,6 +15,7 @@
 
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
+#include "src/transform/interrupt.h"
 #include "src/transform/surt.h"
 
 namespace uriscan {
@@ -357,7 +358,9 @@ void AlphaReorderQueryAs(std::string* query) {
   const std::string_view q = *query;
   if (q.size() > kLongQueryBytes)  // sized once, let go after
     args.reserve(std::count(q.begin(), q.end(), '&') + 1);
+  size_t steps = 0;
   for (size_t begin = 0;;) {
+    internal::Step(&steps);
     args.push_back(static_cast<Offset>(begin));
     const size_t end = q.find('&', begin);
     if (end == std::string_view::npos) break;
@@ -373,6 +376,7 @@ void AlphaReorderQueryAs(std::string* query) {
     return at;
   };
   std::sort(args.begin(), args.end(), [&](Offset x, Offset y) {
+    internal::Step(&steps);
     const size_t xe = name_end(x), ye = name_end(y);
     const int c = q.substr(x, xe - x).compare(q.substr(y, ye - y));
     if (c != 0) return c < 0;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/char_class.h"
+#include "src/transform/interrupt.h"
 
 namespace uriscan {
 namespace {
@@ -139,8 +140,9 @@ void AppendQuery(std::string_view query, std::string* out) {
                    1);
     decoded.reserve(query.size());
   }
-  size_t begin = 0;
+  size_t begin = 0, steps = 0;
   while (begin <= query.size()) {
+    internal::Step(&steps);
     size_t end = query.find_first_of("&;", begin);
     if (end == std::string_view::npos) end = query.size();
     const std::string_view field = query.substr(begin, end - begin);
@@ -166,6 +168,7 @@ void AppendQuery(std::string_view query, std::string* out) {
   // std::string_view compares as unsigned bytes, as Python's bytes do.
   std::sort(fields.begin(), fields.end(),
             [&](const Field& a, const Field& b) {
+              internal::Step(&steps);
               const int c = name(a).compare(name(b));
               return c < 0 || (c == 0 && value(a) < value(b));
             });

@@ -5,11 +5,13 @@
 #include "uriscan/normalize.h"
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
 #include "src/transform/already_normal.h"
 #include "tests/support/corpus.h"
+#include "uriscan/hosts.h"
 #include "tests/support/seed_vectors.h"
 
 namespace uriscan {
@@ -367,6 +369,67 @@ TEST(NormalizeBatchTest, CorporaIdempotentAndSpansExact) {
       EXPECT_LE(out.copied() + rewritten, in.size()) << corpus.name;
     }
   }
+}
+
+// A check that says "stop" from its `after`-th question on.
+int questions = 0, stop_after = 0;
+bool StopAfter() { return ++questions >= stop_after; }
+
+// The profiles and the surt key that sort a query's fields ask the
+// thread's check while they work on a long query and throw when it says
+// so; without a check, or with one that never says so, they finish with
+// the same answer; another thread's check is not this thread's.
+TEST(InterruptTest, LongQueriesStopWhenTheThreadsCheckSaysSo) {
+  std::string uri = "http://a/?";
+  for (int k = 0; k < 200000; ++k) uri += "p" + std::to_string(k % 977) + "&";
+  const UriReference ref = ParseUriReference(uri);
+  ASSERT_TRUE(ref.valid());
+  std::string crawler, w3lib, surt;
+  ASSERT_TRUE(Normalize(ref, Profile::kCrawler, &crawler));
+  ASSERT_TRUE(Normalize(ref, Profile::kW3lib, &w3lib));
+  ASSERT_TRUE(AppendIaSurt(uri, &surt));
+  const auto all = [&](std::string* c, std::string* w, std::string* s) {
+    c->clear();
+    w->clear();
+    s->clear();
+    (void)Normalize(ref, Profile::kCrawler, c);
+    (void)Normalize(ref, Profile::kW3lib, w);
+    (void)AppendIaSurt(uri, s);
+  };
+  std::string c, w, s;
+  std::thread other([&] {
+    stop_after = 1;  // read by this thread's check only
+    SetInterruptCheck(StopAfter);
+  });
+  other.join();
+  questions = 0;
+  all(&c, &w, &s);  // this thread has no check
+  EXPECT_EQ(questions, 0);
+  EXPECT_EQ(c, crawler);
+  EXPECT_EQ(w, w3lib);
+  EXPECT_EQ(s, surt);
+  stop_after = 1 << 30;  // asked, never stops
+  SetInterruptCheck(StopAfter);
+  all(&c, &w, &s);
+  EXPECT_GT(questions, 100);  // every 4096 steps, in each of the three
+  EXPECT_EQ(c, crawler);
+  EXPECT_EQ(w, w3lib);
+  EXPECT_EQ(s, surt);
+  for (int which = 0; which < 3; ++which) {
+    questions = 0;
+    stop_after = 3;
+    std::string out;
+    EXPECT_THROW(which == 0   ? (void)Normalize(ref, Profile::kCrawler, &out)
+                 : which == 1 ? (void)Normalize(ref, Profile::kW3lib, &out)
+                              : (void)AppendIaSurt(uri, &out),
+                 Interrupted)
+        << which;
+    EXPECT_EQ(questions, 3);
+  }
+  SetInterruptCheck(nullptr);
+  c.clear();
+  ASSERT_TRUE(Normalize(ref, Profile::kCrawler, &c));  // after a throw too
+  EXPECT_EQ(c, crawler);
 }
 
 }  // namespace
