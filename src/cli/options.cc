@@ -54,7 +54,9 @@ bool ParseBytes(const char* text, size_t* out, uint64_t max) {
   int shift = 0;
   if (*end != '\0') {
     const char* units = "KMGT";
-    const char* u = std::strchr(units, *end & ~0x20);
+    // (A space masked to NUL would find strchr()'s terminator: letters only.)
+    const char letter = static_cast<char>(*end & ~0x20);
+    const char* u = letter != '\0' ? std::strchr(units, letter) : nullptr;
     if (!u || (end[1] != '\0' && std::strcmp(end + 1, "iB") != 0 &&
                std::strcmp(end + 1, "B") != 0))
       return false;

@@ -7,6 +7,7 @@
 #define XXH_INLINE_ALL  // short keys: let the compiler inline XXH3
 #include <xxhash.h>
 
+#include "src/transform/scratch.h"
 #include "src/transform/already_normal.h"
 
 namespace uriscan {
@@ -70,6 +71,7 @@ void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
                          Hash hash, std::vector<Key>* keys) const {
   keys->resize(batch.count);
   thread_local std::string normal;
+  const internal::LetGoIfLarge<std::string> let_go(normal);
   for (size_t i = 0; i < batch.count; ++i) {
     if (spans.error_kind[i] != 0) {
       (*keys)[i] = Key{};

@@ -14,7 +14,7 @@
 #include <new>
 
 #include "src/transform/already_normal.h"
-#include "src/transform/interrupt.h"
+#include "src/transform/scratch.h"
 #include "src/transform/surt.h"
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
@@ -343,6 +343,7 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
   const bool by_scheme = profile != Profile::kSyntax;
   const bool crawler = profile == Profile::kCrawler;
   thread_local std::string scheme, host, path;
+  const internal::LetGoIfLarge<std::string> let_go_host(host), let_go_path(path);
   scheme.clear();
   host.clear();
   path.clear();
@@ -395,6 +396,7 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
     // ASP.NET's cookieless session segment, as the surt column strips it.
     if (out->find('(', path_begin) != std::string::npos) {
       thread_local std::string stripped;
+      const internal::LetGoIfLarge<std::string> let_go(stripped);
       stripped.assign(*out, path_begin, std::string::npos);
       surt_internal::StripPathSessionIds(&stripped);
       out->resize(path_begin);
@@ -423,6 +425,7 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
   if (const auto query = uri.query()) {
     if (crawler) {
       thread_local std::string q;
+      const internal::LetGoIfLarge<std::string> let_go(q);
       q.clear();
       AppendPctNormal(*query, false, &q);
       AppendCrawlerQuery(q, options, out);

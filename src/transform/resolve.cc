@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "src/transform/scratch.h"
+
 namespace uriscan {
 namespace {
 
@@ -159,6 +161,7 @@ ResolveStatus Resolve(const UriReference& base, const UriReference& ref,
     return [p](std::string* o) { o->append(p); };
   };
   thread_local std::string merged;
+  const internal::LetGoIfLarge<std::string> let_go(merged);
 
   if (options.draft_1997) {
     // 001 sec. 5.2: steps 2 to 7. Nothing but merged relative paths loses its

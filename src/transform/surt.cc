@@ -15,7 +15,7 @@
 
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
-#include "src/transform/interrupt.h"
+#include "src/transform/scratch.h"
 #include "src/transform/surt.h"
 
 namespace uriscan {
@@ -63,6 +63,7 @@ bool UnquoteOnce(const std::string& in, std::string* out) {
 // unescapeRepeatedly(): unquote until nothing changes ("%2541" is "A").
 void UnescapeRepeatedly(std::string* s) {
   thread_local std::string next;
+  const internal::LetGoIfLarge<std::string> let_go(next);
   while (UnquoteOnce(*s, &next)) s->swap(next);
 }
 
@@ -71,6 +72,7 @@ void UnescapeRepeatedly(std::string* s) {
 // every byte above 0x7f are written %XX.
 void EscapeOnce(std::string* s) {
   thread_local std::string out;
+  const internal::LetGoIfLarge<std::string> let_go(out);
   out.clear();
   for (char ch : *s) {
     const unsigned char c = static_cast<unsigned char>(ch);
@@ -309,6 +311,8 @@ void StripPathSessionIds(std::string* path) {
     // aspx_before[i]: the last start t < i of ".aspx" (any case), or npos;
     // question_from[i]: the first '?' at or after i (n when none).
     thread_local std::vector<size_t> aspx_before, question_from;
+    const internal::LetGoIfLarge<std::vector<size_t>> let_go_aspx(aspx_before),
+        let_go_question(question_from);
     aspx_before.assign(n + 1, std::string_view::npos);
     question_from.assign(n + 1, n);
     for (size_t i = 1; i <= n; ++i) {
@@ -571,6 +575,7 @@ bool AppendCommonIaSurt(std::string_view url, std::string* out) {
     }
     if (fields) {
       thread_local std::string sorted;
+      const internal::LetGoIfLarge<std::string> let_go(sorted);
       sorted.assign(lower);
       AlphaReorderQuery(&sorted);
       std::memcpy(q, sorted.data(), sorted.size());

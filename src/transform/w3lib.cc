@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "src/char_class.h"
-#include "src/transform/interrupt.h"
+#include "src/transform/scratch.h"
 
 namespace uriscan {
 namespace {
@@ -207,6 +207,7 @@ bool W3libKeepsAsIs(uint16_t f, std::string_view scheme, std::string_view host,
 void AppendW3libCanonical(const UriReference& uri, std::string* out) {
   // urlsplit() lower-cases the scheme.
   thread_local std::string scheme, path;
+  const internal::LetGoIfLarge<std::string> let_go(path);
   scheme.clear();
   if (const auto s = uri.scheme())
     for (char c : *s) scheme.push_back(Lower(c));

@@ -313,6 +313,7 @@ TEST_F(CliTest, HostileSizesAreUsageErrors) {
         "dedup --bloom=2000000T", "dedup --bloom=18446744073709551616",
         "dedup --memory=-1", "dedup --memory=+64M", "dedup --memory=' 64M'",
         "dedup --memory=99999999999999999999", "dedup --memory=2048T",
+        "dedup --memory='1 '", "dedup --bloom='5 B'", "parse --max-line='1 '",
         "parse --max-line=-1", "parse --chunk-size=-4M",
         "parse --threads=-1", "extract --from=csv --field=99999999999999999999"}) {
     const Result r = Run(args, "http://a/\n");
