@@ -4,6 +4,7 @@
 // backend, so nothing needs unwinding when PostgreSQL later longjmps.
 #include "postgres/bridge.h"
 
+#include <malloc.h>
 
 #include <array>
 #include <memory>
@@ -20,7 +21,13 @@ namespace {
 
 using uriscan::UriReference;
 
+// Set by a call on an input past 1 MiB: upg_release() then
+// hands the memory that call freed back to the system.
+bool large_call = false;
+
+// Every call's input goes through here.
 std::string_view View(const char* text, size_t size) {
+  if (size > (size_t{1} << 20)) large_call = true;
   return std::string_view(text, size);
 }
 
@@ -54,7 +61,8 @@ constexpr size_t kKeptBytes = size_t{1} << 20;
 
 template <class T>
 void Shrink(T* v, size_t bytes) {
-  if (bytes > kKeptBytes) *v = T();
+  // A swap: assigning T() keeps a string's capacity (its buffer is reused).
+  if (bytes > kKeptBytes) T().swap(*v);
 }
 
 // What the glue gave to upg_set_interrupt_check(): whether PostgreSQL has
@@ -282,6 +290,17 @@ void upg_release(void) {
   Shrink(&s.text, s.text.capacity());
   Shrink(&s.text2, s.text2.capacity());
   Shrink(&s.ends, s.ends.capacity() * sizeof(uint32_t));
+}
+
+void upg_trim(void) {
+  if (!large_call) return;
+  // The library let its large scratch go (LetGoIfLarge) and the server its
+  // query's memory, but malloc keeps freed heap pages for the next
+  // allocation (and raises its mmap threshold after a large free): give
+  // them back, so an idle backend is small again. Only after a large call:
+  // trimming costs.
+  malloc_trim(0);
+  large_call = false;
 }
 
 }  // extern "C"

@@ -74,6 +74,10 @@ void upg_set_interrupt_check(int (*pending)(void));
 /* Frees the scratch a large input made grow (past 1 MiB), once the glue
  * has copied the answer out: an idle backend keeps little. */
 void upg_release(void);
+/* After a transaction that called a function on an input past 1 MiB, once
+ * the server has freed the query's memory: returns the heap's free pages to
+ * the system (malloc_trim). */
+void upg_trim(void);
 
 #ifdef __cplusplus
 }

@@ -5,6 +5,7 @@
  * never an error. Only a bad profile name or an exhausted memory raises. */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -89,11 +90,23 @@ check_bridge(int result)
 	}
 }
 
+/* At the end of each transaction (its query's memory is freed by then). */
+static void
+trim_at_end(XactEvent event, void *arg)
+{
+	(void) arg;
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PARALLEL_COMMIT ||
+		event == XACT_EVENT_PARALLEL_ABORT)
+		upg_trim();
+}
+
 void		_PG_init(void);
 void
 _PG_init(void)
 {
 	upg_set_interrupt_check(interrupt_pending);
+	RegisterXactCallback(trim_at_end, NULL);
 }
 
 /* A bridge answer as a text datum (or NULL); the bridge's scratch is
@@ -275,6 +288,7 @@ uri_key(PG_FUNCTION_ARGS)
 	int			r = upg_key(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), profile,
 							&key);
 
+	upg_release();
 	check_bridge(r);
 	if (r == UPG_NULL)
 		PG_RETURN_NULL();

@@ -72,6 +72,9 @@ class DedupRun : public CommandRun {
   int Check() override;
 
   int Begin(size_t window, std::string* /*out*/) override {
+    if (!state_dir_.empty() && !profile_.profile_given &&
+        !profile_.crawler_options && !TakeStateProfile())
+      return 2;
     fingerprinter_ = std::make_unique<Fingerprinter>(profile_.profile,
                                                      profile_.normalize);
     if (!state_dir_.empty() && !OpenState()) return 2;
@@ -156,6 +159,41 @@ class DedupRun : public CommandRun {
   }
 
  private:
+  // --state=DIR without --profile (or a crawler option): the profile and
+  // its options its MANIFEST names, so that each day's run needs only the
+  // directory. A new (or unreadable) state keeps the defaults: opening it
+  // for update then says what is wrong. False after a message.
+  bool TakeStateProfile() {
+    SeenState stored;
+    std::string error;
+    if (!stored.OpenForReading(state_dir_, &error) || !stored.exists())
+      return true;
+    const SeenState::Identity& id = stored.identity();
+    if (!ParseProfile(id.profile, &profile_.profile)) {
+      std::fprintf(stderr,
+                   "uriscan: dedup --state: state %s holds keys of profile "
+                   "'%s', which this uriscan does not know\n",
+                   state_dir_.c_str(), id.profile.c_str());
+      return false;
+    }
+    if (profile_.profile == Profile::kCrawler) {
+      // StateIdentity()'s list: the names, then "+fold-www" when folded.
+      profile_.normalize.tracking_params.clear();
+      std::string_view list = id.tracking;
+      while (!list.empty()) {
+        const size_t comma = std::min(list.find(','), list.size());
+        const std::string_view name = list.substr(0, comma);
+        if (name == "+fold-www") {
+          profile_.normalize.fold_www = true;
+        } else if (!name.empty()) {
+          profile_.normalize.tracking_params.emplace_back(name);
+        }
+        list.remove_prefix(std::min(comma + 1, list.size()));
+      }
+    }
+    return true;
+  }
+
   // --state=DIR opened for update; false after a message.
   bool OpenState() {
     state_ = std::make_unique<SeenState>();

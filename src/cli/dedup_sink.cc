@@ -202,7 +202,7 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
                std::strerror(errno);
     }
   }
-  spool_buffer_ = std::string();
+  std::string().swap(spool_buffer_);  // its memory, not only its bytes
   if (!error_.empty()) {
     *error = error_;
     return false;

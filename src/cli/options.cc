@@ -281,6 +281,7 @@ void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
     if (!ParseProfile(v, &p->profile))
       throw UsageError(
           Allowed("--profile", "syntax, scheme, crawler or w3lib", v));
+    p->profile_given = true;
   });
   // "a,b" replaces the list; "+a,b" adds to it.
   AddValueOption(app, "--tracking-params", "LIST", [p](const std::string& v) {

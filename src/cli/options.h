@@ -46,6 +46,7 @@ struct ProfileOptions {
   Profile profile = Profile::kScheme;
   NormalizeOptions normalize;
   bool crawler_options = false;  // --tracking-params or --fold-www given
+  bool profile_given = false;    // --profile given
 };
 void AddProfileOptions(CLI::App* app, ProfileOptions* p);
 // The crawler profile's options without it (`crawler_used`: the command

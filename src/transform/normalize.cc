@@ -229,7 +229,8 @@ bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
     while (e < n && q[e] != '&') ++e;
     out->append(q + kept[i], e - kept[i]);
   }
-  if (kept.capacity() > kLongQueryBytes) kept = {};  // not kept for later
+  // Not kept for later (swap: assigning {} would keep the capacity).
+  if (kept.capacity() > kLongQueryBytes) std::vector<Offset>().swap(kept);
   return true;
 }
 

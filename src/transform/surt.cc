@@ -398,7 +398,7 @@ void AlphaReorderQueryAs(std::string* query) {
     out.append(q.substr(args[k], field_end(args[k]) - args[k]));
   }
   query->swap(out);
-  if (args.capacity() > kLongQueryBytes) args = {};
+  if (args.capacity() > kLongQueryBytes) std::vector<Offset>().swap(args);
 }
 
 void AlphaReorderQuery(std::string* query) {

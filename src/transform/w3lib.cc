@@ -180,8 +180,8 @@ void AppendQuery(std::string_view query, std::string* out) {
     AppendFormEncoded(value(fields[k]), out);
   }
   if (fields.capacity() > kLongQueryBytes) {
-    fields = {};
-    decoded = {};
+    std::vector<Field>().swap(fields);  // (assigning {} keeps the capacity)
+    std::string().swap(decoded);
   }
 }
 

@@ -252,10 +252,39 @@ TEST_F(StateCliTest, AnotherProfileIsAUsageErrorNamingBoth) {
                 "http://A/?a=2&b=1\nhttp://a/?c\n")
                 .out,
             "http://a/?c\n");
-  r = Run("dedup --state=" + state_, "http://a/\n");
+  r = Run("dedup --profile=scheme --state=" + state_, "http://a/\n");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("'w3lib'"), std::string::npos) << r.err;
   EXPECT_EQ(Run("dedup --bloom=10 --state=" + state_).status, 2);
+}
+
+// Without --profile (and the crawler's options), a run takes the profile
+// and its options from the state's MANIFEST: each day's run needs only
+// the directory. A new state takes the default.
+TEST_F(StateCliTest, ARunWithoutProfileTakesTheStates) {
+  ASSERT_EQ(Run("dedup --profile=crawler --tracking-params=+ref --fold-www "
+                "--state=" + state_,
+                "http://a.example/p?x=1\n")
+                .status,
+            0);
+  const std::string manifest = Slurp(state_ + "/MANIFEST");
+  // Crawler keys with the tracking list and www folded: all seen.
+  Result r = Run("dedup --state=" + state_,
+                 "http://www.a.example/p?x=1&ref=feed&utm_source=m\n"
+                 "http://a.example/q\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://a.example/q\n");
+  EXPECT_NE(Slurp(state_ + "/MANIFEST"), manifest);  // q was recorded
+  EXPECT_NE(Slurp(state_ + "/MANIFEST").find("tracking "), std::string::npos);
+  // Another explicit profile is still refused, naming both.
+  r = Run("dedup --profile=crawler --state=" + state_, "http://b/\n");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("+fold-www)"), std::string::npos) << r.err;
+  // A new state: the default profile (scheme keeps the query as it is).
+  const std::string fresh = Path("fresh");
+  EXPECT_EQ(Run("dedup --state=" + fresh, "http://a/?b=1&a=2\n").status, 0);
+  EXPECT_NE(Slurp(fresh + "/MANIFEST").find("profile scheme\n"),
+            std::string::npos);
   EXPECT_EQ(Run("state").status, 2);
   EXPECT_EQ(Run("state " + Path("nothing")).status, 2);
 }
