@@ -40,7 +40,8 @@ constexpr char kHelp[] =
     "                              saw are written; the run's new classes\n"
     "                              are added to DIR when it ends with exit\n"
     "                              0 (crash-safe; one run at a time). DIR\n"
-    "                              keeps one profile: another is an error.\n"
+    "                              keeps one profile: another is an error;\n"
+    "                              without --profile, DIR's is taken.\n"
     "                              Invalid lines are not written (they are\n"
     "                              diagnosed and counted) unless\n"
     "                              --on-error=keep is given\n";
