@@ -15,6 +15,7 @@
 #include "src/cli/command_run.h"
 #include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"
+#include "src/cli/output_file.h"
 #include "src/store/seen_state.h"
 
 namespace uriscan {
@@ -44,7 +45,12 @@ constexpr char kHelp[] =
     "                              without --profile, DIR's is taken.\n"
     "                              Invalid lines are not written (they are\n"
     "                              diagnosed and counted) unless\n"
-    "                              --on-error=keep is given\n";
+    "                              --on-error=keep is given\n"
+    "      [--output=FILE]         the lines into FILE (a new file), which\n"
+    "                              appears whole when the run ends with exit\n"
+    "                              0; with --state, together with the\n"
+    "                              commit: after a crash, either both or\n"
+    "                              neither (the next run completes FILE)\n";
 
 // What a state made with `fingerprinter`'s keys records about them.
 SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
@@ -79,6 +85,9 @@ class DedupRun : public CommandRun {
     fingerprinter_ = std::make_unique<Fingerprinter>(profile_.profile,
                                                      profile_.normalize);
     if (!state_dir_.empty() && !OpenState()) return 2;
+    if (!output_name_.empty()) {
+      if (const int status = OpenOutput(); status >= 0) return status;
+    }
     // --memory bounds the process: the chunks in flight (their text, batch,
     // spans and keys, about 6 bytes per input byte) come off the top.
     DedupSink::Config config = config_;
@@ -142,15 +151,39 @@ class DedupRun : public CommandRun {
     return finished;
   }
   // --state: the run's new classes into the state.
+  // --output: the lines written, then the state committed (naming the
+  // output), then the output put in place; a crash between the last two is
+  // completed by the next update (SeenState::CompleteOutput).
   bool Commit() override {
-    if (!state_) return true;
     std::string error;
-    if (state_->Commit(&error)) return true;
-    std::fprintf(stderr, "uriscan: dedup --state: %s; %s\n", error.c_str(),
-                 state_->published()
-                     ? "the state includes this run, but may not be durable"
-                     : "the state is as before this run");
-    return false;
+    if (output_ && !output_->Sync(&error)) {
+      std::fprintf(stderr, "uriscan: dedup: %s%s\n", error.c_str(),
+                   state_ ? "; the state is as before this run" : "");
+      return false;
+    }
+    if (state_) {
+      if (output_) state_->SetOutput(output_->tmp(), output_->path());
+      if (!state_->Commit(&error)) {
+        std::fprintf(stderr, "uriscan: dedup --state: %s; %s\n",
+                     error.c_str(),
+                     state_->published()
+                         ? "the state includes this run, but may not be "
+                           "durable"
+                         : "the state is as before this run");
+        if (!state_->published()) return false;
+        if (output_ && !output_->Publish(&error))
+          std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
+        return false;
+      }
+    }
+    if (output_ && !output_->Publish(&error)) {
+      std::fprintf(stderr, "uriscan: dedup: %s%s\n", error.c_str(),
+                   state_ ? "; the state includes this run: the next run "
+                            "with it puts the output in place"
+                          : "");
+      return false;
+    }
+    return true;
   }
   std::string SummaryTail(const Totals& /*t*/) const override {
     if (!sink_) return {};
@@ -195,6 +228,39 @@ class DedupRun : public CommandRun {
     return true;
   }
 
+  // --output=FILE: the temporary file beside FILE as standard output; -1
+  // when the run goes on, else its exit status. A FILE that exists is
+  // refused, but for the output the state's last commit named: that run
+  // is done (a rerun after a crash finds it put in place), and this one
+  // has nothing to add.
+  int OpenOutput() {
+    output_ = std::make_unique<OutputFile>();
+    std::string error;
+    if (!output_->Resolve(output_name_, &error)) {
+      std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
+      return 2;
+    }
+    if (output_->Exists()) {
+      if (state_ && state_->committed_output() == output_->path()) {
+        std::fprintf(stderr,
+                     "uriscan: dedup --state: %s holds the lines of the "
+                     "run that committed them to %s; nothing to add\n",
+                     output_name_.c_str(), state_dir_.c_str());
+        return 0;
+      }
+      std::fprintf(stderr,
+                   "uriscan: dedup: --output %s exists; a run writes a new "
+                   "file, whole, when it ends\n",
+                   output_name_.c_str());
+      return 2;
+    }
+    if (!output_->Open(&error)) {
+      std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
+      return 2;
+    }
+    return -1;
+  }
+
   // --state=DIR opened for update; false after a message.
   bool OpenState() {
     state_ = std::make_unique<SeenState>();
@@ -213,6 +279,8 @@ class DedupRun : public CommandRun {
   bool on_error_given_ = false;
   DedupSink::Config config_;
   std::string state_dir_;  // --state
+  std::string output_name_;  // --output
+  std::unique_ptr<OutputFile> output_;
   std::unique_ptr<Fingerprinter> fingerprinter_;
   std::unique_ptr<SeenState> state_;
   std::unique_ptr<DedupSink> sink_;
@@ -251,6 +319,15 @@ void DedupRun::AddOptions(CLI::App* app) {
   AddValueOption(app, "--state", "DIR", [this](const std::string& v) {
     if (v.empty()) throw UsageError("--state takes a directory");
     state_dir_ = v;
+  });
+  AddValueOption(app, "--output", "FILE", [this](const std::string& v) {
+    // The path is written into a --state's MANIFEST, a line a field.
+    if (v.empty() ||
+        std::any_of(v.begin(), v.end(), [](char c) {
+          return static_cast<unsigned char>(c) < ' ' || c == '\x7f';
+        }))
+      throw UsageError("--output takes a file name without control bytes");
+    output_name_ = v;
   });
 }
 

@@ -278,6 +278,10 @@ bool SeenState::ReadManifest(std::string* error) {
     } else if (key == "next" && ParseU64(value, 10, &v)) {
       next_run_ = v;
       seen |= 16;
+    } else if (key == "output" && !value.empty() && value[0] == '/') {
+      committed_output_ = value;
+    } else if (key == "output-tmp" && !value.empty() && value[0] == '/') {
+      committed_output_tmp_ = value;
     } else if (key == "keys" && ParseU64(value, 10, &v)) {
       seen |= 32;
     } else if (key == "run") {
@@ -389,8 +393,40 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              "--profile (and --tracking-params) or another directory";
     return false;
   }
-  if (!CheckRuns(/*checksums=*/true, error)) return false;
+  if (!CheckRuns(/*checksums=*/true, error) || !CompleteOutput(error))
+    return false;
   RemoveLeftovers();
+  return true;
+}
+
+void SeenState::SetOutput(const std::string& tmp, const std::string& final) {
+  output_tmp_ = tmp;
+  output_ = final;
+}
+
+// A run committed with an output is renamed into place after the commit;
+// killed between the two, its lines wait in the temporary file the
+// MANIFEST names, and are put in place here, before anything else.
+bool SeenState::CompleteOutput(std::string* error) {
+  if (committed_output_.empty() || committed_output_tmp_.empty()) return true;
+  struct stat st;
+  if (lstat(committed_output_tmp_.c_str(), &st) != 0) return true;  // done
+  if (!S_ISREG(st.st_mode) ||
+      renameat2(AT_FDCWD, committed_output_tmp_.c_str(), AT_FDCWD,
+                committed_output_.c_str(), RENAME_NOREPLACE) != 0) {
+    *error = "cannot put the output of the last committed run in place: " +
+             committed_output_tmp_ + " to " + committed_output_ + ": " +
+             (S_ISREG(st.st_mode) ? std::strerror(errno)
+                                  : "not a regular file");
+    return false;
+  }
+  const std::string parent =
+      committed_output_.substr(0, committed_output_.rfind('/') + 1);
+  const int fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    fsync(fd);
+    close(fd);
+  }
   return true;
 }
 
@@ -544,7 +580,7 @@ bool SeenState::Compact(bool all, std::string* error) {
   return true;
 }
 
-std::string SeenState::Manifest() const {
+std::string SeenState::Manifest(bool with_output) const {
   std::string m = std::string(kManifestHead) + "\n";
   m += "profile " + identity_.profile + "\n";
   m += "profile-version " + std::to_string(identity_.version) + "\n";
@@ -553,6 +589,10 @@ std::string SeenState::Manifest() const {
   m += "profile-tag " + Hex(identity_.tag) + "\n";
   m += "next " + std::to_string(next_run_) + "\n";
   m += "keys " + std::to_string(keys()) + "\n";
+  if (with_output && !output_.empty()) {
+    m += "output " + output_ + "\n";
+    m += "output-tmp " + output_tmp_ + "\n";
+  }
   for (const Run& r : runs_) {
     m += "run " + r.name + " " + std::to_string(r.keys) + " " +
          std::to_string(r.bytes) + "\n";
@@ -567,7 +607,9 @@ bool SeenState::Commit(std::string* error) {
     // A new state's first MANIFEST, naming no run, comes before its first
     // run is named: no key run is ever without one (that reads as damage).
     if (!exists_) {
-      if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST", Manifest(), error))
+      // (It names no output either: the output belongs to the commit.)
+      if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST",
+                                Manifest(/*with_output=*/false), error))
         return false;
       made_manifest_ = true;
       if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
@@ -588,7 +630,8 @@ bool SeenState::Commit(std::string* error) {
   } else if (writer_) {
     writer_.reset();
     unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
-    if (exists_) return true;  // nothing new: the state stays as it is
+    // Nothing new: the state stays as it is, but for the output it names.
+    if (exists_ && output_.empty()) return true;
   }
   if (!Publish(error)) return false;
   commit_seconds_ = std::chrono::duration<double>(

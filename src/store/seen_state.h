@@ -91,6 +91,17 @@ class SeenState {
   bool Commit(std::string* error);
   bool published() const { return published_; }
 
+  // `dedup --output=FILE` with a state: the run's lines are in `tmp` (a
+  // file beside `final`, both absolute paths) when Commit() is called; its
+  // MANIFEST then names both, so that the output is part of the commit:
+  // the caller renames `tmp` to `final` after it, and an update that
+  // opens the state after a crash between the two does that rename
+  // (OpenForUpdate). A Commit() with an output writes a MANIFEST even when
+  // the run added no key.
+  void SetOutput(const std::string& tmp, const std::string& final);
+  // The output the last committed run named (its `final`), "" for none.
+  const std::string& committed_output() const { return committed_output_; }
+
   // Merges every run into one and commits that (after OpenForUpdate).
   bool CompactAll(std::string* error);
 
@@ -121,7 +132,7 @@ class SeenState {
   bool IsLeftover(const std::string& name) const;
   void RemoveLeftovers();
   void Abandon();  // an update without a commit: see the class comment
-  std::string Manifest() const;
+  std::string Manifest(bool with_output = true) const;
   std::string RunName(uint64_t number) const;
   bool Compact(bool all, std::string* error);
   bool Publish(std::string* error);  // the manifest: the commit point
@@ -149,6 +160,10 @@ class SeenState {
   double commit_seconds_ = 0;
   bool lookup_failed_ = false;
   bool published_ = false;
+  // The output named by the MANIFEST read, and by this run's commit.
+  std::string committed_output_, committed_output_tmp_;
+  std::string output_, output_tmp_;
+  bool CompleteOutput(std::string* error);  // the rename a crash skipped
 };
 
 }  // namespace uriscan

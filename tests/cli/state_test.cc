@@ -521,6 +521,79 @@ TEST_F(StateCliTest, RandomKillsNeverDamageTheStateOrLoseOutput) {
   EXPECT_GT(kills, 0);
 }
 
+// --output=FILE is committed with the state: a series of days, each
+// killed at a commit step and at a random time before it runs through,
+// writes FILEs whose concatenation is the stateless dedup of all the days
+// (each class exactly once), whatever the kills.
+TEST_F(StateCliTest, OutputCommittedWithTheStateSurvivesCrashLoops) {
+  const char* steps[] = {"run-unnamed",    "run-named",    "before-manifest",
+                         "manifest-named", "output-unnamed", "output-named",
+                         "committed"};
+  std::vector<std::string> days;
+  for (int d = 0; d < 7; ++d) days.push_back(DayInput(d, 20000, 40000));
+  const auto t0 = std::chrono::steady_clock::now();
+  ASSERT_EQ(Run("dedup --quiet --state=" + Path("timing") + " --output=" +
+                    Path("timing.out"),
+                days[0])
+                .status,
+            0);
+  const double whole = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - t0)
+                           .count();
+  std::mt19937_64 rng(20261127);
+  std::string so_far, outputs;
+  int completed_by_rerun = 0;
+  for (int d = 0; d < 7; ++d) {
+    Write(Path("day" + std::to_string(d) + ".txt"), days[d]);
+    const std::string out = Path("out" + std::to_string(d) + ".txt");
+    const std::string args = "dedup --quiet --state=" + state_ +
+                             " --output=" + out + " " +
+                             Path("day" + std::to_string(d) + ".txt");
+    // At a commit step: killed there (or, for a step this run never
+    // reaches, run through).
+    Result r = Run(args, "", std::string("URISCAN_TEST_CRASH_AT=") +
+                                 steps[d % 7]);
+    EXPECT_TRUE(r.status == -SIGKILL || r.status == 0) << r.err;
+    EXPECT_EQ(r.out, "");  // the lines go to the file only
+    for (int attempt = 0; r.status != 0; ++attempt) {
+      ASSERT_LT(attempt, 20) << r.err;
+      const pid_t pid = Start(args, "", "kill");
+      if (attempt < 2) {  // then a kill at a random time
+        std::this_thread::sleep_for(std::chrono::duration<double>(
+            whole * 1.2 * (rng() % 1000) / 1000.0));
+        kill(pid, SIGKILL);
+      }
+      r = Wait(pid, "kill");
+      completed_by_rerun +=
+          r.err.find("nothing to add") != std::string::npos;
+    }
+    so_far += days[d];
+    outputs += Slurp(out);
+    const std::string want = Stateless(so_far);
+    // (Compared whole, reported by their line counts.)
+    EXPECT_TRUE(outputs == want) << "day " << d << ": " << CountLines(outputs)
+                                 << " lines written, " << CountLines(want)
+                                 << " wanted";
+    EXPECT_EQ(StateKeys(),
+              static_cast<long long>(CountLines(Stateless(so_far))));
+  }
+  // A crash after the commit leaves the rerun nothing to add.
+  EXPECT_GE(completed_by_rerun, 1);
+  // No temporary file is left beside the outputs.
+  EXPECT_NE(std::system(("ls -a '" + dir_ + "' | grep -q uriscan-tmp").c_str()),
+            0);
+  // An existing FILE that no commit named is refused before any input.
+  Write(Path("taken.txt"), "mine\n");
+  {
+    const Result taken =
+        Run("dedup --state=" + state_ + " --output=" + Path("taken.txt"),
+            "http://new.example/\n");
+    EXPECT_EQ(taken.status, 2);
+    EXPECT_NE(taken.err.find("exists"), std::string::npos) << taken.err;
+    EXPECT_EQ(Slurp(Path("taken.txt")), "mine\n");
+  }
+}
+
 TEST_F(StateCliTest, DamagedFilesAreErrorsNeverAnEmptyState) {
   ASSERT_EQ(Run("dedup --state=" + state_, DayInput(0, 2000, 3000)).status, 0);
   const std::string manifest = Slurp(state_ + "/MANIFEST");
