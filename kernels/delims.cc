@@ -42,13 +42,51 @@ HWY_INLINE int HexValue(uint8_t c) {
   return -1;
 }
 
+// The byte of the escape at in[at] ("%HH" with at + 2 < size), or -1.
+HWY_INLINE int EscapeAt(const uint8_t* in, size_t size, size_t at) {
+  if (at + 2 >= size || in[at] != '%') return -1;
+  const int hi = HexValue(in[at + 1]), lo = HexValue(in[at + 2]);
+  return hi >= 0 && lo >= 0 ? hi * 16 + lo : -1;
+}
+
+// How many escapes from in[0] (whose byte is `lead`, 0x80 or more) spell
+// one well-formed UTF-8 character (RFC 3629, section 4), their bytes
+// written to out; 0 when they spell none.
+HWY_INLINE size_t Utf8Escapes(const uint8_t* in, size_t size, uint8_t lead,
+                              uint8_t* out) {
+  size_t len = 0;
+  int lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    len = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    len = 3;
+    if (lead == 0xE0) lo = 0xA0;  // no overlong form
+    if (lead == 0xED) hi = 0x9F;  // no surrogate
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    len = 4;
+    if (lead == 0xF0) lo = 0x90;  // no overlong form
+    if (lead == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
+  } else {
+    return 0;
+  }
+  for (size_t k = 1; k < len; ++k) {
+    const int b = EscapeAt(in, size, 3 * k);
+    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
+    out[k] = static_cast<uint8_t>(b);
+  }
+  out[0] = lead;
+  return len;
+}
+
 // Decodes in[0, size) into out. Bytes up to in + in_room may be read and up
 // to out + out_room written (in_room >= size, out_room >= size): where a
 // whole vector fits in both, even a short span is one load, one compare
 // and one store; the bytes stored past the span are scratch for the caller.
 HWY_INLINE size_t DecodeOne(const uint8_t* HWY_RESTRICT in, size_t size,
                             size_t in_room, uint8_t* HWY_RESTRICT out,
-                            size_t out_room, bool form) {
+                            size_t out_room, uint32_t how) {
+  const bool form = (how & kernels::kDecodeForm) != 0;
+  const bool utf8 = (how & kernels::kDecodeUtf8) != 0;
   const hn::CappedTag<uint8_t, 64> d;  // kernels::kDecodePad bytes at most
   const size_t n = hn::Lanes(d);
   const auto pct = hn::Set(d, uint8_t{'%'});
@@ -73,13 +111,30 @@ HWY_INLINE size_t DecodeOne(const uint8_t* HWY_RESTRICT in, size_t size,
     }
     // One byte: a special one after a vector, or where no vector fits.
     const uint8_t c = in[i];
-    if (c == '%' && i + 2 < size) {
-      const int hi = HexValue(in[i + 1]), lo = HexValue(in[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out[o++] = static_cast<uint8_t>(hi * 16 + lo);
-        i += 3;
+    const int v = c == '%' ? EscapeAt(in, size, i) : -1;
+    if (v > 0 && v < 0x80) {
+      out[o++] = static_cast<uint8_t>(v);
+      i += 3;
+      continue;
+    }
+    if (v >= 0x80) {
+      // A character's escapes decoded together, or (kDecodeUtf8) none.
+      const size_t bytes =
+          utf8 ? Utf8Escapes(in + i, size - i, static_cast<uint8_t>(v),
+                             out + o)
+               : 1;
+      if (!utf8) out[o] = static_cast<uint8_t>(v);
+      if (bytes > 0) {
+        o += bytes;
+        i += 3 * bytes;
         continue;
       }
+    }
+    if (v >= 0) {  // "%00", or an escape of no UTF-8 character: as written
+      out[o++] = in[i++];
+      out[o++] = in[i++];
+      out[o++] = in[i++];
+      continue;
     }
     out[o++] = (form && c == '+') ? uint8_t{' '} : c;
     ++i;
@@ -165,20 +220,20 @@ size_t SplitQueries(const uint8_t* HWY_RESTRICT data, size_t limit,
 }
 
 size_t DecodeRun(const uint8_t* HWY_RESTRICT in, size_t size,
-                 uint8_t* HWY_RESTRICT out, bool form) {
-  return DecodeOne(in, size, size, out, size, form);
+                 uint8_t* HWY_RESTRICT out, uint32_t how) {
+  return DecodeOne(in, size, size, out, size, how);
 }
 
 void DecodeSpans(const uint8_t* HWY_RESTRICT data, size_t limit,
                  const uint32_t* HWY_RESTRICT begin,
-                 const uint32_t* HWY_RESTRICT end, size_t count, bool form,
+                 const uint32_t* HWY_RESTRICT end, size_t count, uint32_t how,
                  uint8_t* HWY_RESTRICT out, size_t out_room,
                  uint32_t* HWY_RESTRICT out_offsets) {
   size_t o = 0;
   out_offsets[0] = 0;
   for (size_t k = 0; k < count; ++k) {
     o += DecodeOne(data + begin[k], end[k] - begin[k], limit - begin[k],
-                   out + o, out_room - o, form);
+                   out + o, out_room - o, how);
     out_offsets[k + 1] = static_cast<uint32_t>(o);
   }
 }
@@ -212,15 +267,15 @@ size_t SplitQueries(const uint8_t* data, size_t limit, const uint32_t* row,
                                             count, out_row, name_begin,
                                             name_end, value_begin, value_end);
 }
-size_t DecodeRun(const uint8_t* in, size_t size, uint8_t* out, bool form) {
+size_t DecodeRun(const uint8_t* in, size_t size, uint8_t* out, uint32_t how) {
   ApplyTargetRequest();
-  return HWY_DYNAMIC_DISPATCH(DecodeRun)(in, size, out, form);
+  return HWY_DYNAMIC_DISPATCH(DecodeRun)(in, size, out, how);
 }
 void DecodeSpans(const uint8_t* data, size_t limit, const uint32_t* begin,
-                 const uint32_t* end, size_t count, bool form, uint8_t* out,
+                 const uint32_t* end, size_t count, uint32_t how, uint8_t* out,
                  size_t out_room, uint32_t* out_offsets) {
   ApplyTargetRequest();
-  HWY_DYNAMIC_DISPATCH(DecodeSpans)(data, limit, begin, end, count, form, out,
+  HWY_DYNAMIC_DISPATCH(DecodeSpans)(data, limit, begin, end, count, how, out,
                                     out_room, out_offsets);
 }
 }  // namespace kernels

@@ -149,11 +149,17 @@ size_t SplitQueries(const uint8_t* data, size_t limit, const uint32_t* row,
                     uint32_t* name_end, uint32_t* value_begin,
                     uint32_t* value_end);
 
+// How DecodeRun and DecodeSpans decode, or-ed together: kDecodeForm makes a
+// '+' a space first (application/x-www-form-urlencoded); kDecodeUtf8 keeps
+// an escape whose byte is not part of a well-formed UTF-8 character
+// (RFC 3629) spelled out in escapes as written. "%00" always stays.
+inline constexpr uint32_t kDecodeForm = 1, kDecodeUtf8 = 2;
+
 // Decodes in[0, size) into out (room for `size` bytes): "%HH" becomes that
-// byte (a '%' without two HEXDIG stays), and with `form` a '+' becomes a
-// space first (application/x-www-form-urlencoded). Runs without '%' or '+'
-// are copied a vector at a time. Returns the bytes written.
-size_t DecodeRun(const uint8_t* in, size_t size, uint8_t* out, bool form);
+// byte (a '%' without two HEXDIG stays; so do "%00" and, with kDecodeUtf8,
+// escapes of no UTF-8 character), '+' as `how` says. Runs without '%' or
+// '+' are copied a vector at a time. Returns the bytes written.
+size_t DecodeRun(const uint8_t* in, size_t size, uint8_t* out, uint32_t how);
 // The widest vector DecodeSpans stores: `out` needs this many bytes of room
 // past the decoded text.
 constexpr size_t kDecodePad = 64;
@@ -163,7 +169,7 @@ constexpr size_t kDecodePad = 64;
 // of data up to `limit` (at least every end[k]) may be read, so that a short
 // span is one vector load and store.
 void DecodeSpans(const uint8_t* data, size_t limit, const uint32_t* begin,
-                 const uint32_t* end, size_t count, bool form, uint8_t* out,
+                 const uint32_t* end, size_t count, uint32_t how, uint8_t* out,
                  size_t out_room, uint32_t* out_offsets);
 
 }  // namespace kernels

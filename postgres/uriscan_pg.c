@@ -20,9 +20,11 @@
 PG_MODULE_MAGIC;
 
 /* Text from bytes the library gave. Components of a valid reference are
- * ASCII; decoded parameters and SURT keys may hold any byte, so a byte the
- * database encoding cannot hold (NUL, a broken UTF-8 sequence) becomes
- * U+FFFD in a UTF8 database and '?' in others, rather than an error. */
+ * ASCII, and decoded parameters are UTF-8 with no NUL ("%00" and escapes of
+ * no UTF-8 character stay as written); but the text of an invalid
+ * reference, given back by uri_surt, may hold any byte: one the database
+ * encoding cannot hold (NUL, a broken UTF-8 sequence) becomes U+FFFD in a
+ * UTF8 database and '?' in others, rather than an error. */
 static text *
 make_text(const char *bytes, size_t size)
 {

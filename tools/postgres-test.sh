@@ -40,6 +40,18 @@ ln -sf "$work/params_utf8.tsv" "$work/utf8/params.tsv"
 ln -sf "$work/params_lines_utf8.tsv" "$work/utf8/params_lines.tsv"
 cp postgres/test/*.sql "$work/"
 mkdir "$work/out"
+# What the command writes for hostile lines (NUL and non-UTF-8 escapes,
+# backslashes, control bytes, a Latin-1 byte, a tab), to be loaded with
+# COPY into both databases: no row may be refused.
+printf '%s\n' 'http://a/?q=%00&r=x%00y' 'http://b/p%E9?x=%E9&y=caf%C3%A9' \
+  'http://c/%5C?b=%5C%5C&t=%09%0A%0D&n=%5CN' 'http://d/?z=%FF%C0%AF#%00' \
+  > "$work/hostile.txt"
+printf 'http://e/\\x?\001=\351\thttp://f/\n' >> "$work/hostile.txt"
+"$build/uriscan" params --quiet "$work/hostile.txt" \
+  > "$work/hostile_params.tsv" 2>/dev/null
+"$build/uriscan" parse --quiet --format=tsv --no-header \
+  --columns=line,valid,at,error,path_decoded,query_decoded,fragment_decoded,path_segments,param_names,param:x \
+  "$work/hostile.txt" > "$work/hostile_parse.tsv" 2>/dev/null
 
 # Runs inside the cluster: PGHOST and friends are set by pg_virtualenv.
 cat > "$work/run.sh" <<'RUN'
@@ -56,6 +68,22 @@ for db in sql_ascii utf8; do
   for t in edge enc_$db; do
     psql -X -a -d $db -f $t.sql > out/$t.$db.out 2>&1 || true
   done
+  # The command's output of hostile lines loads as it is, every row.
+  if ! psql -X -q -At -d $db > out/hostile.$db.out 2>&1 <<'SQL' ||
+CREATE TABLE hp (line bigint, name text, value text);
+\copy hp FROM 'hostile_params.tsv'
+CREATE TABLE hq (line bigint, valid boolean, at bigint, error text,
+  path text, query text, fragment text, segments json, names json, x text);
+\copy hq FROM 'hostile_parse.tsv'
+SELECT count(*) FROM hp;
+SELECT count(*) FROM hq;
+SQL
+     [ "$(sed -n 1p out/hostile.$db.out)" != "$(wc -l < hostile_params.tsv)" ] ||
+     [ "$(sed -n 2p out/hostile.$db.out)" != "$(wc -l < hostile_parse.tsv)" ]; then
+    echo "postgres-test: COPY of hostile output into $db:" >&2
+    cat out/hostile.$db.out >&2
+    status=1
+  fi
   dir=.
   [ $db = utf8 ] && dir=utf8
   (cd $dir && psql -X -q -d $db -f "$1/compare.sql") > out/compare.$db.out 2>&1 ||

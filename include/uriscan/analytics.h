@@ -115,17 +115,28 @@ URISCAN_EXPORT void ExtractPathSegments(const char* data,
 // without two hex digits after it stays as it is.
 enum class Decoding : uint8_t { kPercent, kForm };
 
+// Which bytes decoding gives. Never a NUL: "%00" stays "%00", so decoded
+// text is a C string and a line of every text format. kUtf8 (the default)
+// gives valid UTF-8 for ASCII input: the escapes of a well-formed UTF-8
+// character (RFC 3629) are decoded together, and an escape that is part of
+// none ("%E9" alone, an overlong form, a surrogate) stays as written, so
+// the text loads into any UTF-8 database and decodes back to the same
+// bytes. kRaw gives every other escaped byte as it is.
+enum class DecodedBytes : uint8_t { kUtf8, kRaw };
+
 // Decodes `in` into out, which has room for in.size() bytes (decoding never
 // grows text); returns the bytes written. Runs of bytes with nothing to
 // decode are copied a SIMD vector at a time.
-URISCAN_EXPORT size_t Decode(std::string_view in, Decoding how, char* out);
+URISCAN_EXPORT size_t Decode(std::string_view in, Decoding how, char* out,
+                             DecodedBytes bytes = DecodedBytes::kUtf8);
 // Decode() of the spans [begin[k], end[k]) of data, k < count, back to back
 // into `*out`; decoded span k is [(*offsets)[k], (*offsets)[k + 1]). Both
 // vectors are replaced, their capacity reused. One dispatch per call.
 URISCAN_EXPORT void DecodeSpans(const char* data, const uint32_t* begin,
                                 const uint32_t* end, size_t count,
                                 Decoding how, std::vector<char>* out,
-                                std::vector<uint32_t>* offsets);
+                                std::vector<uint32_t>* offsets,
+                                DecodedBytes bytes = DecodedBytes::kUtf8);
 
 // The host without one leading "www." (any case); the host itself when it
 // has none.

@@ -1,6 +1,7 @@
 -- SPDX-License-Identifier: MIT
 -- Bytes that are not UTF-8, in a SQL_ASCII database: invalid references,
--- never errors; decoded parameters keep their bytes (but NUL).
+-- never errors; in decoded parameters "%00" and escapes of no UTF-8
+-- character stay as written, as in every decoded column.
 \pset null '<null>'
 SELECT current_setting('server_encoding');
 SELECT valid, error, error_at, uri_host(u), uri_key(u), uri_risks(u),

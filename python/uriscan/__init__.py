@@ -191,7 +191,9 @@ def params(urls: Any, raw: bool = False) -> Any:
     ``uriscan params`` (``--raw`` when ``raw``). A query splits on ``&``, a
     field at its first ``=``; empty fields give no row, nor do invalid rows
     and rows without a query. Names and values are form-decoded (``+`` is a
-    space, then ``%HH`` that byte) unless ``raw``; bytes that are not UTF-8
+    space, then ``%HH`` that byte) unless ``raw``, as the command decodes:
+    ``%00`` and escapes of no UTF-8 character (``%E9``) stay as written;
+    other bytes that are not UTF-8 (only a repaired row can hold one)
     become lone surrogates (``errors="surrogateescape"``).
     """
     import pandas as pd
@@ -207,8 +209,10 @@ def columns(urls: Any, names: Sequence[str]) -> Any:
     str for ``path_segments`` and ``param_names``, None where the command
     writes ``\\N`` (every column of an invalid row). Host parts come from
     libpsl's built-in Public Suffix List; ``surt`` is the key of the
-    Internet Archive's surt library. Decoded bytes that are not UTF-8
-    become lone surrogates (``errors="surrogateescape"``).
+    Internet Archive's surt library. Decoded columns keep ``%00`` and
+    escapes of no UTF-8 character as written, as the command does; other
+    bytes that are not UTF-8 become lone surrogates
+    (``errors="surrogateescape"``).
     """
     import pandas as pd
     if isinstance(names, str):

@@ -48,10 +48,12 @@ class AuditRun : public CommandRun {
         throw UsageError(Allowed("--columns", ColumnNames().c_str(), unknown));
     });
     AddFlag(app, "--flagged", [this] { flagged_only_ = true; });
+    AddDecodeOption(app, &decode_);
   }
   int Begin(size_t /*window*/, std::string* /*out*/) override {
     if (columns_.empty()) return -1;
-    const int status = setup_.Begin(columns_, {}, Profile::kScheme, {});
+    const int status =
+        setup_.Begin(columns_, {}, Profile::kScheme, {}, decode_);
     writer_ = setup_.writer();
     return status;
   }
@@ -89,6 +91,7 @@ class AuditRun : public CommandRun {
   bool flagged_only_ = false;          // --flagged
   ColumnSetup setup_;
   const ColumnWriter* writer_ = nullptr;
+  DecodedBytes decode_ = DecodedBytes::kUtf8;  // --decode
 };
 
 }  // namespace

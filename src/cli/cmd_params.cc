@@ -26,7 +26,11 @@ constexpr char kHelp[] =
     "                              fields skipped; names and values decoded\n"
     "                              as form data ('+' is a space, then %HH)\n"
     "                              unless --raw; text in PostgreSQL's COPY\n"
-    "                              format (\\\\ \\t \\n \\r escaped)\n";
+    "                              format (\\\\ \\t \\n \\r escaped)\n"
+    "      [--decode=utf8|bytes]   utf8 (default): an escape of no UTF-8\n"
+    "                              character stays as written, so every\n"
+    "                              value is UTF-8; bytes: the bytes as they\n"
+    "                              are. %00 stays %00 in both\n";
 
 // A chunk's parameters, per worker thread, a window at a time (so that a
 // line of millions of parameters needs no column as long as it): the
@@ -47,6 +51,7 @@ class ParamsRun : public CommandRun {
 
   void AddOptions(CLI::App* app) override {
     AddFlag(app, "--raw", [this] { raw_ = true; });
+    AddDecodeOption(app, &decode_);
   }
   bool NumberedRecords() const override { return true; }
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
@@ -89,9 +94,9 @@ class ParamsRun : public CommandRun {
     if (!raw_) {
       const QueryParams& q = p.params;
       DecodeSpans(p.data, q.name_begin.data(), q.name_end.data(), q.size(),
-                  Decoding::kForm, &p.names, &p.name_offsets);
+                  Decoding::kForm, &p.names, &p.name_offsets, decode_);
       DecodeSpans(p.data, q.value_begin.data(), q.value_end.data(), q.size(),
-                  Decoding::kForm, &p.values, &p.value_offsets);
+                  Decoding::kForm, &p.values, &p.value_offsets, decode_);
     }
     return true;
   }
@@ -137,6 +142,7 @@ class ParamsRun : public CommandRun {
 
  private:
   bool raw_ = false;
+  DecodedBytes decode_ = DecodedBytes::kUtf8;  // --decode
 };
 
 }  // namespace

@@ -44,7 +44,10 @@ constexpr char kHelp[] =
     "                              (the first parameter NAME, decoded),\n"
     "                              param_raw:NAME (as written)\n"
     "      [--psl=FILE]            another Public Suffix List than libpsl's\n"
-    "      [--no-header]           tsv: no header line (for COPY and cat)\n";
+    "      [--no-header]           tsv: no header line (for COPY and cat)\n"
+    "      [--decode=utf8|bytes]   the decoded columns: UTF-8 (an escape of\n"
+    "                              no UTF-8 character stays as written) or\n"
+    "                              the bytes as they are; %00 stays %00\n";
 
 enum class Format { kJsonl, kTsv };
 
@@ -70,6 +73,7 @@ class ParseRun : public CommandRun {
         throw UsageError(Allowed("--columns", ColumnNames().c_str(), unknown));
     });
     AddFlag(app, "--no-header", [this] { header_ = false; });
+    AddDecodeOption(app, &decode_);
     AddValueOption(app, "--psl", "FILE",
                    [this](const std::string& v) { psl_file_ = v; });
     // --columns=key,normalized are under a profile.
@@ -96,7 +100,7 @@ class ParseRun : public CommandRun {
     }
     // libpsl's built-in list unless --psl names one.
     const int status = setup_.Begin(columns_, psl_file_, profile_.profile,
-                                    profile_.normalize);
+                                    profile_.normalize, decode_);
     if (status >= 0) return status;
     writer_ = setup_.writer();
     if (header_) writer_->AppendHeader(out);
@@ -153,6 +157,7 @@ class ParseRun : public CommandRun {
   ProfileOptions profile_;       // --columns=key,normalized
   ColumnSetup setup_;
   const ColumnWriter* writer_ = nullptr;  // --columns
+  DecodedBytes decode_ = DecodedBytes::kUtf8;  // --decode
 };
 
 }  // namespace

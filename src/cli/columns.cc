@@ -80,12 +80,14 @@ bool ParseColumns(std::string_view list, std::vector<ColumnChoice>* out,
 ColumnWriter::ColumnWriter(std::vector<ColumnChoice> columns,
                            const PublicSuffixList* psl,
                            const Fingerprinter& fingerprinter, Profile profile,
-                           const NormalizeOptions& options)
+                           const NormalizeOptions& options,
+                           DecodedBytes decode)
     : columns_(std::move(columns)),
       psl_(psl),
       fingerprinter_(fingerprinter),
       profile_(profile),
-      options_(options) {}
+      options_(options),
+      decode_(decode) {}
 
 bool ColumnWriter::Wants(Column c) const {
   return std::find(columns_.begin(), columns_.end(), c) != columns_.end();
@@ -118,7 +120,8 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
     derived->data = rows.data;
     ExtractQueryParams(rows.data, spans, &p, kLongQuery);
     DecodeSpans(rows.data, p.name_begin.data(), p.name_end.data(), p.size(),
-                Decoding::kForm, &derived->names, &derived->name_offsets);
+                Decoding::kForm, &derived->names, &derived->name_offsets,
+                decode_);
     derived->param_start.assign(spans.size() + 1, 0);
     for (uint32_t r : p.row) ++derived->param_start[r + 1];
     for (size_t i = 0; i < spans.size(); ++i)
@@ -128,17 +131,18 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
 
 namespace {
 
-// `in` decoded (with `how`) as TSV text.
-void AppendDecoded(std::string_view in, Decoding how, std::string* out) {
+// `in` decoded (with `how`, giving `bytes`) as TSV text.
+void AppendDecoded(std::string_view in, Decoding how, DecodedBytes bytes,
+                   std::string* out) {
   thread_local std::string buffer;
   buffer.resize(in.size());
-  buffer.resize(Decode(in, how, buffer.data()));
+  buffer.resize(Decode(in, how, buffer.data(), bytes));
   AppendPgText(buffer, out);
 }
 void AppendDecoded(const std::optional<std::string_view>& in, Decoding how,
-                   std::string* out) {
+                   DecodedBytes bytes, std::string* out) {
   if (in) {
-    AppendDecoded(*in, how, out);
+    AppendDecoded(*in, how, bytes, out);
   } else {
     out->append("\\N");
   }
@@ -162,7 +166,8 @@ class JsonArrayCell {
 };
 
 // path_segments: each segment decoded.
-void AppendPathSegments(std::string_view path, std::string* out) {
+void AppendPathSegments(std::string_view path, DecodedBytes bytes,
+                        std::string* out) {
   JsonArrayCell cell;
   thread_local std::string buffer;
   if (!path.empty()) {
@@ -171,7 +176,8 @@ void AppendPathSegments(std::string_view path, std::string* out) {
       const size_t slash = std::min(path.find('/'), path.size());
       const std::string_view segment = path.substr(0, slash);
       buffer.resize(segment.size());
-      buffer.resize(Decode(segment, Decoding::kPercent, buffer.data()));
+      buffer.resize(
+          Decode(segment, Decoding::kPercent, buffer.data(), bytes));
       cell.Add(buffer);
       if (slash == path.size()) break;
       path.remove_prefix(slash + 1);
@@ -184,13 +190,13 @@ void AppendPathSegments(std::string_view path, std::string* out) {
 
 void ColumnWriter::AppendParamNames(size_t i, std::string_view query,
                                     const DerivedRows& derived,
-                                    std::string* out) {
+                                    std::string* out) const {
   JsonArrayCell cell;
   if (query.size() > kLongQuery) {  // not in the columns: walked here
     thread_local std::string name;
     ForEachQueryField(query, [&](std::string_view raw, std::string_view) {
       name.resize(raw.size());
-      name.resize(Decode(raw, Decoding::kForm, name.data()));
+      name.resize(Decode(raw, Decoding::kForm, name.data(), decode_));
       cell.Add(name);
       return true;
     });
@@ -210,7 +216,8 @@ void ColumnWriter::AppendParamNames(size_t i, std::string_view query,
 // decoded name is NAME, decoded or as written; \N when there is none.
 void ColumnWriter::AppendParam(size_t i, std::string_view query,
                                const ColumnChoice& c,
-                               const DerivedRows& derived, std::string* out) {
+                               const DerivedRows& derived,
+                               std::string* out) const {
   const char* data = derived.data;
   const bool raw = c.column == Column::kParamRaw;
   const std::string_view name = std::string_view(c.name).substr(
@@ -221,12 +228,12 @@ void ColumnWriter::AppendParam(size_t i, std::string_view query,
     ForEachQueryField(query, [&](std::string_view n, std::string_view value) {
       if (n.size() < name.size()) return true;  // decoding never grows text
       decoded.resize(n.size());
-      decoded.resize(Decode(n, Decoding::kForm, decoded.data()));
+      decoded.resize(Decode(n, Decoding::kForm, decoded.data(), decode_));
       if (decoded != name) return true;
       if (raw) {
         AppendPgText(value, out);
       } else {
-        AppendDecoded(value, Decoding::kForm, out);
+        AppendDecoded(value, Decoding::kForm, decode_, out);
       }
       found = true;
       return false;
@@ -246,7 +253,7 @@ void ColumnWriter::AppendParam(size_t i, std::string_view query,
     if (raw) {
       AppendPgText(value, out);
     } else {
-      AppendDecoded(value, Decoding::kForm, out);
+      AppendDecoded(value, Decoding::kForm, decode_, out);
     }
     return;
   }
@@ -389,7 +396,8 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
       case Column::kSubdomain: AppendSubdomain(reg_name(), out); break;
       case Column::kExtension:
         if (valid) {
-          AppendDecoded(PathExtension(uri.path()), Decoding::kPercent, out);
+          AppendDecoded(PathExtension(uri.path()), Decoding::kPercent,
+                        decode_, out);
         } else {
           out->append("\\N");
         }
@@ -397,19 +405,19 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
       case Column::kPathDecoded:
         AppendDecoded(valid ? std::optional<std::string_view>(uri.path())
                             : std::nullopt,
-                      Decoding::kPercent, out);
+                      Decoding::kPercent, decode_, out);
         break;
       case Column::kQueryDecoded:
         AppendDecoded(valid ? uri.query() : std::nullopt, Decoding::kPercent,
-                      out);
+                      decode_, out);
         break;
       case Column::kFragmentDecoded:
         AppendDecoded(valid ? uri.fragment() : std::nullopt,
-                      Decoding::kPercent, out);
+                      Decoding::kPercent, decode_, out);
         break;
       case Column::kPathSegments:
         if (valid) {
-          AppendPathSegments(uri.path(), out);
+          AppendPathSegments(uri.path(), decode_, out);
         } else {
           out->append("\\N");
         }
@@ -493,7 +501,7 @@ ColumnSetup::~ColumnSetup() = default;
 
 int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
                        const std::string& psl_file, Profile profile,
-                       const NormalizeOptions& options) {
+                       const NormalizeOptions& options, DecodedBytes decode) {
   const bool wants_psl = std::any_of(
       columns.begin(), columns.end(), [](const ColumnChoice& c) {
         return c == Column::kRegistrableDomain || c == Column::kPublicSuffix ||
@@ -523,7 +531,7 @@ int ColumnSetup::Begin(const std::vector<ColumnChoice>& columns,
   }
   fingerprinter_ = std::make_unique<Fingerprinter>(profile, options);
   writer_ = std::make_unique<ColumnWriter>(
-      columns, psl_.get(), *fingerprinter_, profile, options);
+      columns, psl_.get(), *fingerprinter_, profile, options, decode);
   return -1;
 }
 

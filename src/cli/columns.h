@@ -78,7 +78,7 @@ class ColumnWriter {
   // `key` and its profile `normalized`.
   ColumnWriter(std::vector<ColumnChoice> columns, const PublicSuffixList* psl,
                const Fingerprinter& fingerprinter, Profile profile,
-               const NormalizeOptions& options);
+               const NormalizeOptions& options, DecodedBytes decode);
   void AppendHeader(std::string* out) const;
   // The derived columns of every row of a scanned batch, at once.
   void Prepare(const Batch& rows, const ComponentSpans& spans,
@@ -110,17 +110,17 @@ class ColumnWriter {
                        std::string* out) const;
   // Row i's parameters from `derived`, or walked in its `query` when that
   // is longer than kLongQuery (then not in the columns).
-  static void AppendParam(size_t i, std::string_view query,
-                          const ColumnChoice& c, const DerivedRows& derived,
-                          std::string* out);
-  static void AppendParamNames(size_t i, std::string_view query,
-                               const DerivedRows& derived, std::string* out);
+  void AppendParam(size_t i, std::string_view query, const ColumnChoice& c,
+                   const DerivedRows& derived, std::string* out) const;
+  void AppendParamNames(size_t i, std::string_view query,
+                        const DerivedRows& derived, std::string* out) const;
 
   std::vector<ColumnChoice> columns_;
   const PublicSuffixList* psl_;
   const Fingerprinter& fingerprinter_;
   Profile profile_;
   NormalizeOptions options_;
+  DecodedBytes decode_;  // --decode
 };
 
 // What a command that takes --columns owns for its ColumnWriter: the
@@ -133,7 +133,7 @@ class ColumnSetup {
   // writer; -1, or the exit status after a message.
   int Begin(const std::vector<ColumnChoice>& columns,
             const std::string& psl_file, Profile profile,
-            const NormalizeOptions& options);
+            const NormalizeOptions& options, DecodedBytes decode);
   const ColumnWriter* writer() const { return writer_.get(); }
 
  private:

@@ -312,6 +312,15 @@ void AddProfileOptions(CLI::App* app, ProfileOptions* p) {
   });
 }
 
+void AddDecodeOption(CLI::App* app, DecodedBytes* decode) {
+  AddValueOption(app, "--decode", "utf8|bytes",
+                 [decode](const std::string& v) {
+                   if (v == "utf8") *decode = DecodedBytes::kUtf8;
+                   else if (v == "bytes") *decode = DecodedBytes::kRaw;
+                   else throw UsageError(Allowed("--decode", "utf8 or bytes", v));
+                 });
+}
+
 int CheckProfileOptions(const ProfileOptions& p, bool crawler_used) {
   if (p.crawler_options && p.profile != Profile::kCrawler && !crawler_used)
     return Usage("--tracking-params and --fold-www are options of "

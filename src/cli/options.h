@@ -56,6 +56,10 @@ int CheckProfileOptions(const ProfileOptions& p, bool crawler_used = false);
 // The crawler profile's default tracking and session-id names, for help.
 std::string ProfileListsHelp();
 
+// --decode=utf8|bytes (params, parse and audit --columns): what the decoded
+// columns give (analytics.h, DecodedBytes); utf8 unless given.
+void AddDecodeOption(CLI::App* app, DecodedBytes* decode);
+
 // --on-error (normalize, resolve, dedup); *given (when not null) is set
 // when the option is on the command line.
 enum class OnError { kKeep, kSkip, kFail };

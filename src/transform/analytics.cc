@@ -193,15 +193,23 @@ void ExtractPathSegments(const char* data, const ComponentSpans& spans,
   }
 }
 
-size_t Decode(std::string_view in, Decoding how, char* out) {
+namespace {
+uint32_t KernelHow(Decoding how, DecodedBytes bytes) {
+  return (how == Decoding::kForm ? kernels::kDecodeForm : 0) |
+         (bytes == DecodedBytes::kUtf8 ? kernels::kDecodeUtf8 : 0);
+}
+}  // namespace
+
+size_t Decode(std::string_view in, Decoding how, char* out,
+              DecodedBytes bytes) {
   return kernels::DecodeRun(reinterpret_cast<const uint8_t*>(in.data()),
                             in.size(), reinterpret_cast<uint8_t*>(out),
-                            how == Decoding::kForm);
+                            KernelHow(how, bytes));
 }
 
 void DecodeSpans(const char* data, const uint32_t* begin, const uint32_t* end,
                  size_t count, Decoding how, std::vector<char>* out,
-                 std::vector<uint32_t>* offsets) {
+                 std::vector<uint32_t>* offsets, DecodedBytes bytes) {
   size_t total = 0;
   uint32_t limit = 0;  // every span ends within data's first `limit` bytes
   for (size_t k = 0; k < count; ++k) {
@@ -211,7 +219,7 @@ void DecodeSpans(const char* data, const uint32_t* begin, const uint32_t* end,
   out->resize(total + kernels::kDecodePad);
   offsets->resize(count + 1);
   kernels::DecodeSpans(reinterpret_cast<const uint8_t*>(data), limit, begin,
-                       end, count, how == Decoding::kForm,
+                       end, count, KernelHow(how, bytes),
                        reinterpret_cast<uint8_t*>(out->data()), out->size(),
                        offsets->data());
   out->resize((*offsets)[count]);

@@ -80,8 +80,10 @@ TEST(DecodeTest, FormTurnsPlusIntoSpaceBeforePercent) {
   EXPECT_EQ(Decoded("a+b%2B%20c", Decoding::kPercent), "a+b+ c");
   EXPECT_EQ(Decoded("100%", Decoding::kPercent), "100%");
   EXPECT_EQ(Decoded("%zz%4", Decoding::kPercent), "%zz%4");
-  EXPECT_EQ(Decoded("%e2%82%ac%00", Decoding::kPercent),
-            std::string("\xe2\x82\xac\0", 4));
+  // A NUL stays escaped; so does, by default, an escape of no UTF-8
+  // character.
+  EXPECT_EQ(Decoded("%e2%82%ac%00", Decoding::kPercent), "\xe2\x82\xac%00");
+  EXPECT_EQ(Decoded("caf%E9+%C3%A9", Decoding::kForm), "caf%E9 \xc3\xa9");
   EXPECT_EQ(Decoded("", Decoding::kForm), "");
 }
 

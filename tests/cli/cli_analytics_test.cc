@@ -24,6 +24,65 @@ TEST_F(CliTest, ParamsWritesLineNameValueDecoded) {
       << r.err;
 }
 
+// Whether `s` is well-formed UTF-8 (RFC 3629), by decoding each character.
+bool IsUtf8(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : c >> 5 == 6 ? 2 : c >> 4 == 14 ? 3
+                               : c >> 3 == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return false;
+    uint32_t cp = n == 1 ? c : c & (0x7f >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const unsigned char b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xc0) != 0x80) return false;
+      cp = cp << 6 | (b & 0x3f);
+    }
+    const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[n] || cp > 0x10ffff || (cp >= 0xd800 && cp < 0xe000))
+      return false;
+    i += n;
+  }
+  return true;
+}
+
+// Every loader takes the decoded columns: no NUL ("%00" stays), and by
+// default valid UTF-8 (an escape of no UTF-8 character stays as written);
+// --decode=bytes gives the other bytes as they are.
+TEST_F(CliTest, DecodedColumnsHoldNoNulAndAreUtf8ByDefault) {
+  const std::string input =
+      "http://a/?q=%00&r=x%00y\n"
+      "http://b/p%E9/%ED%A0%80?x=%E9&y=caf%C3%A9&%FF=%C0%AF#f%00\n"
+      "http://c/?z=%F0%9F%98%80%F0%9F\n";
+  Result r = Run("params --quiet", input);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out,
+            "1\tq\t%00\n1\tr\tx%00y\n2\tx\t%E9\n2\ty\tcaf\xc3\xa9\n"
+            "2\t%FF\t%C0%AF\n3\tz\t\xf0\x9f\x98\x80%F0%9F\n");
+  const std::string columns =
+      "parse --quiet --format=tsv --no-header --columns=path_decoded,"
+      "query_decoded,fragment_decoded,path_segments,param_names,param:x,"
+      "extension";
+  r = Run(columns, input);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.find('\0'), std::string::npos);
+  EXPECT_TRUE(IsUtf8(r.out)) << r.out;
+  EXPECT_NE(r.out.find("/p%E9/%ED%A0%80\tx=%E9&y=caf\xc3\xa9&%FF=%C0%AF\tf%00"
+                       "\t[\"p%E9\",\"%ED%A0%80\"]\t[\"x\",\"y\",\"%FF\"]"
+                       "\t%E9\t"),
+            std::string::npos)
+      << r.out;
+  // --decode=bytes: the bytes, but never a NUL.
+  r = Run("params --quiet --decode=bytes", input);
+  EXPECT_EQ(r.out,
+            "1\tq\t%00\n1\tr\tx%00y\n2\tx\t\xe9\n2\ty\tcaf\xc3\xa9\n"
+            "2\t\xff\t\xc0\xaf\n3\tz\t\xf0\x9f\x98\x80\xf0\x9f\n");
+  r = Run(columns + " --decode=bytes", input);
+  EXPECT_EQ(r.out.find('\0'), std::string::npos);
+  EXPECT_NE(r.out.find("/p\xe9/\xed\xa0\x80\tx=\xe9&"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(Run("params --decode=latin1", input).status, 2);
+}
+
 TEST_F(CliTest, ParamsRawKeepsTheBytesAsWritten) {
   const Result r = Run("params --raw --quiet", "http://h/?q=a+b%20c&=v\n");
   EXPECT_EQ(r.out, "1\tq\ta+b%20c\n1\t\tv\n");

@@ -32,17 +32,69 @@ int Hex(char c) {
   return -1;
 }
 
-// The decoding rules of the header, one byte at a time.
-std::string ReferenceDecode(const std::string& in, bool form) {
+// The byte of the escape at in[i], or -1.
+int EscapeByte(const std::string& in, size_t i) {
+  if (i + 2 >= in.size() || in[i] != '%' || Hex(in[i + 1]) < 0 ||
+      Hex(in[i + 2]) < 0)
+    return -1;
+  return Hex(in[i + 1]) * 16 + Hex(in[i + 2]);
+}
+
+// Whether `bytes` is one UTF-8 character, by its code point: continuation
+// bytes 10xxxxxx, the shortest form, no surrogate, nothing past U+10FFFF.
+bool OneUtf8Character(const std::vector<int>& bytes) {
+  const size_t n = bytes.size();
+  const int lead_bits[] = {0, 0, 5, 4, 3};
+  const int lead_mark[] = {0, 0, 0xC0, 0xE0, 0xF0};
+  if (n < 2 || n > 4 ||
+      (bytes[0] >> lead_bits[n]) != (lead_mark[n] >> lead_bits[n]))
+    return false;
+  uint32_t cp = bytes[0] & ((1 << lead_bits[n]) - 1);
+  for (size_t k = 1; k < n; ++k) {
+    if ((bytes[k] & 0xC0) != 0x80) return false;
+    cp = cp << 6 | (bytes[k] & 0x3F);
+  }
+  const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+  return cp >= least[n] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+}
+
+// The decoding rules of the header, one byte at a time: with `utf8`, the
+// longest run of 2 to 4 escapes from here that is one character is decoded
+// whole, and a high escape in none stays as written; "%00" always stays.
+std::string ReferenceDecode(const std::string& in, bool form,
+                            bool utf8 = true) {
   std::string out;
   for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == '%' && i + 2 < in.size() && Hex(in[i + 1]) >= 0 &&
-        Hex(in[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(Hex(in[i + 1]) * 16 + Hex(in[i + 2])));
-      i += 2;
-    } else {
+    const int v = EscapeByte(in, i);
+    if (v < 0) {
       out.push_back(form && in[i] == '+' ? ' ' : in[i]);
+      continue;
     }
+    if (v == 0) {
+      out.append(in, i, 3);
+      i += 2;
+      continue;
+    }
+    if (v < 0x80 || !utf8) {
+      out.push_back(static_cast<char>(v));
+      i += 2;
+      continue;
+    }
+    std::vector<int> bytes = {v};
+    size_t taken = 0;
+    for (size_t n = 2; n <= 4; ++n) {
+      const int b = EscapeByte(in, i + 3 * (n - 1));
+      if (b < 0) break;
+      bytes.push_back(b);
+      if (OneUtf8Character(bytes)) taken = n;
+    }
+    if (taken == 0) {
+      out.append(in, i, 3);
+      i += 2;
+      continue;
+    }
+    for (size_t k = 0; k < taken; ++k) out.push_back(static_cast<char>(bytes[k]));
+    i += 3 * taken - 1;
   }
   return out;
 }
@@ -130,14 +182,59 @@ TEST_P(AnalyticsTargetTest, DecodeMatchesTheReference) {
     for (size_t size = 0; size <= 300; ++size) {
       const std::string s = RandomText(&rng, size, alphabet);
       for (Decoding how : {Decoding::kPercent, Decoding::kForm}) {
-        out.assign(size, '\0');
-        const size_t n = Decode(s, how, out.data());
-        ASSERT_EQ(std::string(out.data(), n),
-                  ReferenceDecode(s, how == Decoding::kForm))
-            << "'" << s << "'";
+        for (DecodedBytes bytes : {DecodedBytes::kUtf8, DecodedBytes::kRaw}) {
+          out.assign(size, '\0');
+          const size_t n = Decode(s, how, out.data(), bytes);
+          ASSERT_EQ(std::string(out.data(), n),
+                    ReferenceDecode(s, how == Decoding::kForm,
+                                    bytes == DecodedBytes::kUtf8))
+              << "'" << s << "'";
+        }
       }
     }
   }
+}
+
+// Escapes of UTF-8 characters of every length, of bytes that begin or end
+// none (a lone lead, a stray continuation, overlong forms, surrogates, past
+// U+10FFFF, F5 to FF), "%00", cut at every place: the decoded text is
+// valid UTF-8 with no NUL, and the reference's.
+TEST_P(AnalyticsTargetTest, DecodeKeepsEscapesOfNoUtf8CharacterAsWritten) {
+  static const char* const kTokens[] = {
+      "%C3%A9", "%e2%82%ac", "%F0%9F%98%80", "%F4%8F%BF%BF", "%E9", "%C3",
+      "%A9", "%C0%AF", "%E0%80%AF", "%ED%A0%80", "%F4%90%80%80", "%F5%80",
+      "%FF", "%00", "%41", "a", "+", "%", "%4", "\xc3\xa9"};
+  std::mt19937 rng(17);
+  std::vector<char> out;
+  for (int round = 0; round < 3000; ++round) {
+    std::string s;
+    for (size_t t = rng() % 12; t > 0; --t) s += kTokens[rng() % 20];
+    s = s.substr(0, s.size() - std::min<size_t>(s.size(), rng() % 3));
+    for (DecodedBytes bytes : {DecodedBytes::kUtf8, DecodedBytes::kRaw}) {
+      out.assign(s.size(), '\0');
+      const std::string got(out.data(),
+                            Decode(s, Decoding::kForm, out.data(), bytes));
+      ASSERT_EQ(got, ReferenceDecode(s, true, bytes == DecodedBytes::kUtf8))
+          << "'" << s << "'";
+      ASSERT_EQ(got.find('\0'), std::string::npos) << s;
+    }
+  }
+  // Case by case.
+  const auto utf8 = [&](const std::string& s) {
+    out.assign(s.size(), '\0');
+    return std::string(out.data(), Decode(s, Decoding::kPercent, out.data()));
+  };
+  EXPECT_EQ(utf8("caf%C3%A9"), "caf\xc3\xa9");
+  EXPECT_EQ(utf8("caf%E9"), "caf%E9");
+  EXPECT_EQ(utf8("%E9%C3%A9"), "%E9\xc3\xa9");
+  EXPECT_EQ(utf8("%C3%A9%A9"), "\xc3\xa9%A9");
+  EXPECT_EQ(utf8("a%00b"), "a%00b");
+  EXPECT_EQ(utf8("%ED%A0%80"), "%ED%A0%80");  // a surrogate
+  EXPECT_EQ(utf8("%C0%AF"), "%C0%AF");        // overlong '/'
+  out.assign(6, '\0');
+  EXPECT_EQ(std::string(out.data(), Decode("%E9%00", Decoding::kPercent,
+                                           out.data(), DecodedBytes::kRaw)),
+            "\xe9%00");
 }
 
 TEST_P(AnalyticsTargetTest, DecodeSpansMatchesDecode) {
