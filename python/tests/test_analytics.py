@@ -47,12 +47,14 @@ def test_params_equal_the_command(cli, corpus, raw):
 
 def test_params_split_and_decode():
     frame = uriscan.params(["http://h/p?q=a+b%21&&lang&x=1=2#f&g=1", "bad x",
-                            "/no-query", "?%E2%82%AC=%ff"])
+                            "/no-query", "?%E2%82%AC=%ff&n=%00"])
+    # An escape of no UTF-8 character, and %00, stay as written.
     assert frame.to_dict("records") == [
         {"row": 0, "name": "q", "value": "a b!"},
         {"row": 0, "name": "lang", "value": ""},
         {"row": 0, "name": "x", "value": "1=2"},
-        {"row": 3, "name": "\u20ac", "value": "\udcff"},
+        {"row": 3, "name": "\u20ac", "value": "%ff"},
+        {"row": 3, "name": "n", "value": "%00"},
     ]
     raw = uriscan.params(pd.Series(["http://h/?a+b=%41"]), raw=True)
     assert raw.to_dict("records") == [{"row": 0, "name": "a+b",
