@@ -565,6 +565,9 @@ bool IsToken(std::string_view s) {
   });
 }
 
+void ExtractRequestTarget(std::string_view request, size_t request_at,
+                          uint64_t line, Sink* sink);
+
 void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
   if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
   if (l.empty()) return;
@@ -597,22 +600,39 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
       return sink->Problem(line, i + 1, "expected status and size");
     i = next;
   }
-  thread_local std::string scratch, method_scratch;
+  // Combined's referer and user agent: a field that does not parse (a
+  // truncated user agent) is diagnosed, and what parsed before it is kept.
   std::string_view referer;
-  size_t referer_at = 0;
+  size_t referer_at = 0, bad_at = 0;
+  const char* bad = nullptr;
+  bool referer_read = false;
   if (combined) {
     referer_at = i + 3;
     std::string_view agent;
-    if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &referer))
-      return sink->Problem(line, i + 1, "expected a quoted referer");
-    if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &agent))
-      return sink->Problem(line, i + 1, "expected a quoted user agent");
+    if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &referer)) {
+      bad = "expected a quoted referer";
+    } else {
+      referer_read = true;
+      if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &agent))
+        bad = "expected a quoted user agent";
+    }
+    bad_at = i + 1;
   }
   if (sink->opt.referer) {
-    if (referer != "-")
+    thread_local std::string scratch;
+    if (referer_read && referer != "-")
       sink->EmitValue(line, referer_at, Unescaped(referer, &scratch));
-    return;
+  } else {
+    ExtractRequestTarget(request, request_at, line, sink);
   }
+  if (bad) sink->Problem(line, bad_at, bad);
+}
+
+// The request line's target as a reference (resolved against --base),
+// `request_at` the column of its first byte.
+void ExtractRequestTarget(std::string_view request, size_t request_at,
+                          uint64_t line, Sink* sink) {
+  thread_local std::string scratch, method_scratch;
   // request-line = method SP request-target SP HTTP-version (RFC 9112 3),
   // split where the log holds a space, each part then unescaped.
   if (request.empty() || request == "-")
