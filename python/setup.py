@@ -26,6 +26,30 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
+def require_build_modules():
+    """Building offline takes wheel and pybind11 from the interpreter's own
+    site-packages: Debian's (python3-wheel, python3-pybind11) belong to
+    /usr/bin/python3. Another python3 lacks them, and pip would only say
+    "invalid command 'bdist_wheel'"; say which interpreter to use."""
+    missing = []
+    for module in ("wheel", "pybind11"):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(module)
+    if missing:
+        sys.exit(
+            "uriscan: building needs the Python modules " + " and ".join(
+                missing) + ", which " + sys.executable + " does not have. "
+            "Debian's (python3-wheel, python3-pybind11) belong to "
+            "/usr/bin/python3: make the virtual environment from it, "
+            "/usr/bin/python3 -m venv --system-site-packages V, then "
+            "V/bin/pip install --no-build-isolation --no-index ./python")
+
+
+require_build_modules()
+
+
 def project_version():
     text = (ROOT / "CMakeLists.txt").read_text(encoding="utf-8")
     match = re.search(r"project\(uriscan\s+VERSION\s+([0-9.]+)", text)

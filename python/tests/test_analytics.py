@@ -56,6 +56,11 @@ def test_params_split_and_decode():
         {"row": 3, "name": "\u20ac", "value": "%ff"},
         {"row": 3, "name": "n", "value": "%00"},
     ]
+    # A Series' rows are its index labels, as in columns().
+    labelled = uriscan.params(pd.Series(["/?a=1", "/", "/?b=2&c"],
+                                        index=["x", "y", "z"]))
+    assert labelled["row"].tolist() == ["x", "z", "z"]
+    assert labelled["name"].tolist() == ["a", "b", "c"]
     raw = uriscan.params(pd.Series(["http://h/?a+b=%41"]), raw=True)
     assert raw.to_dict("records") == [{"row": 0, "name": "a+b",
                                        "value": "%41"}]

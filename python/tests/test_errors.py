@@ -107,3 +107,11 @@ def test_error_name():
     assert uriscan.error_name(0) == "none"
     with pytest.raises(ValueError, match=r"^kind: 99 is not an error kind"):
         uriscan.error_name(99)
+
+
+def test_namespace_holds_the_api_only():
+    public = {n for n in dir(uriscan) if not n.startswith("_")}
+    assert public <= set(uriscan.__all__) | {"dask"}, public - set(
+        uriscan.__all__)
+    for name in uriscan.__all__:
+        assert hasattr(uriscan, name), name

@@ -25,9 +25,11 @@ str is encoded as UTF-8; offsets in the results are byte offsets.
 
 ``uriscan.dask`` runs the same over Dask DataFrames and Series.
 """
+from __future__ import annotations
+
 from typing import Any, List, Optional, Sequence
 
-import numpy as np
+import numpy as _np
 
 from . import _uriscan
 from ._uriscan import Batch, Spans, dispatched_target
@@ -56,7 +58,7 @@ COLUMNS = ("authority", "host_nowww", "subdomain", "registrable_domain",
 #: ``+`` replaces them, as ``--tracking-params`` of the command.
 DEFAULT_TRACKING_PARAMS = tuple(_uriscan.default_tracking_params())
 #: error_name() of every error kind, by kind.
-_ERROR_NAMES = np.array([_uriscan.error_name(k)
+_ERROR_NAMES = _np.array([_uriscan.error_name(k)
                          for k in range(_uriscan.error_kind_count())],
                         dtype=object)
 
@@ -68,12 +70,19 @@ def _rows(urls: Any) -> Any:
     module = type(urls).__module__ or ""
     if module.startswith("pandas") and hasattr(urls, "to_numpy"):
         dtype = getattr(urls, "dtype", None)
-        if isinstance(dtype, np.dtype) and dtype.kind in "USO":
+        if isinstance(dtype, _np.dtype) and dtype.kind in "USO":
             return urls.to_numpy()
         return urls.to_numpy(dtype=object)
     if module.startswith("dask"):
         raise TypeError("urls: a Dask collection; use uriscan.dask instead")
     return urls
+
+
+def _pandas_index(urls: Any) -> Any:
+    """The index of a pandas Series (None for anything else)."""
+    if (type(urls).__module__ or "").startswith("pandas"):
+        return getattr(urls, "index", None)
+    return None
 
 
 def scan(urls: Any) -> Spans:
@@ -118,7 +127,7 @@ def resolve(urls: Any, base: str, nonstrict: bool = False
 
 def fingerprint(urls: Any, profile: str = "scheme",
                 tracking_params: Optional[Sequence[str]] = None
-                ) -> np.ndarray:
+                ) -> _np.ndarray:
     """uint64 array: the 64-bit XXH3 key of every row's normal form under
     ``profile``, the keys ``uriscan dedup --keys --profile=P`` prints; 0 for
     an invalid row. Equal keys mean equal normal forms (up to 64-bit
@@ -129,7 +138,7 @@ def fingerprint(urls: Any, profile: str = "scheme",
 
 def first_occurrence(urls: Any, profile: str = "scheme",
                      tracking_params: Optional[Sequence[str]] = None
-                     ) -> np.ndarray:
+                     ) -> _np.ndarray:
     """bool array: True where a row is the first of its class under
     ``profile`` (the rows ``uriscan dedup`` writes), and for every invalid
     row (as ``--on-error=keep``). ``frame[first_occurrence(frame.url)]``
@@ -138,7 +147,7 @@ def first_occurrence(urls: Any, profile: str = "scheme",
     return _uriscan.first_occurrence(_rows(urls), profile, tracking_params)
 
 
-def risks(urls: Any) -> np.ndarray:
+def risks(urls: Any) -> _np.ndarray:
     """uint32 array of risk flags (RFC 3986 section 7), bit k being the k-th
     name of ``uriscan audit``; ``1 << 31`` alone for an invalid row. See
     risk_names().
@@ -157,10 +166,10 @@ def risk_names(flags: Any) -> Any:
     flags (what ``risks()`` returns), a list with the names of each row,
     each distinct value looked up once.
     """
-    if np.ndim(flags) == 0:
+    if _np.ndim(flags) == 0:
         return _names_of(flags)
-    values = np.asarray(flags, dtype=np.uint32)
-    distinct, inverse = np.unique(values, return_inverse=True)
+    values = _np.asarray(flags, dtype=_np.uint32)
+    distinct, inverse = _np.unique(values, return_inverse=True)
     names = [_names_of(v) for v in distinct]
     return [list(names[k]) for k in inverse.ravel()]
 
@@ -171,22 +180,23 @@ def error_name(kind: Any) -> Any:
     of str (object dtype) of the same length. ValueError for a number that
     is no error kind.
     """
-    if np.ndim(kind) == 0:
+    if _np.ndim(kind) == 0:
         return _uriscan.error_name(int(kind))
-    kinds = np.asarray(kind)
+    kinds = _np.asarray(kind)
     if kinds.dtype.kind not in "iu":
         raise TypeError(f"kind: expected integers, got dtype {kinds.dtype}")
     bad = (kinds < 0) | (kinds >= len(_ERROR_NAMES))
     if bad.any():
-        at = int(np.flatnonzero(bad.ravel())[0])
+        at = int(_np.flatnonzero(bad.ravel())[0])
         raise ValueError(f"kind[{at}]: {kinds.ravel()[at]} is not an error "
                          "kind")
-    return _ERROR_NAMES[kinds.astype(np.intp)]
+    return _ERROR_NAMES[kinds.astype(_np.intp)]
 
 
 def params(urls: Any, raw: bool = False) -> Any:
     """Every query parameter of every row as a pandas DataFrame with the
-    columns ``row`` (int64, the row's index in ``urls``), ``name`` and
+    columns ``row`` (the row's position in ``urls``, int64; for a pandas
+    Series its index label, as columns() keeps the index), ``name`` and
     ``value`` (str), in row order and in each query's order: the rows of
     ``uriscan params`` (``--raw`` when ``raw``). A query splits on ``&``, a
     field at its first ``=``; empty fields give no row, nor do invalid rows
@@ -198,6 +208,9 @@ def params(urls: Any, raw: bool = False) -> Any:
     """
     import pandas as pd
     row, names, values = _uriscan.params(_rows(urls), bool(raw))
+    index = _pandas_index(urls)
+    if index is not None:  # the row's label, as columns() keeps it
+        row = index.to_numpy()[row]
     return pd.DataFrame({"row": row, "name": names, "value": values})
 
 
@@ -219,6 +232,8 @@ def columns(urls: Any, names: Sequence[str]) -> Any:
         raise TypeError("names: expected a list of str, got str "
                         "(wrap one name in a list)")
     data = _uriscan.columns(_rows(urls), list(names))
-    index = getattr(urls, "index", None) if (
-        type(urls).__module__ or "").startswith("pandas") else None
-    return pd.DataFrame(data, columns=list(names), index=index)
+    return pd.DataFrame(data, columns=list(names), index=_pandas_index(urls))
+
+
+# The namespace holds the API only (__all__), not the names it is made with.
+del annotations, Any, List, Optional, Sequence
