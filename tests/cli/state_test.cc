@@ -129,6 +129,20 @@ class StateCliTest : public ::testing::Test {
     const size_t at = r.out.find("\nkeys ");
     return at == std::string::npos ? -2 : std::atoll(r.out.c_str() + at + 6);
   }
+  // Waits (up to 5 s) until a run holds the lock of the state `dir`: a
+  // flock of our own then fails.
+  static bool LockHeld(const std::string& dir) {
+    for (int i = 0; i < 500; ++i) {
+      const int fd = open((dir + "/LOCK").c_str(), O_RDONLY);
+      if (fd >= 0) {
+        const bool held = flock(fd, LOCK_SH | LOCK_NB) != 0;
+        close(fd);
+        if (held) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
   // The stateless dedup of `input`, invalid lines skipped.
   std::string Stateless(const std::string& input) {
     const Result r = Run("dedup --quiet --on-error=skip", input);
@@ -294,17 +308,7 @@ TEST_F(StateCliTest, ASecondRunIsLockedOut) {
   ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
   const pid_t first =
       Start("dedup --state=" + state_ + " " + Path("fifo"), "", "first");
-  // Wait until the first run has the lock: a flock of our own then fails.
-  bool held = false;
-  for (int i = 0; i < 500 && !held; ++i) {
-    const int fd = open((state_ + "/LOCK").c_str(), O_RDONLY);
-    if (fd >= 0) {
-      held = flock(fd, LOCK_SH | LOCK_NB) != 0;
-      close(fd);
-    }
-    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(held);
+  ASSERT_TRUE(LockHeld(state_));
   const Result second = Run("dedup --state=" + state_, "http://a/\n");
   EXPECT_EQ(second.status, 2);
   EXPECT_NE(second.err.find("in use"), std::string::npos) << second.err;
@@ -329,16 +333,7 @@ TEST_F(StateCliTest, ALinkReplacedMidRunLeavesTheOtherStateAlone) {
   ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
   const pid_t run =
       Start("dedup --state=" + link + " " + Path("fifo"), "", "run");
-  bool held = false;  // the run holds one's lock: it has opened the state
-  for (int i = 0; i < 500 && !held; ++i) {
-    const int fd = open((one + "/LOCK").c_str(), O_RDONLY);
-    if (fd >= 0) {
-      held = flock(fd, LOCK_SH | LOCK_NB) != 0;
-      close(fd);
-    }
-    if (!held) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(held);
+  ASSERT_TRUE(LockHeld(one));  // the run has opened the state
   ASSERT_EQ(symlink("two", Path("lnk2").c_str()), 0);
   ASSERT_EQ(rename(Path("lnk2").c_str(), link.c_str()), 0);
   Write(Path("fifo"), "http://a/\nhttp://b/\nhttp://d/\n");
