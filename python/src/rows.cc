@@ -6,9 +6,11 @@
 #include <pybind11/numpy.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <utility>
 
 namespace uriscan {
@@ -92,13 +94,21 @@ class Layout {
 };
 
 std::string ItemTypeError(const char* arg, size_t row, PyObject* item) {
-  std::string message = RowName(arg, row) + ": expected str or bytes, got " +
-                        TypeName(py::handle(item));
-  if (item == Py_None || PyFloat_Check(item))
-    message += " (a missing value? fill them first, e.g. "
-               "series.fillna(\"\"))";
-  return message;
+  return RowName(arg, row) + ": expected str or bytes, got " +
+         TypeName(py::handle(item));
 }
+
+// A missing value (None, a float NaN, pandas.NA) is an invalid row, as the
+// command reads a line it cannot parse: its one byte, a NUL, is one no URI
+// may hold (error kind disallowed-byte at byte 0), so every answer for it
+// is None, 0 or False like any invalid row's.
+bool IsMissing(PyObject* item) {
+  if (item == Py_None) return true;
+  if (PyFloat_Check(item)) return std::isnan(PyFloat_AS_DOUBLE(item));
+  const std::string_view type = Py_TYPE(item)->tp_name;
+  return type == "NAType" || type == "pandas._libs.missing.NAType";
+}
+constexpr char kMissingRow[] = {'\0'};
 
 // Per-row scratch of the copies below, reused call after call.
 struct RowScratch {
@@ -144,6 +154,9 @@ void FromObjects(PyObject* const* items, size_t n, const char* arg,
     } else if (PyBytes_Check(item)) {
       pointers[i] = PyBytes_AS_STRING(item);
       length = PyBytes_GET_SIZE(item);
+    } else if (IsMissing(item)) {
+      pointers[i] = kMissingRow;
+      length = 1;
     } else {
       throw py::type_error(ItemTypeError(arg, i, item));
     }

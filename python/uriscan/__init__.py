@@ -21,7 +21,9 @@ on it with the GIL released, so Python threads scale:
 ``urls`` is a list (or tuple) of str or bytes, a 1-D NumPy array of dtype
 ``str_``, ``bytes_`` or ``object``, a pandas Series (or Index), or a
 ``Batch(data, offsets)`` over an Arrow-layout buffer, which is read in place.
-str is encoded as UTF-8; offsets in the results are byte offsets.
+str is encoded as UTF-8; offsets in the results are byte offsets. A missing
+value (None, NaN, ``pandas.NA``) is an invalid row (error ``disallowed-byte``
+at byte 0): None, 0 or False in every answer, as any invalid row.
 
 ``uriscan.dask`` runs the same over Dask DataFrames and Series.
 """
