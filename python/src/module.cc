@@ -32,7 +32,7 @@ Profile ProfileFrom(const py::handle& profile) {
   return out;
 }
 
-NormalizeOptions OptionsFrom(const py::handle& tracking_params) {
+NormalizeOptions TrackingFrom(const py::handle& tracking_params) {
   NormalizeOptions options;
   if (tracking_params.is_none()) return options;
   if (py::isinstance<py::str>(tracking_params) ||
@@ -78,6 +78,20 @@ NormalizeOptions OptionsFrom(const py::handle& tracking_params) {
   return options;
 }
 
+// The crawler profile's options; fold_www with another profile is an error,
+// as the command's --fold-www without --profile=crawler.
+NormalizeOptions OptionsFrom(Profile profile,
+                             const py::handle& tracking_params,
+                             bool fold_www) {
+  NormalizeOptions options = TrackingFrom(tracking_params);
+  if (fold_www && profile != Profile::kCrawler)
+    throw py::value_error(
+        "fold_www: an option of the crawler profile, not of '" +
+        std::string(ProfileName(profile)) + "'");
+  options.fold_www = fold_www;
+  return options;
+}
+
 // 64-bit keys of every row, 0 for invalid ones: the keys of
 // `uriscan dedup --keys`. Runs without the GIL.
 std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f,
@@ -99,9 +113,10 @@ std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f,
 }
 
 py::array Fingerprint(const py::handle& urls, const py::handle& profile,
-                      const py::handle& tracking_params) {
+                      const py::handle& tracking_params, bool fold_www) {
   const TrimScratchOnExit trim;
-  const Fingerprinter f(ProfileFrom(profile), OptionsFrom(tracking_params));
+  const Profile p = ProfileFrom(profile);
+  const Fingerprinter f(p, OptionsFrom(p, tracking_params, fold_www));
   std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
   std::vector<uint64_t> keys;
@@ -113,9 +128,10 @@ py::array Fingerprint(const py::handle& urls, const py::handle& profile,
 }
 
 py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
-                          const py::handle& tracking_params) {
+                          const py::handle& tracking_params, bool fold_www) {
   const TrimScratchOnExit trim;
-  const Fingerprinter f(ProfileFrom(profile), OptionsFrom(tracking_params));
+  const Profile p = ProfileFrom(profile);
+  const Fingerprinter f(p, OptionsFrom(p, tracking_params, fold_www));
   std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   py::array_t<bool> out(static_cast<py::ssize_t>(rows->rows));
   bool* first = out.mutable_data();
@@ -163,10 +179,10 @@ PyObject* StrOrNone(bool ok, std::string_view text) {
 }
 
 py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
-                   const py::handle& tracking_params) {
+                   const py::handle& tracking_params, bool fold_www) {
   const TrimScratchOnExit trim;
   const Profile p = ProfileFrom(profile);
-  const NormalizeOptions options = OptionsFrom(tracking_params);
+  const NormalizeOptions options = OptionsFrom(p, tracking_params, fold_www);
   std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
   py::list out(static_cast<py::ssize_t>(rows->rows));
   std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
@@ -283,12 +299,15 @@ at fault.
         "Scans every row (see uriscan.scan).");
   m.def("fingerprint", &Fingerprint, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        py::arg("fold_www") = false,
         "64-bit keys (see uriscan.fingerprint).");
   m.def("first_occurrence", &FirstOccurrence, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        py::arg("fold_www") = false,
         "First rows of each class (see uriscan.first_occurrence).");
   m.def("normalize", &NormalizeAll, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        py::arg("fold_www") = false,
         "Normal forms (see uriscan.normalize).");
   m.def("resolve", &ResolveAll, py::arg("urls"), py::arg("base"),
         py::arg("nonstrict") = false,

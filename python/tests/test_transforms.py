@@ -145,3 +145,21 @@ def test_profiles_give_unrelated_keys():
     keys = [uriscan.fingerprint(["http://a/"], p)[0]
             for p in uriscan.PROFILES]
     assert len(set(keys)) == len(uriscan.PROFILES) == 4
+
+
+def test_fold_www_as_the_command(cli):
+    lines = [b"http://www.a.example/x", b"http://a.example/x",
+             b"http://WWW.b.example/", b"http://b.example/"]
+    data = b"".join(line + b"\n" for line in lines)
+    want = run(cli, "dedup", "--keys", "--profile=crawler", "--fold-www",
+               data=data)
+    keys = uriscan.fingerprint(lines, "crawler", fold_www=True)
+    first = uriscan.first_occurrence(lines, "crawler", fold_www=True)
+    assert first.tolist() == [True, False, True, False]
+    assert keys[first].tolist() == [int(w.split(b"\t")[0], 16) for w in want]
+    want_norm = run(cli, "normalize", "--profile=crawler", "--fold-www",
+                    data=data)
+    assert uriscan.normalize(lines, "crawler", fold_www=True) == \
+        [text(w.split(b"\t")[0]) for w in want_norm]
+    with pytest.raises(ValueError, match="fold_www: an option of the crawler"):
+        uriscan.normalize(lines, "scheme", fold_www=True)

@@ -100,8 +100,8 @@ def scan(urls: Any) -> Spans:
 
 
 def normalize(urls: Any, profile: str = "scheme",
-              tracking_params: Optional[Sequence[str]] = None
-              ) -> List[Optional[str]]:
+              tracking_params: Optional[Sequence[str]] = None,
+              fold_www: bool = False) -> List[Optional[str]]:
     """The normal form of every row under ``profile``: ``"syntax"`` (RFC
     3986 section 6.2.2), ``"scheme"`` (adds 6.2.3), ``"crawler"`` (adds:
     no fragment, sorted query without tracking or session-id parameters,
@@ -112,9 +112,11 @@ def normalize(urls: Any, profile: str = "scheme",
     ``tracking_params`` replaces the crawler profile's list of parameters
     to drop (``DEFAULT_TRACKING_PARAMS``; a trailing ``*`` makes a prefix),
     or adds to it when every name starts with ``+`` (``["+ref"]``), as the
-    command's ``--tracking-params``.
+    command's ``--tracking-params``; ``fold_www`` (crawler only, as
+    ``--fold-www``) drops a leading ``www.`` from the host.
     """
-    return _uriscan.normalize(_rows(urls), profile, tracking_params)
+    return _uriscan.normalize(_rows(urls), profile, tracking_params,
+                              bool(fold_www))
 
 
 def resolve(urls: Any, base: str, nonstrict: bool = False
@@ -128,25 +130,27 @@ def resolve(urls: Any, base: str, nonstrict: bool = False
 
 
 def fingerprint(urls: Any, profile: str = "scheme",
-                tracking_params: Optional[Sequence[str]] = None
-                ) -> _np.ndarray:
+                tracking_params: Optional[Sequence[str]] = None,
+                fold_www: bool = False) -> _np.ndarray:
     """uint64 array: the 64-bit XXH3 key of every row's normal form under
     ``profile``, the keys ``uriscan dedup --keys --profile=P`` prints; 0 for
     an invalid row. Equal keys mean equal normal forms (up to 64-bit
     collisions); keys of different profiles never relate.
     """
-    return _uriscan.fingerprint(_rows(urls), profile, tracking_params)
+    return _uriscan.fingerprint(_rows(urls), profile, tracking_params,
+                                bool(fold_www))
 
 
 def first_occurrence(urls: Any, profile: str = "scheme",
-                     tracking_params: Optional[Sequence[str]] = None
-                     ) -> _np.ndarray:
+                     tracking_params: Optional[Sequence[str]] = None,
+                     fold_www: bool = False) -> _np.ndarray:
     """bool array: True where a row is the first of its class under
     ``profile`` (the rows ``uriscan dedup`` writes), and for every invalid
     row (as ``--on-error=keep``). ``frame[first_occurrence(frame.url)]``
     deduplicates a pandas DataFrame in input order.
     """
-    return _uriscan.first_occurrence(_rows(urls), profile, tracking_params)
+    return _uriscan.first_occurrence(_rows(urls), profile, tracking_params,
+                                     bool(fold_www))
 
 
 def risks(urls: Any) -> _np.ndarray:
