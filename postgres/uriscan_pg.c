@@ -92,7 +92,8 @@ check_bridge(int result)
 	}
 }
 
-/* At the end of each transaction (its query's memory is freed by then). */
+/* At the end of each transaction: the query's executor memory is freed by
+ * then (what is freed later waits for the next large call's trim). */
 static void
 trim_at_end(XactEvent event, void *arg)
 {

@@ -71,6 +71,7 @@ class URISCAN_EXPORT QueryParamWindows {
   bool Next(QueryParams* out);
 
  private:
+  bool NextPieces(QueryParams* out);  // one window, empty or not
   const char* data_;
   std::vector<uint32_t> rows_, begin_, end_;  // the queries to split
   uint32_t limit_ = 0;  // the bytes of data the kernel may read

@@ -117,16 +117,16 @@ def test_namespace_holds_the_api_only():
 
 @pytest.mark.parametrize("missing", [None, float("nan"), np.nan, pd.NA])
 def test_missing_values_are_invalid_rows(missing):
-    for urls in (["http://a/", missing, "/b"],
-                 pd.Series(["http://a/", missing, "/b"], dtype=object),
-                 np.array(["http://a/", missing, "/b"], dtype=object)):
+    for urls in (["http://a/", missing, "/b?q=1"],
+                 pd.Series(["http://a/", missing, "/b?q=1"], dtype=object),
+                 np.array(["http://a/", missing, "/b?q=1"], dtype=object)):
         spans = uriscan.scan(urls)
         assert spans.valid.tolist() == [True, False, True]
         assert uriscan.error_name(spans.error_kind)[1] == "disallowed-byte"
-        assert uriscan.normalize(urls) == ["http://a/", None, "/b"]
+        assert uriscan.normalize(urls) == ["http://a/", None, "/b?q=1"]
         assert uriscan.fingerprint(urls)[1] == 0
         assert uriscan.columns(urls, ["host_nowww"])["host_nowww"].tolist() \
             == ["a", None, None]
-        assert len(uriscan.params(urls)) == 0
+        assert uriscan.params(urls)["name"].tolist() == ["q"]
     strings = pd.Series(["http://a/", None], dtype="string")  # pd.NA inside
     assert uriscan.normalize(strings) == ["http://a/", None]

@@ -163,7 +163,11 @@ class DedupRun : public CommandRun {
     }
     if (state_) {
       if (output_) state_->SetOutput(output_->tmp(), output_->path());
-      if (!state_->Commit(&error)) {
+      const bool committed = state_->Commit(&error);
+      // Once a MANIFEST names the temporary file, it is the state's: it
+      // stays whatever happens next (the next update puts it in place).
+      if (output_ && state_->published()) output_->Keep();
+      if (!committed) {
         std::fprintf(stderr, "uriscan: dedup --state: %s; %s\n",
                      error.c_str(),
                      state_->published()

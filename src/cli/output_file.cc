@@ -2,8 +2,10 @@
 // A command's output committed as a whole file (output_file.h).
 #include "src/cli/output_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,7 +20,7 @@ namespace uriscan {
 namespace cli {
 
 OutputFile::~OutputFile() {
-  if (open_ && !published_) unlink(tmp_.c_str());
+  if (open_ && !keep_) unlink(tmp_.c_str());
 }
 
 bool OutputFile::Resolve(const std::string& file, std::string* error) {
@@ -39,10 +41,26 @@ bool OutputFile::Resolve(const std::string& file, std::string* error) {
              std::strerror(errno);
     return false;
   }
-  std::string parent = real;
-  if (parent != "/") parent += '/';
-  final_ = parent + name;
-  tmp_ = parent + "." + name + ".uriscan-tmp";
+  name_ = name;
+  parent_ = real;
+  if (parent_ != "/") parent_ += '/';
+  final_ = parent_ + name;
+  // The path goes into a state's MANIFEST, a line a field.
+  for (const char c : final_) {
+    if (static_cast<unsigned char>(c) < ' ' || c == '\x7f') {
+      *error = "--output " + file + ": its path holds a control byte";
+      return false;
+    }
+  }
+  // The process and the time in nanoseconds: no two runs share it.
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  char nonce[48];
+  std::snprintf(nonce, sizeof nonce, "%lx-%llx",
+                static_cast<unsigned long>(getpid()),
+                static_cast<unsigned long long>(now.tv_sec) * 1000000000ull +
+                    static_cast<unsigned long long>(now.tv_nsec));
+  tmp_ = parent_ + "." + name + ".uriscan-" + nonce + ".tmp";
   return true;
 }
 
@@ -52,15 +70,40 @@ bool OutputFile::Exists() const {
 }
 
 bool OutputFile::Open(std::string* error) {
-  unlink(tmp_.c_str());  // a killed run's (or a planted link: only it goes)
+  // Killed runs' temporary files for this FILE (names only: unlink never
+  // follows a link). A committed one was put in place before this, by the
+  // state's update (SeenState::CompleteOutput).
+  const std::string prefix = "." + name_ + ".uriscan-";
+  if (DIR* d = opendir(parent_.c_str())) {
+    while (const dirent* e = readdir(d)) {
+      const std::string entry = e->d_name;
+      if (entry.size() > prefix.size() + 4 &&
+          entry.compare(0, prefix.size(), prefix) == 0 &&
+          entry.compare(entry.size() - 4, 4, ".tmp") == 0)
+        unlink((parent_ + entry).c_str());
+    }
+    closedir(d);
+  }
   const int fd = durable::OpenNew(AT_FDCWD, tmp_);
-  if (fd < 0 || std::fflush(stdout) != 0 || dup2(fd, STDOUT_FILENO) < 0) {
+  if (fd < 0 || std::fflush(stdout) != 0 ||
+      (fd != STDOUT_FILENO && dup2(fd, STDOUT_FILENO) < 0)) {
     *error = "cannot create " + tmp_ + ": " + std::strerror(errno);
     if (fd >= 0) close(fd);
     return false;
   }
-  close(fd);
+  if (fd != STDOUT_FILENO) close(fd);  // (fd 1 was closed: it is the file)
   open_ = true;
+  return true;
+}
+
+bool OutputFile::SyncParent(std::string* error) const {
+  const int fd = open(parent_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || fsync(fd) != 0) {
+    *error = "cannot sync directory " + parent_ + ": " + std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return false;
+  }
+  close(fd);
   return true;
 }
 
@@ -69,26 +112,19 @@ bool OutputFile::Sync(std::string* error) {
     *error = "cannot write " + tmp_ + ": " + std::strerror(errno);
     return false;
   }
-  return true;
+  // Its name too must be durable before a MANIFEST names it.
+  return SyncParent(error);
 }
 
 bool OutputFile::Publish(std::string* error) {
   durable::CrashPoint("output-unnamed");
-  if (renameat2(AT_FDCWD, tmp_.c_str(), AT_FDCWD, final_.c_str(),
-                RENAME_NOREPLACE) != 0) {
+  if (durable::RenameNoReplace(AT_FDCWD, tmp_, AT_FDCWD, final_) != 0) {
     *error = "cannot rename " + tmp_ + " to " + final_ + ": " +
              std::strerror(errno);
     return false;
   }
-  published_ = true;
-  const std::string parent = final_.substr(0, final_.rfind('/') + 1);
-  const int fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || fsync(fd) != 0) {
-    *error = "cannot sync directory " + parent + ": " + std::strerror(errno);
-    if (fd >= 0) close(fd);
-    return false;
-  }
-  close(fd);
+  keep_ = true;  // it is FILE now
+  if (!SyncParent(error)) return false;
   durable::CrashPoint("output-named");
   return true;
 }

@@ -18,25 +18,32 @@ class OutputFile {
   OutputFile& operator=(const OutputFile&) = delete;
 
   // FILE's absolute path (its directory must exist) and the temporary
-  // file's: "DIR/.NAME.uriscan-tmp". False with *error when FILE cannot be
-  // one (no directory, no name).
+  // file's, "DIR/.NAME.uriscan-NONCE.tmp": a name no other run uses, so
+  // that a state's MANIFEST names the temporary file of its own commit and
+  // never another run's. False with *error when FILE cannot be one (no
+  // directory, no name, a control byte in the path).
   bool Resolve(const std::string& file, std::string* error);
   const std::string& path() const { return final_; }
   const std::string& tmp() const { return tmp_; }
   bool Exists() const;
 
-  // Creates the temporary file (a leftover of a killed run is replaced)
-  // and makes it the process's standard output.
+  // Removes what killed runs with this FILE left (".NAME.uriscan-*.tmp"),
+  // creates the temporary file and makes it the process's standard output.
   bool Open(std::string* error);
-  // Flushes standard output and fsyncs the temporary file.
+  // Flushes standard output, fsyncs the temporary file and its directory.
   bool Sync(std::string* error);
+  // The temporary file is named by a committed state: it stays, whatever
+  // happens to this run (the next update puts it in place).
+  void Keep() { keep_ = true; }
   // Renames the temporary file to FILE (never over a file that appeared
   // meanwhile) and fsyncs their directory.
   bool Publish(std::string* error);
 
  private:
-  std::string given_, final_, tmp_;
-  bool open_ = false, published_ = false;
+  bool SyncParent(std::string* error) const;
+
+  std::string given_, name_, parent_, final_, tmp_;
+  bool open_ = false, keep_ = false;
 };
 
 }  // namespace cli

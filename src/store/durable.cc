@@ -62,6 +62,15 @@ std::string ErrorText(int error) {
   return std::strerror(error);
 }
 
+int RenameNoReplace(int from_fd, const std::string& from, int to_fd,
+                    const std::string& to) {
+  const int done = renameat2(from_fd, from.c_str(), to_fd, to.c_str(),
+                             RENAME_NOREPLACE);
+  if (done == 0 || (errno != EINVAL && errno != ENOSYS)) return done;
+  if (linkat(from_fd, from.c_str(), to_fd, to.c_str(), 0) != 0) return -1;
+  return unlinkat(from_fd, from.c_str(), 0);
+}
+
 bool SyncDirectory(int dir_fd, const std::string& shown, std::string* error) {
   if (fsync(dir_fd) != 0) {
     *error = "cannot sync directory " + shown + ": " + std::strerror(errno);

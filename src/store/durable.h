@@ -34,6 +34,13 @@ int OpenExisting(int dir_fd, const std::string& name, int flags);
 // OpenExisting()'s EINVAL.
 std::string ErrorText(int error);
 
+// Renames `from` (in the directory from_fd) to `to` (in to_fd), never over
+// an existing file (EEXIST): renameat2's RENAME_NOREPLACE, or where the file
+// system lacks it, a link to the new name and the old one removed. 0, or -1
+// and errno.
+int RenameNoReplace(int from_fd, const std::string& from, int to_fd,
+                    const std::string& to);
+
 // fsync of the directory `dir_fd` (`shown` names it in the error), so a
 // rename inside it is durable.
 bool SyncDirectory(int dir_fd, const std::string& shown, std::string* error);

@@ -64,18 +64,6 @@ std::vector<std::string> ListDir(int dir_fd) {
   return names;
 }
 
-// Renames `from` to `to` in one directory, never over a file already named
-// `to` (EEXIST): a run is never written over a live one, whatever a
-// MANIFEST says.
-int RenameNew(int dir_fd, const std::string& from, const std::string& to) {
-  const int done = renameat2(dir_fd, from.c_str(), dir_fd, to.c_str(),
-                             RENAME_NOREPLACE);
-  if (done == 0 || (errno != EINVAL && errno != ENOSYS)) return done;
-  // A file system without RENAME_NOREPLACE: a link fails on an existing
-  // name as well, and the old name is then let go.
-  if (linkat(dir_fd, from.c_str(), dir_fd, to.c_str(), 0) != 0) return -1;
-  return unlinkat(dir_fd, from.c_str(), 0);
-}
 
 struct RunSource {  // a KeyRunReader as a KWayMerge source
   KeyRunReader* reader;
@@ -412,8 +400,8 @@ bool SeenState::CompleteOutput(std::string* error) {
   struct stat st;
   if (lstat(committed_output_tmp_.c_str(), &st) != 0) return true;  // done
   if (!S_ISREG(st.st_mode) ||
-      renameat2(AT_FDCWD, committed_output_tmp_.c_str(), AT_FDCWD,
-                committed_output_.c_str(), RENAME_NOREPLACE) != 0) {
+      durable::RenameNoReplace(AT_FDCWD, committed_output_tmp_, AT_FDCWD,
+                               committed_output_) != 0) {
     *error = "cannot put the output of the last committed run in place: " +
              committed_output_tmp_ + " to " + committed_output_ + ": " +
              (S_ISREG(st.st_mode) ? std::strerror(errno)
@@ -564,7 +552,7 @@ bool SeenState::Compact(bool all, std::string* error) {
     return false;
   }
   durable::CrashPoint("compacted-unnamed");
-  if (RenameNew(dir_fd_, tmp, name) != 0) {
+  if (durable::RenameNoReplace(dir_fd_, tmp, dir_fd_, name) != 0) {
     *error = "cannot rename " + dir_ + "/" + tmp + ": " + std::strerror(errno);
     unlinkat(dir_fd_, tmp.c_str(), 0);
     return false;
@@ -616,7 +604,7 @@ bool SeenState::Commit(std::string* error) {
     }
     const std::string tmp = pending_ + ".tmp";
     durable::CrashPoint("run-unnamed");
-    if (RenameNew(dir_fd_, tmp, pending_) != 0) {
+    if (durable::RenameNoReplace(dir_fd_, tmp, dir_fd_, pending_) != 0) {
       *error =
           "cannot rename " + dir_ + "/" + tmp + ": " + std::strerror(errno);
       return false;

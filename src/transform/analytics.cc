@@ -95,6 +95,15 @@ QueryParamWindows::QueryParamWindows(const char* data,
 }
 
 bool QueryParamWindows::Next(QueryParams* out) {
+  // Pieces of only empty fields ("?", "&&&") give no parameter: a window
+  // is never empty while parameters are left.
+  while (NextPieces(out)) {
+    if (out->size() > 0) return true;
+  }
+  return false;
+}
+
+bool QueryParamWindows::NextPieces(QueryParams* out) {
   out->Clear();
   // Pieces of queries whose parameters fit the window: whole queries, and
   // of a long one a run of its fields, cut after a '&' (a field never

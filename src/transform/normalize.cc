@@ -173,6 +173,8 @@ template <class Offset>
 bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
                           std::string* out) {
   thread_local std::vector<Offset> kept;
+  // Let go after a long query, also when an interrupt throws out of here.
+  const internal::LetGoIfLarge<std::vector<Offset>> let_go(kept);
   kept.clear();
   if (query.size() > kLongQueryBytes) {
     kept.reserve(std::count(query.begin(), query.end(), '&') + 1);
@@ -229,8 +231,6 @@ bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
     while (e < n && q[e] != '&') ++e;
     out->append(q + kept[i], e - kept[i]);
   }
-  // Not kept for later (swap: assigning {} would keep the capacity).
-  if (kept.capacity() > kLongQueryBytes) std::vector<Offset>().swap(kept);
   return true;
 }
 

@@ -358,6 +358,7 @@ constexpr size_t kLongQueryBytes = size_t{1} << 16;
 template <class Offset>
 void AlphaReorderQueryAs(std::string* query) {
   thread_local std::vector<Offset> args;
+  const internal::LetGoIfLarge<std::vector<Offset>> let_go(args);
   args.clear();
   const std::string_view q = *query;
   if (q.size() > kLongQueryBytes)  // sized once, let go after
@@ -398,7 +399,6 @@ void AlphaReorderQueryAs(std::string* query) {
     out.append(q.substr(args[k], field_end(args[k]) - args[k]));
   }
   query->swap(out);
-  if (args.capacity() > kLongQueryBytes) std::vector<Offset>().swap(args);
 }
 
 void AlphaReorderQuery(std::string* query) {

@@ -131,6 +131,9 @@ struct Field {
 void AppendQuery(std::string_view query, std::string* out) {
   thread_local std::string decoded;
   thread_local std::vector<Field> fields;
+  // Let go after a long query, also when an interrupt throws out of here.
+  const internal::LetGoIfLarge<std::string> let_go_decoded(decoded);
+  const internal::LetGoIfLarge<std::vector<Field>> let_go_fields(fields);
   decoded.clear();
   fields.clear();
   if (query.size() > kLongQueryBytes) {  // sized once, let go after
@@ -178,10 +181,6 @@ void AppendQuery(std::string_view query, std::string* out) {
     AppendFormEncoded(name(fields[k]), out);
     out->push_back('=');
     AppendFormEncoded(value(fields[k]), out);
-  }
-  if (fields.capacity() > kLongQueryBytes) {
-    std::vector<Field>().swap(fields);  // (assigning {} keeps the capacity)
-    std::string().swap(decoded);
   }
 }
 

@@ -83,6 +83,18 @@ TEST_F(CliTest, DecodedColumnsHoldNoNulAndAreUtf8ByDefault) {
   EXPECT_EQ(Run("params --decode=latin1", input).status, 2);
 }
 
+// A chunk with a line over --max-line is written row by row: queries with
+// no field at all ("?", "?&&&") give no parameter there either.
+TEST_F(CliTest, ParamsRowByRowSkipsQueriesWithoutFields) {
+  const Result r = Run("params --quiet --max-line=1000",
+                       "http://a/?\nhttp://c/?&&&\nhttp://z/" +
+                           std::string(3000, 'a') + "\nhttp://b/?x=1&&y\n");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, "4\tx\t1\n4\ty\t\n");
+  EXPECT_NE(r.err.find(":3:1001: error: too-long"), std::string::npos)
+      << r.err;
+}
+
 TEST_F(CliTest, ParamsRawKeepsTheBytesAsWritten) {
   const Result r = Run("params --raw --quiet", "http://h/?q=a+b%20c&=v\n");
   EXPECT_EQ(r.out, "1\tq\ta+b%20c\n1\t\tv\n");

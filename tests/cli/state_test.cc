@@ -589,6 +589,31 @@ TEST_F(StateCliTest, OutputCommittedWithTheStateSurvivesCrashLoops) {
   }
 }
 
+// Each run's temporary output file has a name of its own, which its
+// commit's MANIFEST records: after FILE was moved away, a later run with the
+// same FILE killed before its commit leaves nothing the next run could
+// take for committed output; that run reads its input again.
+TEST_F(StateCliTest, AReusedOutputNameNeverPublishesAnUncommittedRun) {
+  const std::string file = Path("new.txt");
+  const std::string args = "dedup --quiet --state=" + state_ +
+                           " --output=" + file;
+  ASSERT_EQ(Run(args, "http://a/\n").status, 0);
+  ASSERT_EQ(Slurp(file), "http://a/\n");
+  ASSERT_EQ(rename(file.c_str(), Path("day1.txt").c_str()), 0);
+  for (const char* step : {"before-manifest", "run-unnamed"}) {
+    const Result killed = Run(args, "http://a/\nhttp://b/\n",
+                              std::string("URISCAN_TEST_CRASH_AT=") + step);
+    ASSERT_EQ(killed.status, -SIGKILL) << step;
+    EXPECT_EQ(StateKeys(), 1) << step;
+  }
+  const Result r = Run(args, "http://a/\nhttp://b/\n");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Slurp(file), "http://b/\n");
+  EXPECT_EQ(StateKeys(), 2);
+  EXPECT_NE(std::system(("ls -a '" + dir_ + "' | grep -q uriscan-").c_str()),
+            0);  // the killed runs' temporary files are gone
+}
+
 TEST_F(StateCliTest, DamagedFilesAreErrorsNeverAnEmptyState) {
   ASSERT_EQ(Run("dedup --state=" + state_, DayInput(0, 2000, 3000)).status, 0);
   const std::string manifest = Slurp(state_ + "/MANIFEST");
