@@ -11,6 +11,7 @@
 
 #include "hwy/highway.h"
 #include "kernels/kernels.h"
+#include "kernels/utf8.h"
 #include "kernels/ops-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -54,28 +55,17 @@ HWY_INLINE int EscapeAt(const uint8_t* in, size_t size, size_t at) {
 // written to out; 0 when they spell none.
 HWY_INLINE size_t Utf8Escapes(const uint8_t* in, size_t size, uint8_t lead,
                               uint8_t* out) {
-  size_t len = 0;
-  int lo = 0x80, hi = 0xBF;  // the second byte's range
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    if (lead == 0xE0) lo = 0xA0;  // no overlong form
-    if (lead == 0xED) hi = 0x9F;  // no surrogate
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    if (lead == 0xF0) lo = 0x90;  // no overlong form
-    if (lead == 0xF4) hi = 0x8F;  // nothing past U+10FFFF
-  } else {
-    return 0;
-  }
-  for (size_t k = 1; k < len; ++k) {
+  const Utf8Lead shape = Utf8LeadOf(lead);
+  if (shape.length == 0) return 0;
+  for (size_t k = 1; k < shape.length; ++k) {
     const int b = EscapeAt(in, size, 3 * k);
-    if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xBF)) return 0;
+    if (b < (k == 1 ? shape.second_low : 0x80) ||
+        b > (k == 1 ? shape.second_high : 0xBF))
+      return 0;
     out[k] = static_cast<uint8_t>(b);
   }
   out[0] = lead;
-  return len;
+  return shape.length;
 }
 
 // Decodes in[0, size) into out. Bytes up to in + in_room may be read and up

@@ -66,13 +66,17 @@ class URISCAN_EXPORT QueryParamWindows {
   // and L2.
   static constexpr size_t kWindowParams = 4096;
 
+  QueryParamWindows() = default;
   QueryParamWindows(const char* data, const ComponentSpans& spans,
                     size_t longest_query = SIZE_MAX);
+  // Starts over on another scan, the columns' capacity kept.
+  void Reset(const char* data, const ComponentSpans& spans,
+             size_t longest_query = SIZE_MAX);
   bool Next(QueryParams* out);
 
  private:
   bool NextPieces(QueryParams* out);  // one window, empty or not
-  const char* data_;
+  const char* data_ = nullptr;
   std::vector<uint32_t> rows_, begin_, end_;  // the queries to split
   uint32_t limit_ = 0;  // the bytes of data the kernel may read
   size_t next_ = 0;     // the query the next window begins in

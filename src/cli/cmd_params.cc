@@ -5,7 +5,6 @@
 
 #include <charconv>
 #include <cstdint>
-#include <optional>
 #include <string_view>
 #include <string>
 #include <vector>
@@ -36,7 +35,7 @@ constexpr char kHelp[] =
 // line of millions of parameters needs no column as long as it): the
 // window's spans, and with decoding its names and values back to back.
 struct ChunkParams {
-  std::optional<QueryParamWindows> windows;
+  QueryParamWindows windows;
   QueryParams params;  // the current window
   size_t next = 0;     // its first parameter not yet written
   std::vector<char> names, values;
@@ -57,7 +56,7 @@ class ParamsRun : public CommandRun {
   bool PrepareChunk(const Batch& rows, Chunk* c) override {
     ChunkParams& p = chunk_params;
     p.data = rows.data;
-    p.windows.emplace(rows.data, c->spans);
+    p.windows.Reset(rows.data, c->spans);
     p.params.Clear();
     p.next = 0;
     if (!WholeChunk(*c, true)) return true;
@@ -89,7 +88,7 @@ class ParamsRun : public CommandRun {
   bool NextWindow() const {
     ChunkParams& p = chunk_params;
     if (p.next < p.params.size()) return true;
-    if (!p.windows->Next(&p.params)) return false;
+    if (!p.windows.Next(&p.params)) return false;
     p.next = 0;
     if (!raw_) {
       const QueryParams& q = p.params;

@@ -4,6 +4,7 @@
 
 #include <charconv>
 
+#include "kernels/utf8.h"
 #include "src/derive/host_type.h"
 #include "uriscan/risk.h"
 
@@ -22,23 +23,11 @@ void AppendNumber(uint64_t v, std::string* out) {
 // The length of the well-formed UTF-8 sequence (RFC 3629) at s[i], or 0.
 size_t Utf8SequenceAt(std::string_view s, size_t i) {
   const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const unsigned char c = byte(i);
-  size_t n;
-  unsigned char low = 0x80, high = 0xBF;  // the second byte's range
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) low = 0xA0;   // no overlong forms
-    if (c == 0xED) high = 0x9F;  // no surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) low = 0x90;
-    if (c == 0xF4) high = 0x8F;  // nothing past U+10FFFF
-  } else {
+  const Utf8Lead shape = Utf8LeadOf(byte(i));
+  const size_t n = shape.length;
+  if (n == 0 || i + n > s.size() || byte(i + 1) < shape.second_low ||
+      byte(i + 1) > shape.second_high)
     return 0;
-  }
-  if (i + n > s.size() || byte(i + 1) < low || byte(i + 1) > high) return 0;
   for (size_t k = 2; k < n; ++k)
     if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
   return n;

@@ -96,16 +96,6 @@ bool OutputFile::Open(std::string* error) {
   return true;
 }
 
-bool OutputFile::SyncParent(std::string* error) const {
-  const int fd = open(parent_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0 || fsync(fd) != 0) {
-    *error = "cannot sync directory " + parent_ + ": " + std::strerror(errno);
-    if (fd >= 0) close(fd);
-    return false;
-  }
-  close(fd);
-  return true;
-}
 
 bool OutputFile::Sync(std::string* error) {
   if (std::fflush(stdout) != 0 || fsync(STDOUT_FILENO) != 0) {
@@ -113,7 +103,7 @@ bool OutputFile::Sync(std::string* error) {
     return false;
   }
   // Its name too must be durable before a MANIFEST names it.
-  return SyncParent(error);
+  return durable::SyncDirectory(parent_, error);
 }
 
 bool OutputFile::Publish(std::string* error) {
@@ -124,7 +114,7 @@ bool OutputFile::Publish(std::string* error) {
     return false;
   }
   keep_ = true;  // it is FILE now
-  if (!SyncParent(error)) return false;
+  if (!durable::SyncDirectory(parent_, error)) return false;
   durable::CrashPoint("output-named");
   return true;
 }

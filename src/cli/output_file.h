@@ -40,8 +40,6 @@ class OutputFile {
   bool Publish(std::string* error);
 
  private:
-  bool SyncParent(std::string* error) const;
-
   std::string given_, name_, parent_, final_, tmp_;
   bool open_ = false, keep_ = false;
 };

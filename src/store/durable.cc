@@ -79,6 +79,17 @@ bool SyncDirectory(int dir_fd, const std::string& shown, std::string* error) {
   return true;
 }
 
+bool SyncDirectory(const std::string& dir, std::string* error) {
+  const int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = "cannot sync directory " + dir + ": " + std::strerror(errno);
+    return false;
+  }
+  const bool synced = SyncDirectory(fd, dir, error);
+  close(fd);
+  return synced;
+}
+
 bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
                  const std::string& bytes, std::string* error) {
   const std::string tmp = name + ".tmp";

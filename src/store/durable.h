@@ -44,6 +44,8 @@ int RenameNoReplace(int from_fd, const std::string& from, int to_fd,
 // fsync of the directory `dir_fd` (`shown` names it in the error), so a
 // rename inside it is durable.
 bool SyncDirectory(int dir_fd, const std::string& shown, std::string* error);
+// The same for a directory known by its path (a command's output file's).
+bool SyncDirectory(const std::string& dir, std::string* error);
 
 // Writes `bytes` to `name` + ".tmp" in the directory `dir_fd`, fsyncs it and
 // renames it to `name` there (`shown` is the directory's path, for errors).

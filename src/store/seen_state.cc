@@ -408,13 +408,11 @@ bool SeenState::CompleteOutput(std::string* error) {
                                   : "not a regular file");
     return false;
   }
-  const std::string parent =
-      committed_output_.substr(0, committed_output_.rfind('/') + 1);
-  const int fd = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    fsync(fd);
-    close(fd);
-  }
+  // Its name is durable before anything else happens (an error here is
+  // the next commit's to find again).
+  std::string ignored;
+  (void)durable::SyncDirectory(
+      committed_output_.substr(0, committed_output_.rfind('/') + 1), &ignored);
   return true;
 }
 

@@ -68,8 +68,16 @@ void ExtractQueryParamsScalar(const char* data, const ComponentSpans& spans,
 
 QueryParamWindows::QueryParamWindows(const char* data,
                                      const ComponentSpans& spans,
-                                     size_t longest_query)
-    : data_(data) {
+                                     size_t longest_query) {
+  Reset(data, spans, longest_query);
+}
+
+void QueryParamWindows::Reset(const char* data, const ComponentSpans& spans,
+                              size_t longest_query) {
+  data_ = data;
+  limit_ = 0;
+  next_ = 0;
+  at_ = 0;
   // The rows with a query (a SIMD scan of the flags column: a log's rows
   // mostly have none), then their queries' spans.
   const size_t n = spans.size();
@@ -163,7 +171,8 @@ void ExtractQueryParams(const char* data, const ComponentSpans& spans,
   out->Clear();
   // A window at a time into scratch columns that stay in L1 and L2, then
   // appended.
-  QueryParamWindows windows(data, spans, longest_query);
+  thread_local QueryParamWindows windows;
+  windows.Reset(data, spans, longest_query);
   thread_local QueryParams window;
   while (windows.Next(&window)) {
     out->row.insert(out->row.end(), window.row.begin(), window.row.end());

@@ -129,6 +129,14 @@ class StateCliTest : public ::testing::Test {
     const size_t at = r.out.find("\nkeys ");
     return at == std::string::npos ? -2 : std::atoll(r.out.c_str() + at + 6);
   }
+  // How long a whole run of `args` on `input` takes here (it must succeed):
+  // the span random kills are spread over.
+  double WholeRunSeconds(const std::string& args, const std::string& input) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EXPECT_EQ(Run(args, input).status, 0) << args;
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+        .count();
+  }
   // Waits (up to 5 s) until a run holds the lock of the state `dir`: a
   // flock of our own then fails.
   static bool LockHeld(const std::string& dir) {
@@ -469,13 +477,8 @@ TEST_F(StateCliTest, RandomKillsNeverDamageTheStateOrLoseOutput) {
   // that got to its commit wrote its whole output first.
   std::vector<std::string> days;
   for (int d = 0; d < 6; ++d) days.push_back(DayInput(d, 60000, 120000));
-  const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(Run("dedup --state=" + Path("timing") + " --quiet", days[0])
-                .status,
-            0);
-  const double whole = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - t0)
-                           .count();
+  const double whole = WholeRunSeconds(
+      "dedup --state=" + Path("timing") + " --quiet", days[0]);
   std::mt19937_64 rng(20260101);
   std::string so_far, outputs;
   int kills = 0;
@@ -526,15 +529,10 @@ TEST_F(StateCliTest, OutputCommittedWithTheStateSurvivesCrashLoops) {
                          "committed"};
   std::vector<std::string> days;
   for (int d = 0; d < 7; ++d) days.push_back(DayInput(d, 20000, 40000));
-  const auto t0 = std::chrono::steady_clock::now();
-  ASSERT_EQ(Run("dedup --quiet --state=" + Path("timing") + " --output=" +
-                    Path("timing.out"),
-                days[0])
-                .status,
-            0);
-  const double whole = std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - t0)
-                           .count();
+  const double whole = WholeRunSeconds("dedup --quiet --state=" +
+                                          Path("timing") + " --output=" +
+                                          Path("timing.out"),
+                                      days[0]);
   std::mt19937_64 rng(20261127);
   std::string so_far, outputs;
   int completed_by_rerun = 0;
