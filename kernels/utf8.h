@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The shape of a well-formed UTF-8 sequence (RFC 3629, section 4) by its
-// first byte: what the decoding kernel and the JSON writer both check.
+// first byte: what the decoding kernel, the JSON writer and the IDNA host
+// mapping check.
 #ifndef URISCAN_KERNELS_UTF8_H_
 #define URISCAN_KERNELS_UTF8_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace uriscan {
 
@@ -23,6 +25,19 @@ constexpr Utf8Lead Utf8LeadOf(uint8_t b) {
     return {4, b == 0xF0 ? uint8_t{0x90} : uint8_t{0x80},
             b == 0xF4 ? uint8_t{0x8F} : uint8_t{0xBF}};
   return {0, 0, 0};
+}
+
+// The length of the well-formed UTF-8 sequence at s[i], or 0.
+inline size_t Utf8SequenceAt(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<uint8_t>(s[k]); };
+  const Utf8Lead shape = Utf8LeadOf(byte(i));
+  const size_t n = shape.length;
+  if (n == 0 || i + n > s.size() || byte(i + 1) < shape.second_low ||
+      byte(i + 1) > shape.second_high)
+    return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
 }
 
 }  // namespace uriscan

@@ -33,7 +33,8 @@ class URISCAN_EXPORT PublicSuffixList {
   PublicSuffixList(const PublicSuffixList&) = delete;
   PublicSuffixList& operator=(const PublicSuffixList&) = delete;
 
-  // Of a reg-name host (any case; the answers are lower case): its
+  // Of a reg-name host (any case; the answers are lower case; a host of
+  // percent-encoded UTF-8 is read in its IDNA form, AppendIdnaHost()): its
   // registrable domain (the public suffix and one label more) and its
   // public suffix. nullopt for an empty host, for the registrable domain of
   // a host that is itself a public suffix, and where libpsl has no answer.
@@ -42,9 +43,9 @@ class URISCAN_EXPORT PublicSuffixList {
     std::optional<std::string_view> registrable_domain, public_suffix;
   };
   Suffixes Lookup(std::string_view host) const;
-  // The host's labels left of its registrable domain, as written ("" for a
-  // host that is its registrable domain); nullopt where the registrable
-  // domain is.
+  // The host's labels left of its registrable domain, as written (of the
+  // IDNA form where Lookup() reads one; "" for a host that is its
+  // registrable domain); nullopt where the registrable domain is.
   std::optional<std::string_view> Subdomain(std::string_view host) const;
 
   // Whether lookups use the table (false: each host is asked of libpsl).
@@ -55,6 +56,18 @@ class URISCAN_EXPORT PublicSuffixList {
   explicit PublicSuffixList(Impl* impl);
   Impl* impl_;
 };
+
+// The one mapping of internationalized host names behind every derived
+// host column, the crawler profile and --lenient: the host's bytes, its
+// percent-encoded triplets decoded (RFC 3986 sec. 3.2.2 reads them as
+// UTF-8), as IDNA A-labels, the way the Internet Archive's surt library
+// maps them (IDNA 2003; here libidn2's UTS #46 transitional processing:
+// "fa%C3%9F.de" (sharp s) and its raw UTF-8 are "fass.de", "B%C3%9Ccher.de" is
+// "xn--bcher-kva.de"). Appends the A-labels and returns true when the
+// decoded host holds a non-ASCII character, is well-formed UTF-8 and maps
+// to a name of ASCII letters, digits, '-', '_' and '.'; false, appending
+// nothing, otherwise (an ASCII host is left to the caller as it is).
+URISCAN_EXPORT bool AppendIdnaHost(std::string_view host, std::string* out);
 
 // Appends what surt.surt(url) of the Internet Archive's surt library
 // (0.3.1) returns with its defaults: its Google and IA canonicalizers, then

@@ -9,6 +9,7 @@
 #include "uriscan/error.h"
 #include "uriscan/fingerprint.h"
 #include "uriscan/hosts.h"
+#include "uriscan/lenient.h"
 #include "uriscan/normalize.h"
 #include "uriscan/resolve.h"
 #include "uriscan/risk.h"

@@ -74,3 +74,9 @@ INSERT INTO frontier VALUES ('http://Example.com/a?b=1&utm_source=x#top'),
   ('http://a b/'), ('http://a b/')
 ON CONFLICT DO NOTHING;
 SELECT url, uri_normalize(url, 'crawler') FROM frontier ORDER BY url;
+-- Internationalized hosts: one IDNA mapping (IDNA 2003, the surt library's).
+SELECT uri_registrable_domain(u), uri_public_suffix(u), uri_surt(u),
+       uri_normalize(u, 'crawler'),
+       uri_key(u, 'crawler') = uri_key('http://xn--bcher-kva.de/', 'crawler') AS bucher
+FROM (VALUES ('http://www.fa%C3%9F.co.uk/x'), ('http://B%C3%9Ccher.de/'),
+             ('http://%FF.de/')) AS t(u);

@@ -55,6 +55,12 @@ SPECIAL = [
     "http://a.example/x/(a(abcdefghijklmnopqrstuvwx)b(abcdefghijklmnopqrstu"
     "vwx))/y/z.aspx?q",
     "http://a.example:99999/", "https://a.example:443/", "http://a:0/",
+    # IDNA: IDNA 2003's mapping (sharp s), dots other than '.', bytes that
+    # are not UTF-8.
+    "http://fa%C3%9F.de/", "http://FA%C3%9F.de/x", "http://%E3%80%82a.de/",
+    "http://a%EF%BC%8Eb.de/", "http://%FF.de/", "http://www.fa%C3%9F.co.uk/",
+    "http://b%C3%BCcher.de./",
+    "http://%C3%BC%C3%BC..de/", "http://X%C3%9C.Example/",
 ]
 
 

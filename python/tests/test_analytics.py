@@ -123,6 +123,22 @@ def test_columns_by_example():
     assert frame.loc[13, "subdomain"] == ""
 
 
+def test_idn_hosts_map_as_the_surt_library():
+    # One IDNA mapping (IDNA 2003's: sharp s is "ss") for every derived
+    # host column and the crawler profile, as the command's.
+    urls = ["http://www.fa%C3%9F.co.uk/x", "http://caf%C3%A9.fr/",
+            "http://%FF.de/"]
+    frame = uriscan.columns(urls, ["registrable_domain", "subdomain", "surt"])
+    assert frame["registrable_domain"].tolist() == ["fass.co.uk",
+                                                    "xn--caf-dma.fr", "%ff.de"]
+    assert frame["subdomain"].tolist() == ["www", "", ""]
+    assert frame["surt"].tolist() == ["uk,co,fass)/x", "fr,xn--caf-dma)/",
+                                      "de,%ff)/"]
+    keys = uriscan.fingerprint(["http://b%C3%BCcher.de/", "http://xn--bcher-kva.de/"],
+                               profile="crawler")
+    assert keys[0] == keys[1]
+
+
 def test_columns_reject_bad_names():
     with pytest.raises(ValueError, match=r"names\[1\]: 'nope' is not a column"):
         uriscan.columns(["http://a/"], ["host_nowww", "nope"])

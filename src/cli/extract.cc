@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "src/char_class.h"
-#include "src/cli/lenient.h"
+#include "uriscan/lenient.h"
 #include "uriscan/resolve.h"
 
 namespace uriscan {

@@ -18,22 +18,6 @@ void AppendNumber(uint64_t v, std::string* out) {
   out->append(digits, r.ptr);
 }
 
-// A JSON string. Valid references hold only printable ASCII without '"' or
-// '\\', but the escaping stays complete for any bytes.
-// The length of the well-formed UTF-8 sequence (RFC 3629) at s[i], or 0.
-size_t Utf8SequenceAt(std::string_view s, size_t i) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
-  const Utf8Lead shape = Utf8LeadOf(byte(i));
-  const size_t n = shape.length;
-  if (n == 0 || i + n > s.size() || byte(i + 1) < shape.second_low ||
-      byte(i + 1) > shape.second_high)
-    return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  return n;
-}
-
-
 void AppendJsonField(const char* key, std::string_view value,
                      std::string* out) {
   out->append(",\"").append(key).append("\":");

@@ -17,11 +17,11 @@
 
 #include "src/cli/command_run.h"
 #include "src/cli/input.h"
-#include "src/cli/lenient.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
 #include "src/cli/report.h"
+#include "uriscan/lenient.h"
 #include "uriscan/uriscan.h"
 
 namespace uriscan {

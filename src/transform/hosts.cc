@@ -20,6 +20,10 @@
 
 #include "uriscan/hosts.h"
 
+#include "kernels/utf8.h"
+#include "src/char_class.h"
+#include "src/transform/surt.h"
+
 namespace uriscan {
 namespace {
 
@@ -471,6 +475,17 @@ bool LookupPlain(const RuleTable& table, std::string_view host, char* lower,
   return true;
 }
 
+// The name a lookup reads: the IDNA form of a reg-name with percent-encoded
+// UTF-8 (in a buffer of this thread's, until its next call), else `host`
+// (raw bytes above 0x7f are libpsl's to read, as it does).
+std::string_view NameOf(std::string_view host) {
+  if (host.find('%') == std::string_view::npos || !IsAscii(host)) return host;
+  thread_local std::string mapped;
+  mapped.clear();
+  if (!AppendIdnaHost(host, &mapped)) return host;
+  return mapped;
+}
+
 struct Answer {
   std::string registrable, suffix;
   bool has_registrable, has_suffix;
@@ -582,6 +597,7 @@ PublicSuffixList::Suffixes PublicSuffixList::Impl::LookupInLibpsl(
 
 PublicSuffixList::Suffixes PublicSuffixList::Lookup(
     std::string_view host) const {
+  host = NameOf(host);
   if (host.empty()) return {};
   const RuleTable* table = impl_->table.get();
   // libpsl reads a C string: a host with a NUL byte is left to it, as is
@@ -629,10 +645,47 @@ PublicSuffixList::Suffixes PublicSuffixList::Lookup(
 
 std::optional<std::string_view> PublicSuffixList::Subdomain(
     std::string_view host) const {
+  host = NameOf(host);
   const auto registrable = Lookup(host).registrable_domain;
   if (!registrable) return std::nullopt;
   if (registrable->size() >= host.size()) return std::string_view();
   return host.substr(0, host.size() - registrable->size() - 1);
+}
+
+bool AppendIdnaHost(std::string_view host, std::string* out) {
+  std::string name;  // the decoded bytes
+  bool ascii = true;
+  for (size_t i = 0; i < host.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(host[i]);
+    if (c == '%' && i + 2 < host.size() &&
+        chars::Is(host[i + 1], chars::kHexDig) &&
+        chars::Is(host[i + 2], chars::kHexDig)) {
+      c = static_cast<unsigned char>(chars::HexValue(host[i + 1]) * 16 +
+                                     chars::HexValue(host[i + 2]));
+      i += 2;
+    }
+    if (c == 0) return false;  // libidn2 reads a C string
+    ascii &= c < 0x80;
+    name.push_back(static_cast<char>(c));
+  }
+  if (ascii) return false;
+  for (size_t i = 0; i < name.size();) {
+    const size_t n = static_cast<unsigned char>(name[i]) < 0x80
+                         ? 1 : Utf8SequenceAt(name, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  std::string ace;
+  if (!surt_internal::ToIdnaAscii(name, &ace)) return false;
+  for (char c : ace)
+    if (!(chars::Is(c, chars::kAlpha | chars::kDigit) || c == '-' ||
+          c == '_' || c == '.'))
+      return false;
+  // A character UTS #46 maps to a dot (U+2488 is "1.") made an empty label.
+  if (ace.empty() || ace[0] == '.' || ace.find("..") != std::string::npos)
+    return false;
+  out->append(ace);
+  return true;
 }
 
 }  // namespace uriscan

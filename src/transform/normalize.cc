@@ -19,6 +19,7 @@
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
 #include "src/transform/w3lib.h"
+#include "uriscan/hosts.h"
 #include "uriscan/resolve.h"
 
 namespace uriscan {
@@ -273,10 +274,17 @@ void DropPathSessionIds(size_t begin, std::string* out) {
   out->resize(w);
 }
 
-// The crawler's host rules on a lower-cased reg-name: no trailing dots, an
-// IPv4 address in any inet_aton form (or the WHATWG reading the ip-rare-form
-// risk flag uses) as its dotted quad, and with fold_www no leading "www.".
+// The crawler's host rules on a lower-cased reg-name: a name of
+// percent-encoded UTF-8 in IDNA A-labels as the surt column maps it
+// (AppendIdnaHost), no trailing dots, an IPv4 address in any inet_aton form (or the WHATWG
+// reading the ip-rare-form risk flag uses) as its dotted quad, and with
+// fold_www no leading "www.".
 void CrawlerHost(const NormalizeOptions& options, std::string* host) {
+  if (host->find('%') != std::string::npos) {
+    thread_local std::string ace;
+    ace.clear();
+    if (AppendIdnaHost(*host, &ace)) host->swap(ace);
+  }
   size_t n = host->size();
   while (n > 0 && (*host)[n - 1] == '.') --n;
   if (n > 0) host->resize(n);  // "example.com." is "example.com"

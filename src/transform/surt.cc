@@ -13,12 +13,43 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/utf8.h"
 #include "src/char_class.h"
 #include "src/parse/ip_value.h"
 #include "src/transform/scratch.h"
 #include "src/transform/surt.h"
 
 namespace uriscan {
+namespace surt_internal {
+
+bool ToIdnaAscii(const std::string& utf8, std::string* ace) {
+  // The codec splits the name at the four dots of IDNA 2003 (". U+3002
+  // U+FF0E U+FF61") and refuses an empty label but the last one; UTS #46
+  // would map those dots and drop the label.
+  size_t label = 0;  // the bytes of the label so far
+  for (size_t i = 0; i < utf8.size(); ++label) {
+    const std::string_view rest = std::string_view(utf8).substr(i);
+    size_t dot = 0;
+    if (rest[0] == '.') {
+      dot = 1;
+    } else {
+      for (const char* wide : {"\xE3\x80\x82", "\xEF\xBC\x8E", "\xEF\xBD\xA1"})
+        if (rest.substr(0, 3) == wide) dot = 3;
+    }
+    if (dot && label == 0) return false;
+    if (dot) label = static_cast<size_t>(-1);  // ++label makes it 0
+    i += dot ? dot : 1;
+  }
+  char* out = nullptr;
+  const bool ok = idn2_lookup_u8(reinterpret_cast<const uint8_t*>(utf8.c_str()),
+                                 reinterpret_cast<uint8_t**>(&out),
+                                 IDN2_NFC_INPUT | IDN2_TRANSITIONAL) == IDN2_OK;
+  if (ok) ace->assign(out);
+  std::free(out);
+  return ok;
+}
+
+}  // namespace surt_internal
 namespace {
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
@@ -92,44 +123,22 @@ void EscapeOnce(std::string* s) {
 std::string DropInvalidUtf8(std::string_view s) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    size_t n = c < 0x80 ? 1 : c >= 0xc2 && c < 0xe0 ? 2
-             : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xf0 && c < 0xf5 ? 4 : 0;
-    bool ok = n > 0 && i + n <= s.size();
-    for (size_t k = 1; ok && k < n; ++k)
-      ok = (static_cast<unsigned char>(s[i + k]) & 0xc0) == 0x80;
-    if (ok && n == 3) {  // no overlong form, no surrogate
-      const unsigned char d = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0);
-    } else if (ok && n == 4) {
-      const unsigned char d = static_cast<unsigned char>(s[i + 1]);
-      ok = !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90);
-    }
-    if (ok) {
-      out.append(s.substr(i, n));
-      i += n;
-    } else {
-      ++i;
-    }
+    const size_t n = static_cast<unsigned char>(s[i]) < 0x80
+                         ? 1 : Utf8SequenceAt(s, i);
+    if (n) out.append(s.substr(i, n));
+    i += n ? n : 1;
   }
   return out;
 }
 
 // A host with bytes above 0x7f: the library encodes it with Python's
-// "idna" codec (IDNA 2003) and keeps it as it is when that fails. Here
-// libidn2's UTS #46 transitional processing, which maps as IDNA 2003 does
-// for the characters both accept.
+// "idna" codec and keeps it as it is when that fails.
 void IdnaOrKeep(std::string* host) {
   if (std::all_of(host->begin(), host->end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
     return;
-  const std::string text = DropInvalidUtf8(*host);
-  char* ace = nullptr;
-  if (idn2_lookup_u8(reinterpret_cast<const uint8_t*>(text.c_str()),
-                     reinterpret_cast<uint8_t**>(&ace),
-                     IDN2_NFC_INPUT | IDN2_TRANSITIONAL) == IDN2_OK)
-    *host = ace;
-  std::free(ace);
+  std::string ace;
+  if (surt_internal::ToIdnaAscii(DropInvalidUtf8(*host), &ace)) host->swap(ace);
 }
 
 // attemptIPFormats(): a host of digits alone is a number taken modulo
@@ -714,7 +723,9 @@ bool AppendFullIaSurt(std::string_view url, std::string* out) {
     EscapeOnce(&path);
   }
 
-  // IAURLCanonicalizer.canonicalize()
+  // IAURLCanonicalizer.canonicalize(): the host lower-cased (the escapes
+  // of a name IDNA refused too), then massageHost().
+  if (with_host) LowerAll(&*host);
   if (with_host && scheme != "dns") {
     // massageHost(): "www", digits, '.' at the start go.
     const std::string& h = *host;

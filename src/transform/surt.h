@@ -26,6 +26,14 @@ bool AppendFullIaSurt(std::string_view url, std::string* out);
 // it as the surt column does.
 void StripPathSessionIds(std::string* path);
 
+// The IDNA step of the library (Python's "idna" codec, IDNA 2003): UTF-8
+// text to A-labels by libidn2's UTS #46 transitional processing, which maps
+// as IDNA 2003 does for the names both accept ("fa%C3%9F.de", sharp s, is "fass.de").
+// False, `ace` untouched, where libidn2 refuses the name. Every derived host
+// column and the crawler profile map hosts through it
+// (AppendIdnaHost() in include/uriscan/hosts.h).
+bool ToIdnaAscii(const std::string& utf8, std::string* ace);
+
 }  // namespace surt_internal
 }  // namespace uriscan
 

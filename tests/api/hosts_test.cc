@@ -334,5 +334,54 @@ TEST(PublicSuffixTableTest, OddListFileAgreesWithLibpsl) {
   std::remove(file.c_str());
 }
 
+// The IDNA mapping of host names: IDNA 2003's (the surt library's), from
+// percent-encoded or raw UTF-8; refused where the name is not UTF-8, has
+// an empty label or maps to something no host name holds.
+TEST(IdnaHostTest, MapsAsIdna2003) {
+  const struct {
+    const char* host;
+    const char* ace;  // nullptr: refused, nothing appended
+  } cases[] = {
+      {"fa%C3%9F.de", "fass.de"},
+      {"fa\xc3\x9f.de", "fass.de"},
+      {"B%C3%9Ccher.DE", "xn--bcher-kva.de"},
+      {"b%c3%bccher.de", "xn--bcher-kva.de"},
+      {"caf%C3%A9.fr.", "xn--caf-dma.fr."},
+      {"%E4%BE%8B.%E4%B8%AD%E5%9B%BD", "xn--fsq.xn--fiqs8s"},
+      {"a%EF%BC%8Eb%C3%BC.de", "a.xn--b-eha.de"},  // a fullwidth dot
+      {"example.com", nullptr},       // ASCII: the caller's as it is
+      {"%41%42.com", nullptr},        // ASCII once decoded
+      {"xn--bcher-kva.de", nullptr},  // never decoded back
+      {"%FF.de", nullptr},            // not UTF-8
+      {"%C3.de", nullptr},            // a cut sequence
+      {"%E3%80%82a.de", nullptr},     // an empty label
+      {"%C3%BC..de", nullptr},
+      {"a%2Fb%C3%BC.de", nullptr},    // '/' in a name
+      {"%C3%BC%00.de", nullptr},      // NUL
+      {"%E2%92%88.example", nullptr},  // "1." from one character
+  };
+  for (const auto& c : cases) {
+    std::string out = "x";
+    const bool mapped = AppendIdnaHost(c.host, &out);
+    EXPECT_EQ(mapped, c.ace != nullptr) << c.host;
+    EXPECT_EQ(out, c.ace ? std::string("x") + c.ace : "x") << c.host;
+  }
+}
+
+// The Public Suffix List answers of a percent-encoded UTF-8 host are those
+// of its A-labels; raw bytes stay libpsl's.
+TEST(IdnaHostTest, PublicSuffixListReadsTheALabels) {
+  const PublicSuffixList psl;
+  const auto a = psl.Lookup("www.caf%C3%A9.co.uk");
+  ASSERT_TRUE(a.registrable_domain && a.public_suffix);
+  EXPECT_EQ(*a.registrable_domain, "xn--caf-dma.co.uk");
+  EXPECT_EQ(*a.public_suffix, "co.uk");
+  EXPECT_EQ(psl.Subdomain("WWW.fa%C3%9F.co.uk").value_or("?"), "www");
+  EXPECT_EQ(psl.Lookup("%E4%BE%8B.%E4%B8%AD%E5%9B%BD")
+                .registrable_domain.value_or("?"),
+            "xn--fsq.xn--fiqs8s");
+  EXPECT_EQ(psl.Lookup("%FF.de").registrable_domain.value_or("?"), "%ff.de");
+}
+
 }  // namespace
 }  // namespace uriscan

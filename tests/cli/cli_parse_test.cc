@@ -94,6 +94,47 @@ TEST_F(CliTest, DerivedColumnsPublicSuffixAndSurt) {
             "surt\nexample,a)/x\\\\y\n\\N\n");
 }
 
+// One mapping of internationalized hosts for every derived host column,
+// the crawler profile and --lenient: the Internet Archive surt library's
+// (IDNA 2003: sharp s is "ss"). The surt values are what surt.surt()
+// returned for each line; a name IDNA refuses (an empty label, bytes that
+// are not UTF-8) is kept as written.
+TEST_F(CliTest, DerivedColumnsMapIdnHostsOneWay) {
+  const std::string in =
+      "http://caf%C3%A9.fr/\n"
+      "http://B%C3%9Ccher.de/x\n"
+      "http://xn--bcher-kva.de/x\n"
+      "http://www.fa%C3%9F.co.uk/\n"
+      "http://%E3%80%82a.de/\n"
+      "http://%FF.de/\n"
+      "http://fa\xc3\x9f.de/\n";
+  const Result r = Run(
+      "parse --format=tsv --quiet --lenient --columns=registrable_domain,"
+      "public_suffix,subdomain,surt,surt_crawler",
+      in);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "registrable_domain\tpublic_suffix\tsubdomain\tsurt\tsurt_crawler\n"
+            "xn--caf-dma.fr\tfr\t\tfr,xn--caf-dma)/\tfr,xn--caf-dma)/\n"
+            "xn--bcher-kva.de\tde\t\tde,xn--bcher-kva)/x\tde,xn--bcher-kva)/x\n"
+            "xn--bcher-kva.de\tde\t\tde,xn--bcher-kva)/x\tde,xn--bcher-kva)/x\n"
+            "fass.co.uk\tco.uk\twww\tuk,co,fass)/\tuk,co,fass)/\n"
+            "%e3%80%82a.de\tde\t\tde,%e3%80%82a)/\tde,%E3%80%82a)/\n"
+            "%ff.de\tde\t\tde,%ff)/\tde,%FF)/\n"
+            "fass.de\tde\t\tde,fass)/\tde,fass)/\n");
+  // The crawler profile: one class for every spelling of a name.
+  const Result d = Run("dedup --profile=crawler --quiet",
+                       "http://b%C3%BCcher.de/x\nhttp://xn--bcher-kva.de/x\n"
+                       "http://B%C3%9Ccher.de./x\nhttp://fass.de/\n"
+                       "http://FA%C3%9F.de/\n");
+  EXPECT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(d.out, "http://b%C3%BCcher.de/x\nhttp://fass.de/\n");
+  EXPECT_EQ(Run("normalize --profile=crawler --quiet",
+                "http://B%C3%9Ccher.de./x\nhttp://%FF.de/\n").out,
+            "http://xn--bcher-kva.de/x\thttp://B%C3%9Ccher.de./x\n"
+            "http://%FF.de/\thttp://%FF.de/\n");
+}
+
 TEST_F(CliTest, DerivedColumnsKeyAndNormalizedFollowTheProfile) {
   const std::string in = "HTTP://A.example:80/x/../y?utm_source=1\nbad uri\n";
   const Result r = Run("parse --format=tsv --quiet --profile=crawler "

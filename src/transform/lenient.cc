@@ -1,16 +1,13 @@
 // SPDX-License-Identifier: MIT
 // RepairReference(): RFC 3987 sec. 3.1 mapping, lone '%', IDNA hosts.
-#include "src/cli/lenient.h"
-
-#include <idn2.h>
+#include "uriscan/lenient.h"
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "src/char_class.h"
+#include "uriscan/hosts.h"
 
 namespace uriscan {
-namespace cli {
 namespace {
 
 bool IsHex(char c) { return chars::Is(c, chars::kHexDig); }
@@ -73,22 +70,17 @@ bool RepairReference(std::string_view line, std::string* out) {
     bool ascii = true;
     for (char c : host) ascii &= static_cast<unsigned char>(c) < 0x80;
     if (!ascii) {
-      char* ace = nullptr;
-      const std::string name(host);
-      if (idn2_to_ascii_8z(name.c_str(), &ace,
-                           IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT) ==
-          IDN2_OK) {
+      std::string ace;
+      if (AppendIdnaHost(host, &ace)) {
         AppendEncoded(line.substr(0, host_begin), out);
         out->append(ace);
         AppendEncoded(line.substr(host_end), out);
         idna = true;
       }
-      std::free(ace);
     }
   }
   if (!idna) AppendEncoded(line, out);
   return std::string_view(*out).substr(start) != line;
 }
 
-}  // namespace cli
 }  // namespace uriscan
