@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "postgres/query_params.h"
-#include "src/derive/host_type.h"
 #include "uriscan/hosts.h"
 #include "uriscan/uriscan.h"
 
@@ -107,7 +106,7 @@ void upg_parse(const char* text, size_t size, upg_parts* out) {
   SetComponent(out, UPG_PATH, uri, uri.path());
   SetComponent(out, UPG_QUERY, uri, uri.query());
   SetComponent(out, UPG_FRAGMENT, uri, uri.fragment());
-  if (uri.host()) out->host_type = uriscan::derive::HostTypeName(uri.host_kind());
+  if (uri.host()) out->host_type = uriscan::HostKindName(uri.host_kind());
 }
 
 int upg_profile(const char* name, size_t size) {

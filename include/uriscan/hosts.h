@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "uriscan/export.h"
+#include "uriscan/uri.h"
 
 namespace uriscan {
 
@@ -75,6 +76,14 @@ URISCAN_EXPORT bool AppendIdnaHost(std::string_view host, std::string* out);
 // a scheme. Returns false, appending nothing, where that library raises
 // instead (a port above 65535).
 URISCAN_EXPORT bool AppendIaSurt(std::string_view url, std::string* out);
+
+// Appends the SURT shape of a reference in the crawler normal form (the
+// `surt_crawler` column): host labels reversed and joined by ',' (an IP
+// address as written) without one leading "www.", ":PORT" for a port,
+// ')', the path, '?' and the query. False, appending nothing, for an
+// invalid reference or one without a host.
+URISCAN_EXPORT bool AppendCrawlerSurt(const UriReference& crawler_normal,
+                                      std::string* out);
 
 }  // namespace uriscan
 

@@ -22,6 +22,18 @@ enum class HostKind : uint8_t {
   kIPvFuture = 3,
 };
 
+// The host_type names of `uriscan parse`: "name", "ipv4", "ipv6",
+// "ipvfuture".
+inline const char* HostKindName(HostKind kind) {
+  switch (kind) {
+    case HostKind::kRegName: return "name";
+    case HostKind::kIPv4: return "ipv4";
+    case HostKind::kIPv6: return "ipv6";
+    case HostKind::kIPvFuture: return "ipvfuture";
+  }
+  return "name";
+}
+
 // Bits of the uint16_t flags column. The kHas* component bits say which
 // components are *defined* (their delimiter is present): "http://a" has no
 // query, "http://a?" has an empty one. The path is always defined; the host

@@ -36,6 +36,7 @@ struct TextRows {
   std::string text;
   std::vector<size_t> offset{0}, item_start{0};
   std::vector<uint8_t> null;
+  std::vector<int64_t> number;  // a bool or int cell's value, by row
 
   void Add(std::string_view s) {
     text.append(s);
@@ -51,7 +52,14 @@ struct TextRows {
     null.push_back(is_null);
     item_start.push_back(offset.size() - 1);
   }
-  void Null() { EndRow(true); }
+  void Null() {
+    EndRow(true);
+    number.push_back(0);
+  }
+  void Number(int64_t v) {
+    EndRow(false);
+    number.push_back(v);
+  }
   // One item or None.
   void Optional(const std::optional<std::string_view>& s) {
     if (s) Add(*s);
@@ -65,21 +73,37 @@ struct TextRows {
 enum class Kind : uint8_t {
   kAuthority, kHostNowww, kSubdomain, kRegistrableDomain, kPublicSuffix,
   kExtension, kPathDecoded, kQueryDecoded, kFragmentDecoded, kPathSegments,
-  kParamNames, kSurt, kParam, kParamRaw,
+  kParamNames, kSurt, kLine, kValid, kAt, kError, kRaw, kRepaired, kScheme,
+  kUserinfo, kHost, kPort, kPath, kQuery, kFragment, kHostType, kKey,
+  kNormalized, kSurtCrawler, kParam, kParamRaw,
 };
 constexpr const char* kNames[] = {
     "authority", "host_nowww", "subdomain", "registrable_domain",
     "public_suffix", "extension", "path_decoded", "query_decoded",
-    "fragment_decoded", "path_segments", "param_names", "surt"};
+    "fragment_decoded", "path_segments", "param_names", "surt", "line",
+    "valid", "at", "error", "raw", "repaired", "scheme", "userinfo", "host",
+    "port", "path", "query", "fragment", "host_type", "key", "normalized",
+    "surt_crawler"};
 constexpr std::string_view kParamPrefix = "param:";
 constexpr std::string_view kParamRawPrefix = "param_raw:";
+
+// What a cell holds.
+enum class Cell : uint8_t { kText, kList, kBool, kInt };
 
 struct Wanted {
   Kind kind;
   std::string name;   // as asked
   std::string param;  // NAME of param:NAME and param_raw:NAME
-  bool list() const {
-    return kind == Kind::kPathSegments || kind == Kind::kParamNames;
+  Cell cell() const {
+    switch (kind) {
+      case Kind::kPathSegments:
+      case Kind::kParamNames: return Cell::kList;
+      case Kind::kValid:
+      case Kind::kRepaired: return Cell::kBool;
+      case Kind::kLine:
+      case Kind::kAt: return Cell::kInt;
+      default: return Cell::kText;
+    }
   }
 };
 
@@ -110,6 +134,9 @@ std::vector<Wanted> WantedFrom(const py::handle& names) {
                      std::string(view.substr(kParamRawPrefix.size()))});
     } else if (it != std::end(kNames)) {
       out.push_back({static_cast<Kind>(it - std::begin(kNames)), name, {}});
+    } else if (name == "file") {
+      throw py::value_error(RowName("names", i) + ": 'file' names the "
+                            "command's input files; rows here have none");
     } else {
       throw py::value_error(RowName("names", i) + ": '" + name +
                             "' is not a column; expected one of " +
@@ -147,9 +174,52 @@ struct ChunkParams {
   }
 };
 
-// Row i of one column (a valid row, `uri`).
+// What a chunk's rows derive beside their spans, for the columns asked.
+struct ChunkDerived {
+  ChunkParams params;
+  std::vector<uint64_t> keys;          // key
+  NormalizedBatch normalized, crawler;  // normalized, surt_crawler
+};
+
+// What a row is beside its reference.
+struct RowInfo {
+  int64_t line;          // 1 for the first row
+  std::string_view raw;  // as given (before lenient repaired it)
+  bool repaired;
+};
+
+// Row i of one column.
 void AddRow(const Wanted& w, size_t i, const UriReference& uri,
-            const char* data, const ChunkParams& p, TextRows* out) {
+            const char* data, const ChunkDerived& d, const RowInfo& info,
+            TextRows* out) {
+  switch (w.kind) {  // what every row has, invalid ones too
+    case Kind::kLine: out->Number(info.line); return;
+    case Kind::kValid: out->Number(uri.valid()); return;
+    case Kind::kRepaired: out->Number(info.repaired); return;
+    case Kind::kAt:  // None on a valid row, as the command's \N
+      if (uri.valid()) {
+        out->Null();
+      } else {
+        out->Number(uri.error().offset);
+      }
+      return;
+    case Kind::kError:
+      out->Optional(uri.valid() ? std::nullopt
+                                : std::optional<std::string_view>(
+                                      ErrorKindName(uri.error().kind)));
+      return;
+    case Kind::kRaw:
+      out->Add(info.raw);
+      out->EndRow(false);
+      return;
+    default:
+      break;
+  }
+  if (!uri.valid()) {
+    out->Null();
+    return;
+  }
+  const ChunkParams& p = d.params;
   const auto host = uri.host();
   const bool name_host = host && uri.host_kind() == HostKind::kRegName;
   switch (w.kind) {
@@ -222,13 +292,57 @@ void AddRow(const Wanted& w, size_t i, const UriReference& uri,
       }
       out->Null();
       return;
-    case Kind::kSurt: {
+    case Kind::kSurt:
+    case Kind::kSurtCrawler: {
       thread_local std::string key;
       key.clear();
-      const bool ok = uri.scheme() && AppendIaSurt(uri.text(), &key);
+      const bool ok =
+          w.kind == Kind::kSurt
+              ? uri.scheme() && AppendIaSurt(uri.text(), &key)
+              : AppendCrawlerSurt(d.crawler.spans().Row(i, d.crawler.view().data),
+                                  &key);
       out->Optional(ok ? std::optional<std::string_view>(key) : std::nullopt);
       return;
     }
+    case Kind::kScheme: out->Optional(uri.scheme()); return;
+    case Kind::kUserinfo: out->Optional(uri.userinfo()); return;
+    case Kind::kHost: out->Optional(host); return;
+    case Kind::kPort: out->Optional(uri.port()); return;
+    case Kind::kPath:
+      out->Add(uri.path());
+      out->EndRow(false);
+      return;
+    case Kind::kQuery: out->Optional(uri.query()); return;
+    case Kind::kFragment: out->Optional(uri.fragment()); return;
+    case Kind::kHostType:
+      out->Optional(host ? std::optional<std::string_view>(
+                               HostKindName(uri.host_kind()))
+                         : std::nullopt);
+      return;
+    case Kind::kKey: {  // 16 hex digits, as the command writes it
+      uint64_t key = d.keys[i];
+      if (key == 0) {
+        out->Null();
+        return;
+      }
+      static const char kHex[] = "0123456789abcdef";
+      char text[16];
+      for (int k = 15; k >= 0; --k, key >>= 4) text[k] = kHex[key & 15];
+      out->Add(std::string_view(text, 16));
+      out->EndRow(false);
+      return;
+    }
+    case Kind::kNormalized:
+      out->Add(d.normalized.Get(i));
+      out->EndRow(false);
+      return;
+    case Kind::kLine:
+    case Kind::kValid:
+    case Kind::kAt:
+    case Kind::kError:
+    case Kind::kRaw:
+    case Kind::kRepaired:
+      return;  // above
   }
 }
 
@@ -241,27 +355,47 @@ bool WantsParams(const std::vector<Wanted>& wanted) {
 
 }  // namespace
 
-py::dict Columns(const py::handle& urls, const py::handle& names) {
+py::dict Columns(const py::handle& urls, const py::handle& names,
+                 Profile profile, const NormalizeOptions& options,
+                 bool lenient) {
   const TrimScratchOnExit trim;
   const std::vector<Wanted> wanted = WantedFrom(names);
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  const auto wants = [&](Kind k) {
+    return std::any_of(wanted.begin(), wanted.end(),
+                       [k](const Wanted& w) { return w.kind == k; });
+  };
+  std::shared_ptr<const RowSet> given = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::vector<uint8_t> repaired;
+  std::shared_ptr<const RowSet> rows =
+      lenient ? Repaired(*given, &repaired) : given;
+  if (!lenient) repaired.assign(given->rows, 0);
+  const Fingerprinter fingerprinter(profile, options);
   std::vector<TextRows> texts(wanted.size());
   {
     py::gil_scoped_release release;
     ComponentSpans spans;
-    ChunkParams params;
+    ChunkDerived derived;
+    size_t given_chunk = 0;
     for (const Chunk& chunk : rows->chunks) {
-      Scan(chunk.batch, &spans);
-      if (WantsParams(wanted)) params.Make(chunk.batch, spans);
-      for (size_t i = 0; i < chunk.batch.count; ++i) {
-        const UriReference uri = spans.Row(i, chunk.batch.data);
-        for (size_t c = 0; c < wanted.size(); ++c) {
-          if (!uri.valid()) {
-            texts[c].Null();
-          } else {
-            AddRow(wanted[c], i, uri, chunk.batch.data, params, &texts[c]);
-          }
-        }
+      const Batch& batch = chunk.batch;
+      Scan(batch, &spans);
+      if (WantsParams(wanted)) derived.params.Make(batch, spans);
+      if (wants(Kind::kKey)) fingerprinter.Batch64(batch, spans, &derived.keys);
+      if (wants(Kind::kNormalized))
+        NormalizeBatch(batch, spans, profile, &derived.normalized, options);
+      if (wants(Kind::kSurtCrawler))
+        NormalizeBatch(batch, spans, Profile::kCrawler, &derived.crawler,
+                       options);
+      for (size_t i = 0; i < batch.count; ++i) {
+        const size_t row = chunk.first_row + i;
+        const UriReference uri = spans.Row(i, batch.data);
+        const RowInfo info{
+            static_cast<int64_t>(row + 1),
+            wants(Kind::kRaw) ? RowText(*given, row, &given_chunk)
+                              : std::string_view(),
+            repaired[row] != 0};
+        for (size_t c = 0; c < wanted.size(); ++c)
+          AddRow(wanted[c], i, uri, batch.data, derived, info, &texts[c]);
       }
     }
   }
@@ -274,13 +408,18 @@ py::dict Columns(const py::handle& urls, const py::handle& names) {
       if (t.null[i]) {
         Py_INCREF(Py_None);
         cell = Py_None;
-      } else if (wanted[c].list()) {
+      } else if (wanted[c].cell() == Cell::kList) {
         const size_t first = t.item_start[i], stop = t.item_start[i + 1];
         cell = PyList_New(static_cast<Py_ssize_t>(stop - first));
         if (!cell) throw py::error_already_set();
         for (size_t k = first; k < stop; ++k)
           PyList_SET_ITEM(cell, static_cast<Py_ssize_t>(k - first),
                           Text(t.Item(k)));
+      } else if (wanted[c].cell() == Cell::kBool) {
+        cell = PyBool_FromLong(static_cast<long>(t.number[i]));
+      } else if (wanted[c].cell() == Cell::kInt) {
+        cell = PyLong_FromLongLong(t.number[i]);
+        if (!cell) throw py::error_already_set();
       } else {
         cell = Text(t.Item(t.item_start[i]));
       }
@@ -291,9 +430,9 @@ py::dict Columns(const py::handle& urls, const py::handle& names) {
   return out;
 }
 
-py::tuple Params(const py::handle& urls, bool raw) {
+py::tuple Params(const py::handle& urls, bool raw, bool lenient) {
   const TrimScratchOnExit trim;
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
   std::vector<int64_t> row;
   TextRows names, values;  // one item per parameter, no row structure
   {

@@ -113,11 +113,12 @@ std::vector<uint64_t> Keys(const RowSet& rows, const Fingerprinter& f,
 }
 
 py::array Fingerprint(const py::handle& urls, const py::handle& profile,
-                      const py::handle& tracking_params, bool fold_www) {
+                      const py::handle& tracking_params, bool fold_www,
+                      bool lenient) {
   const TrimScratchOnExit trim;
   const Profile p = ProfileFrom(profile);
   const Fingerprinter f(p, OptionsFrom(p, tracking_params, fold_www));
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
   std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
   std::vector<uint64_t> keys;
   {
@@ -128,11 +129,12 @@ py::array Fingerprint(const py::handle& urls, const py::handle& profile,
 }
 
 py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
-                          const py::handle& tracking_params, bool fold_www) {
+                          const py::handle& tracking_params, bool fold_www,
+                          bool lenient) {
   const TrimScratchOnExit trim;
   const Profile p = ProfileFrom(profile);
   const Fingerprinter f(p, OptionsFrom(p, tracking_params, fold_www));
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
   py::array_t<bool> out(static_cast<py::ssize_t>(rows->rows));
   bool* first = out.mutable_data();
   std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
@@ -148,9 +150,9 @@ py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
   return std::move(out);
 }
 
-py::array Risks(const py::handle& urls) {
+py::array Risks(const py::handle& urls, bool lenient) {
   const TrimScratchOnExit trim;
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
   std::vector<uint32_t> all(rows->rows);
   std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
   {
@@ -179,11 +181,12 @@ PyObject* StrOrNone(bool ok, std::string_view text) {
 }
 
 py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
-                   const py::handle& tracking_params, bool fold_www) {
+                      const py::handle& tracking_params, bool fold_www,
+                      bool lenient) {
   const TrimScratchOnExit trim;
   const Profile p = ProfileFrom(profile);
   const NormalizeOptions options = OptionsFrom(p, tracking_params, fold_www);
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
   py::list out(static_cast<py::ssize_t>(rows->rows));
   std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
   ComponentSpans& spans = *leased;
@@ -211,7 +214,7 @@ py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
 }
 
 py::list ResolveAll(const py::handle& urls, const py::handle& base,
-                    bool nonstrict) {
+                    bool nonstrict, bool lenient) {
   const TrimScratchOnExit trim;
   std::string base_text;
   if (py::isinstance<py::str>(base)) {
@@ -236,7 +239,7 @@ py::list ResolveAll(const py::handle& urls, const py::handle& base,
   }
   ResolveOptions options;
   options.nonstrict = nonstrict;
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", Lease<RowSet>());
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
   py::list out(static_cast<py::ssize_t>(rows->rows));
   std::shared_ptr<ComponentSpans> leased = Lease<ComponentSpans>();
   ComponentSpans& spans = *leased;
@@ -295,24 +298,24 @@ at fault.
 
   BindSpans(m);
 
-  m.def("scan", &ScanToSpans, py::arg("urls"),
+  m.def("scan", &ScanToSpans, py::arg("urls"), py::arg("lenient") = false,
         "Scans every row (see uriscan.scan).");
   m.def("fingerprint", &Fingerprint, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
-        py::arg("fold_www") = false,
+        py::arg("fold_www") = false, py::arg("lenient") = false,
         "64-bit keys (see uriscan.fingerprint).");
   m.def("first_occurrence", &FirstOccurrence, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
-        py::arg("fold_www") = false,
+        py::arg("fold_www") = false, py::arg("lenient") = false,
         "First rows of each class (see uriscan.first_occurrence).");
   m.def("normalize", &NormalizeAll, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
-        py::arg("fold_www") = false,
+        py::arg("fold_www") = false, py::arg("lenient") = false,
         "Normal forms (see uriscan.normalize).");
   m.def("resolve", &ResolveAll, py::arg("urls"), py::arg("base"),
-        py::arg("nonstrict") = false,
+        py::arg("nonstrict") = false, py::arg("lenient") = false,
         "Resolution against one base (see uriscan.resolve).");
-  m.def("risks", &Risks, py::arg("urls"),
+  m.def("risks", &Risks, py::arg("urls"), py::arg("lenient") = false,
         "Risk flags (see uriscan.risks).");
   m.def("risk_names", [](uint32_t flags) { return RiskFlagNames(flags); },
         py::arg("flags"));
@@ -327,9 +330,20 @@ at fault.
       py::arg("kind"));
   m.def("error_kind_count", [] { return int{kErrorKindCount}; });
   m.def("params", &Params, py::arg("urls"), py::arg("raw") = false,
+        py::arg("lenient") = false,
         "Query parameters (see uriscan.params).");
-  m.def("columns", &Columns, py::arg("urls"), py::arg("names"),
-        "Derived columns (see uriscan.columns).");
+  m.def(
+      "columns",
+      [](const py::handle& urls, const py::handle& names,
+         const py::handle& profile, const py::handle& tracking_params,
+         bool fold_www, bool lenient) {
+        const Profile p = ProfileFrom(profile);
+        return Columns(urls, names, p,
+                       OptionsFrom(p, tracking_params, fold_www), lenient);
+      },
+      py::arg("urls"), py::arg("names"), py::arg("profile") = "scheme",
+      py::arg("tracking_params") = py::none(), py::arg("fold_www") = false,
+      py::arg("lenient") = false, "Derived columns (see uriscan.columns).");
   m.def("dispatched_target",
         [] { return std::string(DispatchedTargetName()); });
   m.def("default_tracking_params", [] {

@@ -12,6 +12,9 @@
 #include <limits>
 #include <string_view>
 #include <utility>
+#include <vector>
+
+#include "uriscan/lenient.h"
 
 namespace uriscan {
 namespace python {
@@ -536,6 +539,50 @@ std::shared_ptr<const RowSet> RowsFrom(
                        ": expected a list of str or bytes, a NumPy array "
                        "(str_, bytes_ or object), a pandas Series or a "
                        "uriscan.Batch, got " + TypeName(urls));
+}
+
+std::shared_ptr<const RowSet> Repaired(const RowSet& given,
+                                       std::vector<uint8_t>* repaired) {
+  if (repaired) repaired->assign(given.rows, 0);
+  auto out = std::make_shared<RowSet>();
+  py::gil_scoped_release release;
+  std::string text;
+  std::vector<size_t> lengths;
+  lengths.reserve(given.rows);
+  for (const Chunk& chunk : given.chunks) {
+    const Batch& b = chunk.batch;
+    for (size_t i = 0; i < b.count; ++i) {
+      const size_t at = text.size();
+      const bool changed = RepairReference(
+          std::string_view(b.data + b.offsets[i],
+                           b.offsets[i + 1] - b.offsets[i]),
+          &text);
+      if (repaired) (*repaired)[chunk.first_row + i] = changed;
+      lengths.push_back(text.size() - at);
+    }
+  }
+  Layout layout(lengths, "urls", out.get());
+  size_t at = 0;
+  for (size_t r = 0; r < lengths.size(); ++r) {
+    std::memcpy(layout.RowDestination(r), text.data() + at, lengths[r]);
+    at += lengths[r];
+  }
+  layout.Finish();
+  return out;
+}
+
+std::shared_ptr<const RowSet> InputRows(const py::handle& urls, bool lenient,
+                                        const std::shared_ptr<RowSet>& storage) {
+  std::shared_ptr<const RowSet> given = RowsFrom(urls, "urls", storage);
+  return lenient ? Repaired(*given, nullptr) : given;
+}
+
+std::string_view RowText(const RowSet& rows, size_t row, size_t* chunk) {
+  while (row >= rows.chunks[*chunk].first_row + rows.chunks[*chunk].batch.count)
+    ++*chunk;
+  const Batch& b = rows.chunks[*chunk].batch;
+  const size_t i = row - rows.chunks[*chunk].first_row;
+  return {b.data + b.offsets[i], b.offsets[i + 1] - b.offsets[i]};
 }
 
 }  // namespace python

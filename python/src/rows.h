@@ -122,6 +122,22 @@ std::shared_ptr<const RowSet> RowsFrom(
     const py::handle& urls, const char* arg,
     const std::shared_ptr<RowSet>& storage = nullptr);
 
+// The rows of `given`, each repaired as the command's --lenient repairs a
+// line (RepairReference), in a new RowSet; `repaired` (when given) gets one
+// flag per row, 1 where the repair changed it. Needs the GIL, and releases
+// it while it works.
+std::shared_ptr<const RowSet> Repaired(const RowSet& given,
+                                       std::vector<uint8_t>* repaired);
+
+// RowsFrom(urls, "urls", storage), Repaired() when `lenient`.
+std::shared_ptr<const RowSet> InputRows(
+    const py::handle& urls, bool lenient,
+    const std::shared_ptr<RowSet>& storage = nullptr);
+
+// The text of row `row` of `rows`, found from chunk `*chunk` on (a cursor
+// for rows visited in order).
+std::string_view RowText(const RowSet& rows, size_t row, size_t* chunk);
+
 // "urls[12]" style names and Python type names, for messages.
 std::string RowName(const char* arg, size_t row);
 std::string TypeName(const py::handle& object);

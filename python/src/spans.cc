@@ -127,11 +127,11 @@ std::shared_ptr<RowSet> PooledRows() {
 }
 }  // namespace
 
-py::object ScanToSpans(const py::handle& urls) {
+py::object ScanToSpans(const py::handle& urls, bool lenient) {
   auto spans = std::make_unique<Spans>();
   std::shared_ptr<RowSet> storage;
   if (!py::isinstance<ArrowBatch>(urls)) storage = PooledRows();
-  std::shared_ptr<const RowSet> rows = RowsFrom(urls, "urls", storage);
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, storage);
   spans->owned_rows = std::move(storage);
   if (rows->chunks.size() != 1 || rows->base == nullptr) {
     throw py::value_error(

@@ -39,7 +39,7 @@ struct Spans {
 void BindSpans(py::module_& m);
 
 // uriscan.scan(): the rows of `urls`, scanned with the GIL released.
-py::object ScanToSpans(const py::handle& urls);
+py::object ScanToSpans(const py::handle& urls, bool lenient);
 
 // A read-only 1-D array over `size` values at `data`, whose base is `owner`
 // (an object that keeps the memory alive).

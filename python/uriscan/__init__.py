@@ -5,7 +5,7 @@ Every call takes a whole batch of URI references and runs the C++ library
 on it with the GIL released, so Python threads scale:
 
 - ``scan(urls) -> Spans``: the components of every row as NumPy columns.
-- ``normalize(urls, profile)`` and ``resolve(urls, base)``: lists of str,
+- ``normalize(urls, profile)`` and ``resolve(urls, base)``: str per row,
   None for invalid rows.
 - ``fingerprint(urls, profile)``: uint64 keys, equal to the keys of
   ``uriscan dedup --keys`` (0 for an invalid row).
@@ -14,9 +14,17 @@ on it with the GIL released, so Python threads scale:
 - ``risks(urls)``: the risk flags of RFC 3986 section 7, as ``uriscan audit``.
 - ``params(urls)``: every query parameter as a pandas DataFrame (``row``,
   ``name``, ``value``), as ``uriscan params``.
-- ``columns(urls, names)``: the derived columns of ``uriscan parse
-  --columns`` (decoded components, path segments, parameters, host parts
-  from the Public Suffix List, the SURT key) as a pandas DataFrame.
+- ``columns(urls, names)``: the columns of ``uriscan parse --columns``
+  (components, decoded components, path segments, parameters, host parts
+  from the Public Suffix List, SURT keys, keys and normal forms) as a
+  pandas DataFrame.
+
+Answers per row come back in the input's kind: for a pandas Series a
+Series with its index (object dtype for text), for anything else a NumPy
+array (object dtype for text). ``lenient=True`` (every call, as the
+command's ``--lenient``) repairs each row first: IRIs and what logs hold
+(spaces, bytes above 0x7f, a lone ``%``, a non-ASCII host in IDNA A-labels)
+become URI references, which are then scanned strictly.
 
 ``urls`` is a list (or tuple) of str or bytes, a 1-D NumPy array of dtype
 ``str_``, ``bytes_`` or ``object``, a pandas Series (or Index), or a
@@ -51,10 +59,15 @@ PROFILES = ("syntax", "scheme", "crawler", "w3lib")
 #: The names Spans.component() accepts.
 COMPONENTS = ("scheme", "authority", "userinfo", "host", "port", "path",
               "query", "fragment")
-#: The names columns() accepts, besides "param:NAME" and "param_raw:NAME".
-COLUMNS = ("authority", "host_nowww", "subdomain", "registrable_domain",
-           "public_suffix", "extension", "path_decoded", "query_decoded",
-           "fragment_decoded", "path_segments", "param_names", "surt")
+#: The names columns() accepts, besides "param:NAME" and "param_raw:NAME":
+#: those of the command's ``parse --columns`` but ``file``.
+COLUMNS = ("line", "valid", "at", "error", "raw", "repaired", "scheme",
+           "userinfo", "host", "port", "path", "query", "fragment",
+           "host_type", "authority", "host_nowww", "subdomain",
+           "registrable_domain", "public_suffix", "extension",
+           "path_decoded", "query_decoded", "fragment_decoded",
+           "path_segments", "param_names", "surt", "surt_crawler", "key",
+           "normalized")
 #: The crawler profile's default tracking parameters (a trailing ``*`` is
 #: a prefix); ``tracking_params=["+ref"]`` adds to them, a list without
 #: ``+`` replaces them, as ``--tracking-params`` of the command.
@@ -87,21 +100,39 @@ def _pandas_index(urls: Any) -> Any:
     return None
 
 
-def scan(urls: Any) -> Spans:
+def _shaped(values: Any, urls: Any) -> Any:
+    """``values`` (one per row) in the kind of ``urls``: a pandas Series
+    with its index for pandas input, else a NumPy array; text as objects
+    (None stays None)."""
+    if not isinstance(values, _np.ndarray):
+        array = _np.empty(len(values), dtype=object)
+        array[:] = values
+        values = array
+    index = _pandas_index(urls)
+    if index is None:
+        return values
+    import pandas as pd
+    return pd.Series(values, index=index, name=getattr(urls, "name", None),
+                     copy=False)
+
+
+def scan(urls: Any, lenient: bool = False) -> Spans:
     """Scans every URI reference of ``urls`` (RFC 3986 ``URI-reference``,
     strict) into a Spans: one row per input, every column a read-only NumPy
     array of byte offsets, ``valid``, and ``component(name)``.
 
     A scan never stops at an invalid row: its error_kind and error_offset
     say what broke where. Inputs of 4 GiB or more raise ValueError (the
-    columns are 32-bit offsets): scan slices of them.
+    columns are 32-bit offsets): scan slices of them. ``lenient``: each row
+    repaired first (see the module's help); the spans are then of the
+    repaired text, which ``component()`` returns.
     """
-    return _uriscan.scan(_rows(urls))
+    return _uriscan.scan(_rows(urls), bool(lenient))
 
 
 def normalize(urls: Any, profile: str = "scheme",
               tracking_params: Optional[Sequence[str]] = None,
-              fold_www: bool = False) -> List[Optional[str]]:
+              fold_www: bool = False, lenient: bool = False) -> Any:
     """The normal form of every row under ``profile``: ``"syntax"`` (RFC
     3986 section 6.2.2), ``"scheme"`` (adds 6.2.3), ``"crawler"`` (adds:
     no fragment, sorted query without tracking or session-id parameters,
@@ -113,52 +144,59 @@ def normalize(urls: Any, profile: str = "scheme",
     to drop (``DEFAULT_TRACKING_PARAMS``; a trailing ``*`` makes a prefix),
     or adds to it when every name starts with ``+`` (``["+ref"]``), as the
     command's ``--tracking-params``; ``fold_www`` (crawler only, as
-    ``--fold-www``) drops a leading ``www.`` from the host.
+    ``--fold-www``) drops a leading ``www.`` from the host. A Series for a
+    Series, else a NumPy array of objects.
     """
-    return _uriscan.normalize(_rows(urls), profile, tracking_params,
-                              bool(fold_www))
+    return _shaped(_uriscan.normalize(_rows(urls), profile, tracking_params,
+                                      bool(fold_www), bool(lenient)), urls)
 
 
-def resolve(urls: Any, base: str, nonstrict: bool = False
-            ) -> List[Optional[str]]:
+def resolve(urls: Any, base: str, nonstrict: bool = False,
+            lenient: bool = False) -> Any:
     """Every row resolved against ``base`` (RFC 3986 section 5.2), as
     ``uriscan resolve --base=BASE``; None for an invalid row. ``base`` must
     be a valid URI with a scheme (ValueError otherwise). ``nonstrict``:
-    a reference with the base's scheme is relative ("http:g").
+    a reference with the base's scheme is relative ("http:g"). A Series
+    for a Series, else a NumPy array of objects.
     """
-    return _uriscan.resolve(_rows(urls), base, nonstrict)
+    return _shaped(_uriscan.resolve(_rows(urls), base, nonstrict,
+                                    bool(lenient)), urls)
 
 
 def fingerprint(urls: Any, profile: str = "scheme",
                 tracking_params: Optional[Sequence[str]] = None,
-                fold_www: bool = False) -> _np.ndarray:
+                fold_www: bool = False, lenient: bool = False) -> Any:
     """uint64 array: the 64-bit XXH3 key of every row's normal form under
     ``profile``, the keys ``uriscan dedup --keys --profile=P`` prints; 0 for
     an invalid row. Equal keys mean equal normal forms (up to 64-bit
-    collisions); keys of different profiles never relate.
+    collisions); keys of different profiles never relate. A Series for a
+    Series.
     """
-    return _uriscan.fingerprint(_rows(urls), profile, tracking_params,
-                                bool(fold_www))
+    return _shaped(_uriscan.fingerprint(_rows(urls), profile,
+                                        tracking_params, bool(fold_www),
+                                        bool(lenient)), urls)
 
 
 def first_occurrence(urls: Any, profile: str = "scheme",
                      tracking_params: Optional[Sequence[str]] = None,
-                     fold_www: bool = False) -> _np.ndarray:
+                     fold_www: bool = False, lenient: bool = False) -> Any:
     """bool array: True where a row is the first of its class under
     ``profile`` (the rows ``uriscan dedup`` writes), and for every invalid
     row (as ``--on-error=keep``). ``frame[first_occurrence(frame.url)]``
-    deduplicates a pandas DataFrame in input order.
+    deduplicates a pandas DataFrame in input order (a Series for a Series,
+    with its index).
     """
-    return _uriscan.first_occurrence(_rows(urls), profile, tracking_params,
-                                     bool(fold_www))
+    return _shaped(_uriscan.first_occurrence(_rows(urls), profile,
+                                             tracking_params, bool(fold_www),
+                                             bool(lenient)), urls)
 
 
-def risks(urls: Any) -> _np.ndarray:
+def risks(urls: Any, lenient: bool = False) -> Any:
     """uint32 array of risk flags (RFC 3986 section 7), bit k being the k-th
     name of ``uriscan audit``; ``1 << 31`` alone for an invalid row. See
-    risk_names().
+    risk_names(). A Series for a Series.
     """
-    return _uriscan.risks(_rows(urls))
+    return _shaped(_uriscan.risks(_rows(urls), bool(lenient)), urls)
 
 
 def _names_of(flags: int) -> List[str]:
@@ -199,7 +237,7 @@ def error_name(kind: Any) -> Any:
     return _ERROR_NAMES[kinds.astype(_np.intp)]
 
 
-def params(urls: Any, raw: bool = False) -> Any:
+def params(urls: Any, raw: bool = False, lenient: bool = False) -> Any:
     """Every query parameter of every row as a pandas DataFrame with the
     columns ``row`` (the row's position in ``urls``, int64; for a pandas
     Series its index label, as columns() keeps the index), ``name`` and
@@ -213,32 +251,50 @@ def params(urls: Any, raw: bool = False) -> Any:
     become lone surrogates (``errors="surrogateescape"``).
     """
     import pandas as pd
-    row, names, values = _uriscan.params(_rows(urls), bool(raw))
+    row, names, values = _uriscan.params(_rows(urls), bool(raw),
+                                         bool(lenient))
     index = _pandas_index(urls)
     if index is not None:  # the row's label, as columns() keeps it
         row = index.to_numpy()[row]
     return pd.DataFrame({"row": row, "name": names, "value": values})
 
 
-def columns(urls: Any, names: Sequence[str]) -> Any:
-    """A pandas DataFrame with one column per name in ``names`` (see
-    COLUMNS, plus ``param:NAME`` and ``param_raw:NAME``), one row per row of
+def columns(urls: Any, names: Sequence[str], profile: str = "scheme",
+            tracking_params: Optional[Sequence[str]] = None,
+            fold_www: bool = False, lenient: bool = False) -> Any:
+    """A pandas DataFrame with one column per name in ``names`` (COLUMNS,
+    plus ``param:NAME`` and ``param_raw:NAME``), one row per row of
     ``urls`` (its index when ``urls`` is a Series), each cell what ``uriscan
-    parse --format=tsv --columns=NAME`` writes, unescaped: a str, a list of
+    parse --format=tsv --columns=NAME`` writes, unescaped: str, a list of
     str for ``path_segments`` and ``param_names``, None where the command
-    writes ``\\N`` (every column of an invalid row). Host parts come from
-    libpsl's built-in Public Suffix List; ``surt`` is the key of the
-    Internet Archive's surt library. Decoded columns keep ``%00`` and
-    escapes of no UTF-8 character as written, as the command does; other
-    bytes that are not UTF-8 become lone surrogates
-    (``errors="surrogateescape"``).
+    writes ``\\N`` (every column of an invalid row but ``line``, ``valid``,
+    ``at``, ``error``, ``raw`` and ``repaired``). ``line`` is the row's
+    number from 1 (int64), ``valid`` and ``repaired`` are bool, ``at`` the
+    byte offset of an invalid row's first bad byte (pandas ``Int64``, NA on
+    valid rows), ``raw`` the row as given. ``key`` (16 hex digits, as the
+    command) and ``normalized`` follow ``profile``, ``tracking_params`` and
+    ``fold_www`` as ``normalize()`` does; ``surt_crawler`` is the crawler
+    normal form in SURT shape. Host parts come from libpsl's built-in
+    Public Suffix List; ``surt`` is the key of the Internet Archive's surt
+    library. Decoded columns keep ``%00`` and escapes of no UTF-8
+    character as written, as the command does; other bytes that are not
+    UTF-8 become lone surrogates (``errors="surrogateescape"``).
     """
     import pandas as pd
     if isinstance(names, str):
         raise TypeError("names: expected a list of str, got str "
                         "(wrap one name in a list)")
-    data = _uriscan.columns(_rows(urls), list(names))
-    return pd.DataFrame(data, columns=list(names), index=_pandas_index(urls))
+    names = list(names)
+    data = _uriscan.columns(_rows(urls), names, profile, tracking_params,
+                            bool(fold_www), bool(lenient))
+    for name in names:
+        if name in ("valid", "repaired"):
+            data[name] = _np.array(data[name], dtype=bool)
+        elif name == "line":
+            data[name] = _np.array(data[name], dtype=_np.int64)
+        elif name == "at":
+            data[name] = pd.array(data[name], dtype="Int64")
+    return pd.DataFrame(data, columns=names, index=_pandas_index(urls))
 
 
 # The namespace holds the API only (__all__), not the names it is made with.

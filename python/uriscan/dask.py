@@ -55,15 +55,23 @@ def _check_series(series: Any) -> None:
                         f"{type(series).__name__}")
 
 
+def _values(answer: Any) -> np.ndarray:
+    """The NumPy values of an answer (a Series for pandas input), so that
+    nothing is aligned on an index that may repeat labels."""
+    return answer.to_numpy() if isinstance(answer, pd.Series) else answer
+
+
 def _normalize_part(part: pd.Series, profile: str,
                     tracking_params: Optional[Sequence[str]]) -> pd.Series:
-    return pd.Series(uriscan.normalize(part, profile, tracking_params),
+    return pd.Series(_values(uriscan.normalize(part, profile,
+                                               tracking_params)),
                      index=part.index, name=part.name, dtype=object)
 
 
 def _fingerprint_part(part: pd.Series, profile: str,
                       tracking_params: Optional[Sequence[str]]) -> pd.Series:
-    return pd.Series(uriscan.fingerprint(part, profile, tracking_params),
+    return pd.Series(_values(uriscan.fingerprint(part, profile,
+                                                 tracking_params)),
                      index=part.index, name=part.name)
 
 
@@ -102,7 +110,8 @@ def _keyed(part: pd.DataFrame, column: str, profile: str,
     index) and the original index (as a column)."""
     number = partition_info["number"] if partition_info else 0
     out = part.copy(deep=False)
-    out[_KEY] = uriscan.fingerprint(part[column], profile, tracking_params)
+    out[_KEY] = _values(uriscan.fingerprint(part[column], profile,
+                                            tracking_params))
     out[_INDEX] = part.index
     order = (np.int64(number) << _SHIFT) + np.arange(len(part),
                                                     dtype=np.int64)
@@ -124,8 +133,8 @@ def _keep_first(part: pd.DataFrame, firsts: pd.DataFrame,
 
 def _dedup_pandas(frame: pd.DataFrame, column: str, profile: str,
                   tracking_params: Optional[Sequence[str]]) -> pd.DataFrame:
-    return frame[uriscan.first_occurrence(frame[column], profile,
-                                          tracking_params)]
+    return frame[_values(uriscan.first_occurrence(frame[column], profile,
+                                                  tracking_params))]
 
 
 def dedup(frame: Any, column: str = "url", profile: str = "scheme",

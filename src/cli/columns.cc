@@ -11,7 +11,6 @@
 #include <optional>
 
 #include "src/cli/output.h"
-#include "src/derive/host_type.h"
 
 namespace uriscan {
 namespace cli {
@@ -284,41 +283,10 @@ void ColumnWriter::AppendSurt(std::string_view text, std::string* out) {
 // The SURT shape (docs/cli.md) of the crawler normal form of row i:
 // "com,example)/a?b=1" for "http://www.Example.com:80/a?b=1#f".
 void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
-                              std::string* out) const {
+                                     std::string* out) const {
   const NormalizedBatch& nb = derived.crawler;
-  const UriReference n = nb.spans().Row(i, nb.view().data);
-  if (!n.valid() || !n.host()) {
+  if (!AppendCrawlerSurt(nb.spans().Row(i, nb.view().data), out))
     out->append("\\N");
-    return;
-  }
-  std::string_view host = *n.host();
-  if (n.host_kind() == HostKind::kRegName) {
-    if (host.size() > 4 && host.compare(0, 4, "www.") == 0)
-      host.remove_prefix(4);
-    // Labels from the last to the first, joined by ','.
-    size_t end = host.size();
-    while (true) {
-      const size_t dot = end == 0 ? std::string_view::npos
-                                  : host.rfind('.', end - 1);
-      const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
-      out->append(host.substr(begin, end - begin));
-      if (dot == std::string_view::npos) break;
-      out->push_back(',');
-      end = dot;
-    }
-  } else {
-    out->append(host);  // an IP address as written
-  }
-  if (const auto port = n.port(); port && !port->empty()) {
-    out->push_back(':');
-    out->append(*port);
-  }
-  out->push_back(')');
-  out->append(n.path());
-  if (const auto query = n.query()) {
-    out->push_back('?');
-    out->append(*query);
-  }
 }
 
 // registrable_domain or public_suffix of the lower-cased host (libpsl);
@@ -450,7 +418,7 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
       case Column::kFragment: AppendOptional(valid ? uri.fragment() : std::nullopt, out); break;
       case Column::kHostType:
         AppendOptional(valid && uri.host() ? std::optional<std::string_view>(
-                                                 derive::HostTypeName(uri.host_kind()))
+                                                 HostKindName(uri.host_kind()))
                                            : std::nullopt, out);
         break;
       case Column::kError:

@@ -5,7 +5,6 @@
 #include <charconv>
 
 #include "kernels/utf8.h"
-#include "src/derive/host_type.h"
 #include "uriscan/risk.h"
 
 namespace uriscan {
@@ -115,7 +114,7 @@ void AppendJsonRecord(const UriReference& uri, std::string* out,
   if (auto v = uri.userinfo()) AppendJsonField("userinfo", *v, out);
   if (auto v = uri.host()) {
     AppendJsonField("host", *v, out);
-    AppendJsonField("host_type", derive::HostTypeName(uri.host_kind()), out);
+    AppendJsonField("host_type", HostKindName(uri.host_kind()), out);
   }
   if (auto v = uri.port()) AppendJsonField("port", *v, out);
   AppendJsonField("path", uri.path(), out);
@@ -182,7 +181,7 @@ void AppendTsvRecord(uint64_t line, const UriReference& uri,
   AppendTsvField(uri.query(), out);
   AppendTsvField(uri.fragment(), out);
   AppendTsvField(uri.host() ? std::optional<std::string_view>(
-                                  derive::HostTypeName(uri.host_kind()))
+                                  HostKindName(uri.host_kind()))
                             : std::nullopt,
                  out);
   out->append("\t\\N\n");

@@ -7,7 +7,6 @@
 #include <optional>
 #include <string_view>
 
-#include "src/derive/host_type.h"
 #include "uriscan/risk.h"
 
 namespace uriscan {
@@ -92,7 +91,7 @@ void AppendTsvRecords(const ComponentSpans& s, const char* data, size_t begin,
     TsvField(&out, row.query());
     TsvField(&out, row.fragment());
     if (row.host()) {
-      out.Name(derive::HostTypeName(row.host_kind()));
+      out.Name(HostKindName(row.host_kind()));
     } else {
       out.Lit("\\N");
     }
@@ -122,7 +121,7 @@ void AppendJsonRecords(const ComponentSpans& s, const char* data,
     if (const auto host = row.host()) {
       JsonField(&out, ",\"host\":\"", host);
       out.Lit(",\"host_type\":\"");
-      out.Name(derive::HostTypeName(row.host_kind()));
+      out.Name(HostKindName(row.host_kind()));
       out.Char('"');
     }
     JsonField(&out, ",\"port\":\"", row.port());

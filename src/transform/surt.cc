@@ -795,4 +795,37 @@ bool AppendIaSurt(std::string_view url, std::string* out) {
          surt_internal::AppendFullIaSurt(url, out);
 }
 
+bool AppendCrawlerSurt(const UriReference& n, std::string* out) {
+  if (!n.valid() || !n.host()) return false;
+  std::string_view host = *n.host();
+  if (n.host_kind() == HostKind::kRegName) {
+    if (host.size() > 4 && host.compare(0, 4, "www.") == 0)
+      host.remove_prefix(4);
+    // Labels from the last to the first, joined by ','.
+    size_t end = host.size();
+    while (true) {
+      const size_t dot = end == 0 ? std::string_view::npos
+                                  : host.rfind('.', end - 1);
+      const size_t begin = dot == std::string_view::npos ? 0 : dot + 1;
+      out->append(host.substr(begin, end - begin));
+      if (dot == std::string_view::npos) break;
+      out->push_back(',');
+      end = dot;
+    }
+  } else {
+    out->append(host);  // an IP address as written
+  }
+  if (const auto port = n.port(); port && !port->empty()) {
+    out->push_back(':');
+    out->append(*port);
+  }
+  out->push_back(')');
+  out->append(n.path());
+  if (const auto query = n.query()) {
+    out->push_back('?');
+    out->append(*query);
+  }
+  return true;
+}
+
 }  // namespace uriscan
