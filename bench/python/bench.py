@@ -9,8 +9,9 @@
 2. scan(Batch(data, offsets)) over the file's bytes (no copy) beside the
    C++ benchmark BM_Scan on the same corpus (--cxx-bench: the project's
    uriscan_bench binary; skipped without it).
-3. fingerprint() of a pandas Series, first_occurrence(), normalize(), and
-   normalize(profile="w3lib") beside a loop of w3lib.url.canonicalize_url
+3. fingerprint() of a pandas Series, first_occurrence(), normalize(),
+   columns() of host parts (the Public Suffix List and SURT columns beside
+   host_nowww), and normalize(profile="w3lib") beside a loop of w3lib.url.canonicalize_url
    (Debian's python3-w3lib; skipped without it) over the valid http(s)
    URLs.
 4. With --dask-count=N and the two binaries: N URLs from uriscan_gen (30 %
@@ -238,7 +239,13 @@ def main():
     print(f"fingerprint(Series)      {ns(t_fp):8.1f} ns/URL")
     print(f"fingerprint(Batch)       {ns(t_fp_batch):8.1f} ns/URL")
     print(f"first_occurrence(Series) {ns(t_first):8.1f} ns/URL")
-    print(f"normalize(Series)        {ns(t_norm):8.1f} ns/URL  (list of str)")
+    print(f"normalize(Series)        {ns(t_norm):8.1f} ns/URL  (a Series)")
+    # columns(): the host parts beside host_nowww (a slice of the host),
+    # so the Public Suffix List and SURT costs read as the difference.
+    for names in (["host_nowww"], ["registrable_domain"], ["public_suffix"],
+                  ["surt"], ["surt_crawler"]):
+        t = best(lambda: uriscan.columns(series, names), args.repeat)
+        print(f"columns({names[0]:<18}) {ns(t):8.1f} ns/URL")
     w3lib_against_loop(strs, args.repeat, ns)
 
     if args.dask_count:

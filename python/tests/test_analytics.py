@@ -74,16 +74,38 @@ NAMES = list(uriscan.COLUMNS) + ["param:q", "param_raw:id", "param:utm_source"]
 LISTS = ("path_segments", "param_names")
 
 
-def test_columns_equal_the_command(cli, corpus):
+def as_cell(value):
+    """A typed cell as the command writes it: bool as true/false, int in
+    decimal, pandas' NA as None."""
+    if value is pd.NA:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return "true" if value else "false"
+    if isinstance(value, (int, np.integer)):
+        return str(value)
+    return value
+
+
+@pytest.mark.parametrize("options", [
+    [], ["--profile=crawler", "--lenient"],
+    ["--profile=crawler", "--tracking-params=+id", "--fold-www"]])
+def test_columns_equal_the_command(cli, corpus, options):
     path, lines = corpus
     out = run(cli, "parse", "--format=tsv", "--columns=" + ",".join(NAMES),
-              path=path)
+              *options, path=path)
     assert out[0].split(b"\t") == [n.encode() for n in NAMES]
-    frame = uriscan.columns([text(x) for x in lines], NAMES)
+    kwargs = {}
+    for option in options:
+        key, _, value = option[2:].partition("=")
+        kwargs[key.replace("-", "_")] = value.split(",") if \
+            key == "tracking-params" else (value or True)
+    frame = uriscan.columns([text(x) for x in lines], NAMES, **kwargs)
     assert list(frame.columns) == NAMES and len(frame) == len(lines)
+    assert frame["valid"].dtype == bool and frame["line"].dtype == np.int64
+    assert str(frame["at"].dtype) == "Int64"
     for name in NAMES:
         k = NAMES.index(name)
-        column = frame[name].tolist()
+        column = [as_cell(v) for v in frame[name].tolist()]
         for i, line in enumerate(out[1:]):
             cell = unescape(line.split(b"\t")[k])
             got = column[i]

@@ -50,7 +50,7 @@ def results(urls):
             "fragment")]
     out.append(spans.error_kind.tolist())
     for profile in ("syntax", "scheme", "crawler", "w3lib"):
-        out.append(uriscan.normalize(urls, profile))
+        out.append(uriscan.normalize(urls, profile).tolist())
         out.append(uriscan.fingerprint(urls, profile).tolist())
     out.append(uriscan.params(urls).values.tolist())
     out.append(uriscan.columns(urls, ["host_nowww", "param_names", "surt"])
@@ -94,4 +94,4 @@ def test_a_bytearray_under_a_batch_cannot_be_resized():
     batch = uriscan.Batch(data, np.array([0, 9, 18], np.int32))
     with pytest.raises(BufferError):
         data.extend(b"x" * 100000)
-    assert uriscan.normalize(batch) == ["http://a/", "http://b/"]
+    assert uriscan.normalize(batch).tolist() == ["http://a/", "http://b/"]

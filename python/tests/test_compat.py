@@ -57,7 +57,7 @@ def test_w3lib_shared_corpora(cli, name):
 
 def test_w3lib_python_api_is_the_command():
     urls = generated_urls(count=500)
-    assert uriscan.normalize(urls, profile="w3lib") == [
+    assert uriscan.normalize(urls, profile="w3lib").tolist() == [
         canonicalize_url(u) for u in urls]
 
 

@@ -48,6 +48,6 @@ def test_normalize_and_fingerprint_on_a_cluster(client, frame, rows):
     assert keys.tolist() == uriscan.fingerprint(rows, "crawler").tolist()
     assert (keys.index == frame.index).all()
     normal = ud.normalize(ddf["url"]).compute()
-    assert normal.tolist() == uriscan.normalize(rows)
+    assert normal.tolist() == uriscan.normalize(rows).tolist()
 
 

@@ -27,7 +27,7 @@ def test_dedup_pandas_alone(cli, frame, rows):
     keys = ud.fingerprint(frame["url"])
     assert isinstance(keys, pd.Series) and keys.dtype == np.uint64
     assert ud.normalize(frame["url"], "syntax").tolist() == \
-        uriscan.normalize(rows, "syntax")
+        uriscan.normalize(rows, "syntax").tolist()
 
 
 def test_read_lines_gzip(cli, tmp_path, rows):

@@ -103,8 +103,8 @@ CHILD = textwrap.dedent("""
         keys = uriscan.fingerprint(np.array(u))
         first = uriscan.first_occurrence(u)
         assert first.sum() == min(50, len(u)), first.sum()
-        norm = uriscan.normalize(u, "crawler")
-        res = uriscan.resolve(u, "http://b/")
+        norm = uriscan.normalize(u, "crawler").tolist()
+        res = uriscan.resolve(u, "http://b/").tolist()
         data = bytearray(b"".join(x.encode() for x in u))
         off = np.cumsum([0] + [len(x) for x in u]).astype(np.int64)
         batch_spans = uriscan.scan(uriscan.Batch(data, off))
@@ -147,7 +147,7 @@ def test_no_growth_over_many_rounds():
         spans = uriscan.scan(urls)
         spans.component("host")
         uriscan.fingerprint(urls)
-        uriscan.normalize(urls)
+        uriscan.normalize(urls).tolist()
         del spans
 
     for _ in range(20):

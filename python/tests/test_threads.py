@@ -20,8 +20,8 @@ def answers(urls):
     return (spans.component("host"), spans.path_end.tolist(),
             uriscan.fingerprint(urls, "crawler").tolist(),
             uriscan.first_occurrence(urls).tolist(),
-            uriscan.normalize(np.array(urls)),
-            uriscan.resolve(urls, "http://b/c/d"),
+            uriscan.normalize(np.array(urls)).tolist(),
+            uriscan.resolve(urls, "http://b/c/d").tolist(),
             uriscan.risks(urls).tolist())
 
 
