@@ -30,6 +30,29 @@ def test_dedup_pandas_alone(cli, frame, rows):
         uriscan.normalize(rows, "syntax").tolist()
 
 
+def test_crawler_options_and_lenient_as_the_command(cli):
+    rows = ["http://www.b\u00fccher.example/a?utm_source=1&ref=x",
+            "http://xn--bcher-kva.example/a", "http://B%C3%BCcher.example/a?ref=y",
+            "not a url", "http://other.example/"]
+    frame = pd.DataFrame({"url": rows}, index=[4, 4, 9, 2, 0])
+    ddf = dd.from_pandas(frame, npartitions=2, sort=False)
+    args = dict(profile="crawler", tracking_params=["+ref"], fold_www=True,
+                lenient=True)
+    want = run(cli, "dedup", "--profile=crawler", "--tracking-params=+ref",
+               "--fold-www", "--lenient",
+               data="\n".join(rows).encode() + b"\n")
+    for result in (ud.dedup(ddf, **args).compute(scheduler="threads"),
+                   ud.dedup(frame, **args)):
+        assert [r.encode() for r in result["url"]] == want
+    normal = ud.normalize(ddf["url"], **args).compute(scheduler="threads")
+    assert normal.tolist() == uriscan.normalize(rows, **args).tolist()
+    assert normal.iloc[0] == "http://xn--bcher-kva.example/a"
+    keys = ud.fingerprint(ddf["url"], **args).compute(scheduler="threads")
+    assert keys.tolist() == uriscan.fingerprint(rows, **args).tolist()
+    with pytest.raises(ValueError, match="fold_www"):
+        ud.normalize(ddf["url"], fold_www=True)
+
+
 def test_read_lines_gzip(cli, tmp_path, rows):
     """A directory of gzipped URL lists, one partition per file."""
     pieces = [rows[i::3] for i in range(3)]

@@ -45,7 +45,17 @@ def _check_profile(profile: Any) -> None:
         raise TypeError(f"profile: expected str, got {type(profile).__name__}")
     if profile not in uriscan.PROFILES:
         raise ValueError(f"profile: {profile!r} is not a profile; expected "
-                         "'syntax', 'scheme' or 'crawler'")
+                         "'syntax', 'scheme', 'crawler' or 'w3lib'")
+
+
+def _options(profile: str, tracking_params: Optional[Sequence[str]],
+             fold_www: bool, lenient: bool) -> dict:
+    """The keyword arguments of the batch calls, checked here (at once)
+    rather than in a partition's task."""
+    options = {"tracking_params": tracking_params, "fold_www": bool(fold_www),
+               "lenient": bool(lenient)}
+    uriscan.fingerprint([], profile, **options)  # raises on a bad option
+    return options
 
 
 def _check_series(series: Any) -> None:
@@ -62,56 +72,59 @@ def _values(answer: Any) -> np.ndarray:
 
 
 def _normalize_part(part: pd.Series, profile: str,
-                    tracking_params: Optional[Sequence[str]]) -> pd.Series:
-    return pd.Series(_values(uriscan.normalize(part, profile,
-                                               tracking_params)),
+                    options: dict) -> pd.Series:
+    return pd.Series(_values(uriscan.normalize(part, profile, **options)),
                      index=part.index, name=part.name, dtype=object)
 
 
 def _fingerprint_part(part: pd.Series, profile: str,
-                      tracking_params: Optional[Sequence[str]]) -> pd.Series:
-    return pd.Series(_values(uriscan.fingerprint(part, profile,
-                                                 tracking_params)),
+                      options: dict) -> pd.Series:
+    return pd.Series(_values(uriscan.fingerprint(part, profile, **options)),
                      index=part.index, name=part.name)
 
 
 def normalize(series: Any, profile: str = "scheme",
-              tracking_params: Optional[Sequence[str]] = None) -> Any:
+              tracking_params: Optional[Sequence[str]] = None,
+              fold_www: bool = False, lenient: bool = False) -> Any:
     """The normal form of every row of ``series`` under ``profile`` (see
     uriscan.normalize), None for an invalid row: a Series with the same
-    index and partitions, of object dtype. Lazy for a Dask Series."""
+    index and partitions, of object dtype. Lazy for a Dask Series.
+    ``tracking_params``, ``fold_www`` and ``lenient`` as uriscan.normalize
+    takes them."""
     _check_series(series)
     _check_profile(profile)
+    options = _options(profile, tracking_params, fold_www, lenient)
     if not _is_dask(series):
-        return _normalize_part(series, profile, tracking_params)
-    return series.map_partitions(_normalize_part, profile, tracking_params,
+        return _normalize_part(series, profile, options)
+    return series.map_partitions(_normalize_part, profile, options,
                                  meta=pd.Series([], dtype=object,
                                                 name=series.name))
 
 
 def fingerprint(series: Any, profile: str = "scheme",
-                tracking_params: Optional[Sequence[str]] = None) -> Any:
+                tracking_params: Optional[Sequence[str]] = None,
+                fold_www: bool = False, lenient: bool = False) -> Any:
     """The uint64 key of every row of ``series`` under ``profile`` (the keys
     of ``uriscan dedup --keys``; 0 for an invalid row): a Series with the
     same index and partitions. Lazy for a Dask Series."""
     _check_series(series)
     _check_profile(profile)
+    options = _options(profile, tracking_params, fold_www, lenient)
     if not _is_dask(series):
-        return _fingerprint_part(series, profile, tracking_params)
-    return series.map_partitions(_fingerprint_part, profile, tracking_params,
+        return _fingerprint_part(series, profile, options)
+    return series.map_partitions(_fingerprint_part, profile, options,
                                  meta=pd.Series([], dtype=np.uint64,
                                                 name=series.name))
 
 
-def _keyed(part: pd.DataFrame, column: str, profile: str,
-           tracking_params: Optional[Sequence[str]],
+def _keyed(part: pd.DataFrame, column: str, profile: str, options: dict,
            partition_info: Optional[dict] = None) -> pd.DataFrame:
     """A partition with its rows' keys, their places in the input (as the
     index) and the original index (as a column)."""
     number = partition_info["number"] if partition_info else 0
     out = part.copy(deep=False)
     out[_KEY] = _values(uriscan.fingerprint(part[column], profile,
-                                            tracking_params))
+                                            **options))
     out[_INDEX] = part.index
     order = (np.int64(number) << _SHIFT) + np.arange(len(part),
                                                     dtype=np.int64)
@@ -132,14 +145,15 @@ def _keep_first(part: pd.DataFrame, firsts: pd.DataFrame,
 
 
 def _dedup_pandas(frame: pd.DataFrame, column: str, profile: str,
-                  tracking_params: Optional[Sequence[str]]) -> pd.DataFrame:
+                  options: dict) -> pd.DataFrame:
     return frame[_values(uriscan.first_occurrence(frame[column], profile,
-                                                  tracking_params))]
+                                                  **options))]
 
 
 def dedup(frame: Any, column: str = "url", profile: str = "scheme",
           tracking_params: Optional[Sequence[str]] = None,
-          split_out: Optional[int] = None) -> Any:
+          split_out: Optional[int] = None, fold_www: bool = False,
+          lenient: bool = False) -> Any:
     """The rows of ``frame`` whose ``column`` holds the first URI of its
     class under ``profile`` across all partitions, in input order, with
     every invalid row kept: the rows ``uriscan dedup --profile=P`` writes
@@ -153,7 +167,8 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     the frame's partition count), then a shuffle by range sends those rows'
     places back to their partitions. No partition ever holds the whole
     seen-set. A pandas DataFrame is deduplicated at once with
-    uriscan.first_occurrence().
+    uriscan.first_occurrence(). ``tracking_params``, ``fold_www`` and
+    ``lenient`` as uriscan.first_occurrence takes them.
     """
     import dask.dataframe as dd
     if not isinstance(frame, (pd.DataFrame, dd.DataFrame)):
@@ -168,8 +183,9 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     for name in (_KEY, _ORDER, _INDEX):
         if name in frame.columns:
             raise ValueError(f"frame: the column name {name!r} is reserved")
+    options = _options(profile, tracking_params, fold_www, lenient)
     if not _is_dask(frame):
-        return _dedup_pandas(frame, column, profile, tracking_params)
+        return _dedup_pandas(frame, column, profile, options)
 
     n = frame.npartitions
     if n >= 1 << (63 - _SHIFT):
@@ -184,7 +200,7 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     meta[_KEY] = np.array([], dtype=np.uint64)
     meta[_INDEX] = pd.Series([], dtype=frame._meta.index.dtype)
     meta.index = pd.Index([], dtype=np.int64, name=_ORDER)
-    keyed = frame.map_partitions(_keyed, column, profile, tracking_params,
+    keyed = frame.map_partitions(_keyed, column, profile, options,
                                  meta=meta, enforce_metadata=False)
     # Partition i holds the places [i << _SHIFT, (i + 1) << _SHIFT): these
     # divisions are true by construction, so declaring them costs nothing.
