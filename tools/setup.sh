@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages a job needs, only when some are missing.
-# usage: tools/setup.sh build|test|bench|fuzz|package|python|cross|postgres
+# usage: tools/setup.sh build|test|bench|fuzz|package|python|cross|postgres|duckdb
 set -euo pipefail
 build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
        libisal-dev libzstd-dev libpsl-dev libidn2-dev libcli11-dev
@@ -28,6 +28,10 @@ cross=(g++-aarch64-linux-gnu qemu-user cmake make pkgconf nlohmann-json3-dev
 # headers and pg_config, and pg_virtualenv for a throw-away cluster.
 postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15
           postgresql-common)
+# The DuckDB extension (tools/duckdb-test.sh): curl fetches DuckDB 1.4.4's
+# npm packages (its C API headers and libduckdb.so), checked against the
+# registry's sha512 sums, into a folder outside the source tree.
+duckdb=("${build[@]}" curl ca-certificates openssl)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
@@ -37,7 +41,8 @@ case "${1:-}" in
   python) want=("${build[@]}" "${python[@]}") ;;
   cross) want=("${cross[@]}") ;;
   postgres) want=("${postgres[@]}") ;;
-  *) echo "usage: $0 build|test|bench|fuzz|package|python|cross|postgres" >&2
+  duckdb) want=("${duckdb[@]}") ;;
+  *) echo "usage: $0 build|test|bench|fuzz|package|python|cross|postgres|duckdb" >&2
      exit 2 ;;
 esac
 missing=()
@@ -45,18 +50,49 @@ for p in "${want[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
     missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-echo "setup: installing ${missing[*]}" >&2
-sudo=()
-if [ "$(id -u)" -ne 0 ]; then
-  command -v sudo >/dev/null || {
-    echo "setup: run as root, or install: ${missing[*]}" >&2; exit 2; }
-  sudo=(sudo)
+install_missing() {
+  echo "setup: installing ${missing[*]}" >&2
+  sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || {
+      echo "setup: run as root, or install: ${missing[*]}" >&2; exit 2; }
+    sudo=(sudo)
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  if [[ " ${missing[*]}" == *:arm64* ]] &&
+     ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    "${sudo[@]}" dpkg --add-architecture arm64
+  fi
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+[ ${#missing[@]} -eq 0 ] || install_missing
+
+# DuckDB's npm packages, from the registry (no npm needed), each checked
+# against its sha512 before it is unpacked; kept across runs.
+fetch_npm() {  # NAME URL SHA512-BASE64 DIR
+  local name=$1 url=$2 sum=$3 dir=$4
+  [ -f "$dir/$name/.complete" ] && return 0
+  rm -rf "$dir/$name" "$dir/$name.tgz"
+  mkdir -p "$dir"
+  curl -sSfL --retry 3 -o "$dir/$name.tgz" "$url"
+  if [ "$(openssl dgst -sha512 -binary "$dir/$name.tgz" | base64 -w0)" != "$sum" ]; then
+    echo "setup: $url does not have the expected sha512" >&2
+    rm -f "$dir/$name.tgz"
+    exit 2
+  fi
+  mkdir "$dir/$name"
+  tar -xzf "$dir/$name.tgz" -C "$dir/$name" --strip-components=1
+  rm -f "$dir/$name.tgz"
+  touch "$dir/$name/.complete"
+}
+if [ "$1" = duckdb ]; then
+  dir=${URISCAN_DUCKDB_DIR:-$HOME/.cache/uriscan/duckdb-1.4.4}
+  fetch_npm duckdb https://registry.npmjs.org/duckdb/-/duckdb-1.4.4.tgz \
+    hEJJ5hyVF0VLj3dmOLpsWrQR0b3d4Ykqtygm6iUXjHJDDnSqg/USKxcb5qvNrOhFYPgktayU6dXCtgPqcmmpog== \
+    "$dir"
+  fetch_npm node-bindings-linux-x64 \
+    https://registry.npmjs.org/@duckdb/node-bindings-linux-x64/-/node-bindings-linux-x64-1.4.4-r.4.tgz \
+    jBTL/WvfwxLToFa/pVHfT6elMtltJGnc3wSuxZD9OfMltit9YUdVFS37vBFQzXMT1Z8OWjtSjMh+zPKxOwHLHA== \
+    "$dir"
 fi
-export DEBIAN_FRONTEND=noninteractive
-if [[ " ${missing[*]}" == *:arm64* ]] &&
-   ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  "${sudo[@]}" dpkg --add-architecture arm64
-fi
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: MIT
+// The scalar functions of the DuckDB extension: each call takes a DuckDB
+// vector (up to 2048 rows) as one batch of the library (one copy of the
+// strings into contiguous bytes, one SIMD scan, the batch transforms) and
+// writes the result vector.
+#include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "duckdb/api.h"
+#include "uriscan/uriscan.h"
+
+DUCKDB_EXTENSION_EXTERN
+
+namespace uriscan {
+namespace duck {
+namespace {
+
+// The bytes of a DuckDB string: inline up to 12 bytes, else behind a
+// pointer (duckdb.h's duckdb_string_t).
+std::string_view Text(const duckdb_string_t& s) {
+  const uint32_t n = s.value.inlined.length;
+  return n <= 12 ? std::string_view(s.value.inlined.inlined, n)
+                 : std::string_view(s.value.pointer.ptr, n);
+}
+
+// The strings of a VARCHAR vector as one batch: NULL rows are empty and
+// flagged.
+struct Input {
+  std::string bytes;
+  std::vector<uint32_t> offsets;
+  std::vector<uint8_t> null;
+  ComponentSpans spans;
+
+  size_t size() const { return null.size(); }
+  Batch batch() const { return Batch{bytes.data(), offsets.data(), size()}; }
+  std::string_view Row(size_t i) const {
+    return std::string_view(bytes).substr(offsets[i],
+                                          offsets[i + 1] - offsets[i]);
+  }
+  UriReference Ref(size_t i) const { return spans.Row(i, bytes.data()); }
+
+  void Load(duckdb_vector v, size_t n) {
+    const auto* s = static_cast<const duckdb_string_t*>(duckdb_vector_get_data(v));
+    uint64_t* validity = duckdb_vector_get_validity(v);
+    bytes.clear();
+    offsets.assign(1, 0);
+    null.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+      if (validity && !duckdb_validity_row_is_valid(validity, i)) {
+        null[i] = 1;
+      } else {
+        const std::string_view text = Text(s[i]);
+        if (bytes.size() + text.size() > UINT32_MAX)
+          throw std::length_error("a vector of more than 4 GiB of text");
+        bytes.append(text);
+      }
+      offsets.push_back(static_cast<uint32_t>(bytes.size()));
+    }
+  }
+  // Loads and scans.
+  void Scan(duckdb_vector v, size_t n) {
+    Load(v, n);
+    uriscan::Scan(batch(), &spans);
+  }
+};
+
+// Each thread's inputs (DuckDB calls a function from many threads).
+Input& InputNumber(int k) {
+  thread_local Input inputs[2];
+  return inputs[k];
+}
+
+class Output {
+ public:
+  explicit Output(duckdb_vector v) : v_(v) {}
+  void Null(size_t i) {
+    if (!validity_) {
+      duckdb_vector_ensure_validity_writable(v_);
+      validity_ = duckdb_vector_get_validity(v_);
+    }
+    duckdb_validity_set_row_invalid(validity_, i);
+  }
+  void Text(size_t i, std::string_view s) {
+    duckdb_vector_assign_string_element_len(v_, i, s.data(), s.size());
+  }
+  void Optional(size_t i, std::optional<std::string_view> s) {
+    if (s) {
+      Text(i, *s);
+    } else {
+      Null(i);
+    }
+  }
+  template <class T>
+  T* Data() {
+    return static_cast<T*>(duckdb_vector_get_data(v_));
+  }
+
+ private:
+  duckdb_vector v_;
+  uint64_t* validity_ = nullptr;
+};
+
+// The text arguments of a row that are the same for every row of the
+// vector (a profile, a base, a parameter name), as DuckDB passes constants.
+std::optional<std::string_view> SameForAll(const Input& in) {
+  if (in.size() == 0 || in.null[0]) return std::nullopt;
+  for (size_t i = 1; i < in.size(); ++i)
+    if (in.null[i] || in.Row(i) != in.Row(0)) return std::nullopt;
+  return in.Row(0);
+}
+
+// One Fingerprinter per profile, made once (they are safe to share).
+const Fingerprinter& FingerprinterOf(Profile p) {
+  static const Fingerprinter* const all[] = {
+      new Fingerprinter(Profile::kSyntax), new Fingerprinter(Profile::kScheme),
+      new Fingerprinter(Profile::kCrawler), new Fingerprinter(Profile::kW3lib)};
+  return *all[static_cast<int>(p)];
+}
+
+Profile ProfileNamed(std::string_view name) {
+  Profile p;
+  if (!ParseProfile(name, &p))
+    throw std::invalid_argument("'" + std::string(name) +
+                                "' is not a profile; expected syntax, scheme, "
+                                "crawler or w3lib");
+  return p;
+}
+
+// Runs `body` and turns a C++ exception into the function's error.
+template <class Body>
+void Guard(duckdb_function_info info, const char* name, Body body) {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    const std::string message = std::string(name) + ": " + e.what();
+    duckdb_scalar_function_set_error(info, message.c_str());
+  }
+}
+
+enum class Part {
+  kScheme, kUserinfo, kHost, kPort, kPath, kQuery, kFragment, kHostType,
+  kError
+};
+
+std::optional<std::string_view> PartOf(const UriReference& u, Part p) {
+  if (p == Part::kError)
+    return u.valid() ? std::nullopt
+                     : std::optional<std::string_view>(
+                           ErrorKindName(u.error().kind));
+  if (!u.valid()) return std::nullopt;
+  switch (p) {
+    case Part::kScheme: return u.scheme();
+    case Part::kUserinfo: return u.userinfo();
+    case Part::kHost: return u.host();
+    case Part::kPort: return u.port();
+    case Part::kPath: return u.path();
+    case Part::kQuery: return u.query();
+    case Part::kFragment: return u.fragment();
+    case Part::kHostType:
+      if (!u.host()) return std::nullopt;
+      return std::string_view(HostKindName(u.host_kind()));
+    case Part::kError: break;
+  }
+  return std::nullopt;
+}
+
+template <Part P>
+void Component(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  Guard(info, "uri component", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Output out(result);
+    for (size_t i = 0; i < n; ++i) {
+      if (in.null[i]) {
+        out.Null(i);
+      } else {
+        out.Optional(i, PartOf(in.Ref(i), P));
+      }
+    }
+  });
+}
+
+void Valid(duckdb_function_info info, duckdb_data_chunk chunk,
+           duckdb_vector result) {
+  Guard(info, "uri_valid", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Output out(result);
+    bool* data = out.Data<bool>();
+    for (size_t i = 0; i < n; ++i) {
+      if (in.null[i]) {
+        out.Null(i);
+      } else {
+        data[i] = in.spans.error_kind[i] == 0;
+      }
+    }
+  });
+}
+
+// uri_normalize(url[, profile]) and uri_key(url[, profile]): the profile of
+// each row; one batch call when every row has the same.
+template <bool kKey>
+void NormalizeOrKey(duckdb_function_info info, duckdb_data_chunk chunk,
+                    duckdb_vector result) {
+  Guard(info, kKey ? "uri_key" : "uri_normalize", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    std::optional<Profile> common = Profile::kScheme;
+    Input* profiles = nullptr;
+    if (duckdb_data_chunk_get_column_count(chunk) > 1) {
+      profiles = &InputNumber(1);
+      profiles->Load(duckdb_data_chunk_get_vector(chunk, 1), n);
+      const auto same = SameForAll(*profiles);
+      common.reset();
+      if (same) common = ProfileNamed(*same);
+    }
+    Output out(result);
+    const auto profile_of = [&](size_t i) {
+      return common ? *common : ProfileNamed(profiles->Row(i));
+    };
+    const auto is_null = [&](size_t i) {
+      return in.null[i] || (profiles && profiles->null[i]) ||
+             in.spans.error_kind[i] != 0;
+    };
+    if constexpr (kKey) {
+      thread_local std::vector<uint64_t> keys;
+      uint64_t* data = out.Data<uint64_t>();
+      if (common) {
+        FingerprinterOf(*common).Batch64(in.batch(), in.spans, &keys);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        if (is_null(i)) {
+          out.Null(i);
+        } else {
+          data[i] = common ? keys[i]
+                           : FingerprinterOf(profile_of(i)).Key64(in.Row(i));
+        }
+      }
+    } else {
+      thread_local NormalizedBatch batch;
+      thread_local std::string one;
+      if (common) NormalizeBatch(in.batch(), in.spans, *common, &batch);
+      for (size_t i = 0; i < n; ++i) {
+        if (is_null(i)) {
+          out.Null(i);
+        } else if (common) {
+          out.Text(i, batch.Get(i));
+        } else {
+          one.clear();
+          if (Normalize(in.Ref(i), profile_of(i), &one)) {
+            out.Text(i, one);
+          } else {
+            out.Null(i);
+          }
+        }
+      }
+    }
+  });
+}
+
+// uri_resolve(base, ref): one batch call against a base every row shares.
+void ResolveFn(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  Guard(info, "uri_resolve", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& bases = InputNumber(1);
+    bases.Load(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Input& refs = InputNumber(0);
+    refs.Scan(duckdb_data_chunk_get_vector(chunk, 1), n);
+    Output out(result);
+    const auto same = SameForAll(bases);
+    thread_local ResolvedBatch resolved;
+    thread_local std::string one;
+    std::optional<UriReference> base;
+    if (same) {
+      base = ParseUriReference(*same);
+      ResolveBatch(*base, refs.batch(), refs.spans, ResolveOptions(), false,
+                   &resolved);
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (refs.null[i] || bases.null[i]) {
+        out.Null(i);
+      } else if (base) {
+        if (resolved.status[i] == ResolveStatus::kOk) {
+          out.Text(i, resolved.Get(i));
+        } else {
+          out.Null(i);
+        }
+      } else {
+        one.clear();
+        if (Resolve(ParseUriReference(bases.Row(i)), refs.Ref(i),
+                    ResolveOptions(), &one) == ResolveStatus::kOk) {
+          out.Text(i, one);
+        } else {
+          out.Null(i);
+        }
+      }
+    }
+  });
+}
+
+const PublicSuffixList& BuiltinList() {
+  static const PublicSuffixList* const list = new PublicSuffixList();
+  return *list;
+}
+
+template <bool kRegistrable>
+void Suffix(duckdb_function_info info, duckdb_data_chunk chunk,
+            duckdb_vector result) {
+  Guard(info, kRegistrable ? "uri_registrable_domain" : "uri_public_suffix",
+        [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Output out(result);
+    for (size_t i = 0; i < n; ++i) {
+      const UriReference u = in.Ref(i);
+      if (in.null[i] || !u.valid() || !u.host() ||
+          u.host_kind() != HostKind::kRegName) {
+        out.Null(i);
+        continue;
+      }
+      const PublicSuffixList::Suffixes s = BuiltinList().Lookup(*u.host());
+      out.Optional(i, kRegistrable ? s.registrable_domain : s.public_suffix);
+    }
+  });
+}
+
+void Surt(duckdb_function_info info, duckdb_data_chunk chunk,
+          duckdb_vector result) {
+  Guard(info, "uri_surt", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Output out(result);
+    thread_local std::string key;
+    for (size_t i = 0; i < n; ++i) {
+      const UriReference u = in.Ref(i);
+      key.clear();
+      if (in.null[i] || !u.valid() || !u.scheme() ||
+          !AppendIaSurt(u.text(), &key)) {
+        out.Null(i);
+      } else {
+        out.Text(i, key);
+      }
+    }
+  });
+}
+
+// A LIST vector's rows: row i's items are [offset, offset + length) of its
+// child vector, which grows by `count` items per call of Add().
+class ListOutput {
+ public:
+  explicit ListOutput(duckdb_vector v)
+      : v_(v), entries_(static_cast<duckdb_list_entry*>(
+                   duckdb_vector_get_data(v))) {}
+  // Row i holds `count` items from the child's current size on; returns
+  // where they go.
+  size_t Add(size_t i, size_t count) {
+    const size_t at = size_;
+    size_ += count;
+    duckdb_list_vector_reserve(v_, size_);
+    duckdb_list_vector_set_size(v_, size_);
+    entries_[i] = duckdb_list_entry{at, count};
+    return at;
+  }
+  duckdb_vector child() const { return duckdb_list_vector_get_child(v_); }
+
+ private:
+  duckdb_vector v_;
+  duckdb_list_entry* entries_;
+  size_t size_ = 0;
+};
+
+void Risks(duckdb_function_info info, duckdb_data_chunk chunk,
+           duckdb_vector result) {
+  Guard(info, "uri_risks", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    thread_local std::vector<uint32_t> flags;
+    RiskFlags(in.batch(), in.spans, &flags);
+    Output out(result);
+    ListOutput list(result);
+    for (size_t i = 0; i < n; ++i) {
+      if (in.null[i] || in.spans.error_kind[i] != 0) {
+        out.Null(i);
+        list.Add(i, 0);
+        continue;
+      }
+      const size_t count = static_cast<size_t>(__builtin_popcount(flags[i]));
+      size_t at = list.Add(i, count);
+      Output names(list.child());
+      for (int bit = 0; bit < 32; ++bit)
+        if (flags[i] & (1u << bit)) names.Text(at++, RiskFlagName(bit));
+    }
+  });
+}
+
+// A chunk's query parameters, decoded (section 16: UTF-8, no NUL), row i's
+// being [start[i], start[i + 1]).
+struct Params {
+  QueryParams params;
+  std::vector<char> names, values;
+  std::vector<uint32_t> name_offsets, value_offsets, start;
+
+  void Make(const Input& in) {
+    ExtractQueryParams(in.bytes.data(), in.spans, &params);
+    DecodeSpans(in.bytes.data(), params.name_begin.data(),
+                params.name_end.data(), params.size(), Decoding::kForm,
+                &names, &name_offsets);
+    DecodeSpans(in.bytes.data(), params.value_begin.data(),
+                params.value_end.data(), params.size(), Decoding::kForm,
+                &values, &value_offsets);
+    start.assign(in.size() + 1, 0);
+    for (uint32_t r : params.row) ++start[r + 1];
+    for (size_t i = 0; i < in.size(); ++i) start[i + 1] += start[i];
+  }
+  std::string_view Name(size_t k) const {
+    return {names.data() + name_offsets[k],
+            name_offsets[k + 1] - name_offsets[k]};
+  }
+  std::string_view Value(size_t k) const {
+    return {values.data() + value_offsets[k],
+            value_offsets[k + 1] - value_offsets[k]};
+  }
+};
+
+void Param(duckdb_function_info info, duckdb_data_chunk chunk,
+           duckdb_vector result) {
+  Guard(info, "uri_param", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Input& names = InputNumber(1);
+    names.Load(duckdb_data_chunk_get_vector(chunk, 1), n);
+    thread_local Params p;
+    p.Make(in);
+    Output out(result);
+    for (size_t i = 0; i < n; ++i) {
+      bool found = false;
+      if (!in.null[i] && !names.null[i] && in.spans.error_kind[i] == 0) {
+        for (uint32_t k = p.start[i]; k < p.start[i + 1] && !found; ++k) {
+          if (p.Name(k) == names.Row(i)) {
+            out.Text(i, p.Value(k));
+            found = true;
+          }
+        }
+      }
+      if (!found) out.Null(i);
+    }
+  });
+}
+
+void ParamsFn(duckdb_function_info info, duckdb_data_chunk chunk,
+              duckdb_vector result) {
+  Guard(info, "uri_params", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    thread_local Params p;
+    p.Make(in);
+    Output out(result);
+    ListOutput list(result);
+    for (size_t i = 0; i < n; ++i) {
+      // NULL for NULL, an invalid reference or one without a query, as
+      // PostgreSQL's uri_params gives no row.
+      if (in.null[i] || !in.Ref(i).valid() || !in.Ref(i).query()) {
+        out.Null(i);
+        list.Add(i, 0);
+        continue;
+      }
+      const size_t count = p.start[i + 1] - p.start[i];
+      const size_t at = list.Add(i, count);
+      const duckdb_vector fields = list.child();
+      Output name(duckdb_struct_vector_get_child(fields, 0));
+      Output value(duckdb_struct_vector_get_child(fields, 1));
+      for (size_t k = 0; k < count; ++k) {
+        name.Text(at + k, p.Name(p.start[i] + k));
+        value.Text(at + k, p.Value(p.start[i] + k));
+      }
+    }
+  });
+}
+
+// uri_parse: STRUCT(valid, error, scheme, userinfo, host, port, path,
+// query, fragment, host_type) from one scan.
+void Parse(duckdb_function_info info, duckdb_data_chunk chunk,
+           duckdb_vector result) {
+  Guard(info, "uri_parse", [&] {
+    const size_t n = duckdb_data_chunk_get_size(chunk);
+    Input& in = InputNumber(0);
+    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    Output out(result);
+    Output valid(duckdb_struct_vector_get_child(result, 0));
+    bool* valid_data = valid.Data<bool>();
+    static constexpr Part kParts[] = {
+        Part::kError, Part::kScheme, Part::kUserinfo, Part::kHost,
+        Part::kPort, Part::kPath, Part::kQuery, Part::kFragment,
+        Part::kHostType};
+    std::vector<Output> parts;
+    for (size_t k = 0; k < std::size(kParts); ++k)
+      parts.emplace_back(duckdb_struct_vector_get_child(result, k + 1));
+    for (size_t i = 0; i < n; ++i) {
+      if (in.null[i]) {
+        out.Null(i);
+        valid.Null(i);
+        for (Output& o : parts) o.Null(i);
+        continue;
+      }
+      const UriReference u = in.Ref(i);
+      valid_data[i] = u.valid();
+      for (size_t k = 0; k < std::size(kParts); ++k)
+        parts[k].Optional(i, PartOf(u, kParts[k]));
+    }
+  });
+}
+
+// Registration.
+duckdb_logical_type Type(duckdb_type id) { return duckdb_create_logical_type(id); }
+
+struct Signature {
+  std::vector<duckdb_type> parameters;
+  duckdb_logical_type result;  // owned; destroyed after registration
+  duckdb_scalar_function_t function;
+};
+
+bool Register(duckdb_connection connection, const char* name,
+              const std::vector<Signature>& overloads) {
+  duckdb_scalar_function_set set = duckdb_create_scalar_function_set(name);
+  for (const Signature& s : overloads) {
+    duckdb_scalar_function f = duckdb_create_scalar_function();
+    duckdb_scalar_function_set_name(f, name);
+    for (duckdb_type p : s.parameters) {
+      duckdb_logical_type t = Type(p);
+      duckdb_scalar_function_add_parameter(f, t);
+      duckdb_destroy_logical_type(&t);
+    }
+    duckdb_scalar_function_set_return_type(f, s.result);
+    duckdb_scalar_function_set_function(f, s.function);
+    duckdb_add_scalar_function_to_set(set, f);
+    duckdb_destroy_scalar_function(&f);
+  }
+  const bool ok = duckdb_register_scalar_function_set(connection, set) ==
+                  DuckDBSuccess;
+  duckdb_destroy_scalar_function_set(&set);
+  for (const Signature& s : overloads) {
+    duckdb_logical_type t = s.result;
+    duckdb_destroy_logical_type(&t);
+  }
+  return ok;
+}
+
+duckdb_logical_type ListOf(duckdb_logical_type child) {
+  duckdb_logical_type list = duckdb_create_list_type(child);
+  duckdb_destroy_logical_type(&child);
+  return list;
+}
+
+duckdb_logical_type StructOf(std::vector<const char*> names,
+                             const std::vector<duckdb_type>& types) {
+  std::vector<duckdb_logical_type> members;
+  for (duckdb_type t : types) members.push_back(Type(t));
+  duckdb_logical_type s = duckdb_create_struct_type(
+      members.data(), names.data(), static_cast<idx_t>(members.size()));
+  for (duckdb_logical_type& m : members) duckdb_destroy_logical_type(&m);
+  return s;
+}
+
+}  // namespace
+
+bool RegisterScalarFunctions(duckdb_connection c) {
+  constexpr duckdb_type V = DUCKDB_TYPE_VARCHAR;
+  bool ok = true;
+  const auto text = [&](const char* name, duckdb_scalar_function_t f) {
+    ok &= Register(c, name, {{{V}, Type(V), f}});
+  };
+  text("uri_scheme", Component<Part::kScheme>);
+  text("uri_userinfo", Component<Part::kUserinfo>);
+  text("uri_host", Component<Part::kHost>);
+  text("uri_port", Component<Part::kPort>);
+  text("uri_path", Component<Part::kPath>);
+  text("uri_query", Component<Part::kQuery>);
+  text("uri_fragment", Component<Part::kFragment>);
+  text("uri_host_type", Component<Part::kHostType>);
+  text("uri_error", Component<Part::kError>);
+  text("uri_registrable_domain", Suffix<true>);
+  text("uri_public_suffix", Suffix<false>);
+  text("uri_surt", Surt);
+  ok &= Register(c, "uri_valid", {{{V}, Type(DUCKDB_TYPE_BOOLEAN), Valid}});
+  ok &= Register(c, "uri_normalize",
+                 {{{V}, Type(V), NormalizeOrKey<false>},
+                  {{V, V}, Type(V), NormalizeOrKey<false>}});
+  ok &= Register(c, "uri_key",
+                 {{{V}, Type(DUCKDB_TYPE_UBIGINT), NormalizeOrKey<true>},
+                  {{V, V}, Type(DUCKDB_TYPE_UBIGINT), NormalizeOrKey<true>}});
+  ok &= Register(c, "uri_resolve", {{{V, V}, Type(V), ResolveFn}});
+  ok &= Register(c, "uri_param", {{{V, V}, Type(V), Param}});
+  ok &= Register(c, "uri_risks", {{{V}, ListOf(Type(V)), Risks}});
+  ok &= Register(c, "uri_params",
+                 {{{V}, ListOf(StructOf({"name", "value"}, {V, V})), ParamsFn}});
+  ok &= Register(
+      c, "uri_parse",
+      {{{V},
+        StructOf({"valid", "error", "scheme", "userinfo", "host", "port",
+                  "path", "query", "fragment", "host_type"},
+                 {DUCKDB_TYPE_BOOLEAN, V, V, V, V, V, V, V, V, V}),
+        Parse}});
+  return ok;
+}
+
+}  // namespace duck
+}  // namespace uriscan

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The DuckDB extension's tests: builds it (build/duckdb, Release) against
+# DuckDB 1.4.4's npm packages (tools/setup.sh duckdb fetches them), loads it
+# into libduckdb.so through the test host, and compares every function
+# with the command on the shared corpora and the hand-made cases (0
+# differences allowed), read_uris with `uriscan extract` on the log in
+# every format and compression, one thread against two, NULL, empty,
+# invalid and 1 MiB inputs, and a Parquet file written and read back.
+# usage: tools/duckdb-test.sh [BUILD_DIR]   (default build/duckdb)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+build=${1:-build/duckdb}
+bash tools/setup.sh duckdb
+bash tools/setup.sh build
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_DUCKDB=ON \
+  -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF > /dev/null
+cmake --build "$build" -j2 --target uriscan_cli uriscan_duckdb_extension \
+  uriscan_duckdb_sql > /dev/null
+uriscan=$build/uriscan
+ext=$(cd "$build/duckdb" && pwd)/uriscan.duckdb_extension
+host=$build/duckdb/uriscan_duckdb_sql
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+sql() { "$host" "$ext" "$@"; }
+# References as read_uris gives them: `extract` writes bytes as they are,
+# VARCHAR holds UTF-8 (U+FFFD for each maximal ill-formed part).
+raw_sql() { "$host" --raw "$ext" "$@"; }
+utf8() { /usr/bin/python3 -c 'import sys; sys.stdout.write(sys.stdin.buffer.read().decode("utf-8", "replace"))'; }
+
+# compare NAME FILE_A FILE_B: the two outputs must be byte-identical.
+compare() {
+  if cmp -s "$2" "$3"; then
+    echo "duckdb-test: $1: $(wc -l < "$2") rows identical"
+  else
+    echo "duckdb-test: $1 differs:"
+    diff "$2" "$3" | head -10 || true
+    status=1
+  fi
+}
+
+shared=$root/../shared/corpus
+inputs=("$root"/corpus/handmade/tricky.txt)
+if [ -d "$shared" ]; then
+  inputs+=("$shared"/kasztp.txt "$shared"/userbait.txt "$shared"/node_files.txt
+           "$shared"/isaacs_files.txt "$shared"/apache_access.log)
+fi
+
+components=line,valid,scheme,userinfo,host,port,path,query,fragment,host_type,error
+for f in "${inputs[@]}"; do
+  name=$(basename "$f")
+  # (A line that is not UTF-8 is no VARCHAR: read_uris gives U+FFFD for
+  # its bad bytes, which leaves it as invalid, with the same error, as the
+  # command finds it.)
+  in=$f
+  from="read_uris('$f')"
+  "$uriscan" parse --format=tsv --no-header --quiet --columns=$components "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, uri_valid(uri), uri_scheme(uri), uri_userinfo(uri), uri_host(uri), uri_port(uri), uri_path(uri), uri_query(uri), uri_fragment(uri), uri_host_type(uri), uri_error(uri) FROM $from" > "$work/got"
+  compare "$name components" "$work/want" "$work/got"
+  # uri_parse: the same from one call.
+  sql "SELECT line, p.valid, p.scheme, p.userinfo, p.host, p.port, p.path, p.query, p.fragment, p.host_type, p.error FROM (SELECT line, uri_parse(uri) AS p FROM $from)" > "$work/got"
+  compare "$name uri_parse" "$work/want" "$work/got"
+  for p in syntax scheme crawler w3lib; do
+    "$uriscan" parse --format=tsv --no-header --quiet --profile=$p --columns=line,normalized,key "$in" > "$work/want" 2>/dev/null || true
+    sql "SELECT line, uri_normalize(uri, '$p'), lpad(lower(hex(uri_key(uri, '$p'))), 16, '0') FROM $from" > "$work/got"
+    compare "$name $p normal forms and keys" "$work/want" "$work/got"
+  done
+  "$uriscan" parse --format=tsv --no-header --quiet --columns=line,normalized,key "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, uri_normalize(uri), lpad(lower(hex(uri_key(uri))), 16, '0') FROM $from" > "$work/got"
+  compare "$name default profile" "$work/want" "$work/got"
+  "$uriscan" parse --format=tsv --no-header --quiet --columns=line,registrable_domain,public_suffix,surt,param:q,param:id "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, uri_registrable_domain(uri), uri_public_suffix(uri), uri_surt(uri), uri_param(uri, 'q'), uri_param(uri, 'id') FROM $from" > "$work/got"
+  compare "$name host parts, surt, uri_param" "$work/want" "$work/got"
+  "$uriscan" audit --quiet "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, CASE WHEN uri_valid(uri) THEN coalesce(array_to_string(uri_risks(uri), ','), '') ELSE 'invalid' END FROM $from" > "$work/got"
+  compare "$name uri_risks" "$work/want" "$work/got"
+  "$uriscan" params --quiet "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, p.name, p.value FROM (SELECT line, unnest(uri_params(uri)) AS p FROM $from)" > "$work/got"
+  compare "$name uri_params" "$work/want" "$work/got"
+  "$uriscan" resolve --quiet --on-error=skip --base=http://a/b/c/d\;p\?q "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT uri_resolve('http://a/b/c/d;p?q', uri) AS r FROM $from WHERE r IS NOT NULL" > "$work/got"
+  compare "$name uri_resolve" "$work/want" "$work/got"
+done
+
+# read_uris against `uriscan extract`, in every log format, plain, gzip
+# and zstd, a list of files and a glob.
+if [ -d "$shared" ]; then
+  log=$shared/apache_access.log
+  gzip -c "$log" > "$work/log.gz"
+  zstd -q -c "$log" > "$work/log.zst"
+  for args in "combined target" "combined referer" "clf target" "text -"; do
+    set -- $args
+    opts=(--from="$1") fmt="format := '$1'"
+    if [ "$2" != - ]; then opts+=(--field="$2"); fmt="$fmt, field := '$2'"; fi
+    for input in "$log" "$work/log.gz" "$work/log.zst"; do
+      "$uriscan" extract --quiet --with-line "${opts[@]}" "$input" 2>/dev/null | utf8 > "$work/want"
+      raw_sql "SELECT line, uri FROM read_uris('$input', $fmt)" > "$work/got"
+      compare "read_uris $args $(basename "$input")" "$work/want" "$work/got"
+    done
+  done
+  "$uriscan" extract --quiet --with-line --from=combined --base=http://www.semicomplete.com/ "$log" 2>/dev/null | utf8 > "$work/want"
+  raw_sql "SELECT line, uri FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/')" > "$work/got"
+  compare "read_uris combined with base" "$work/want" "$work/got"
+  "$uriscan" extract --quiet --from=combined --field=referer --lenient "$log" 2>/dev/null | utf8 > "$work/want"
+  raw_sql "SELECT uri FROM read_uris('$log', format := 'combined', field := 'referer', lenient := true)" > "$work/got"
+  compare "read_uris lenient" "$work/want" "$work/got"
+  cat "$log" "$log" > "$work/want.log"
+  "$uriscan" extract --quiet --from=combined "$work/want.log" 2>/dev/null | utf8 > "$work/want"
+  raw_sql "SELECT uri FROM read_uris(['$log', '$work/log.gz'], format := 'combined')" > "$work/got"
+  compare "read_uris list of files" "$work/want" "$work/got"
+  raw_sql "SELECT uri FROM read_uris('$work/log.*', format := 'combined')" > "$work/got"
+  compare "read_uris glob" "$work/want" "$work/got"
+
+  # csv, tsv and jsonl made from the log's referers.
+  "$uriscan" extract --quiet --from=combined --field=referer "$log" > "$work/all-refs" 2>/dev/null || true
+  head -2000 "$work/all-refs" > "$work/refs"
+  awk 'BEGIN { print "n,url" } { gsub(/"/, "\"\""); printf "%d,\"%s\"\n", NR, $0 }' "$work/refs" > "$work/t.csv"
+  awk 'BEGIN { print "n\turl" } { printf "%d\t%s\n", NR, $0 }' "$work/refs" > "$work/t.tsv"
+  awk '{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "{\"n\":%d,\"url\":\"%s\"}\n", NR, $0 }' "$work/refs" > "$work/t.jsonl"
+  for t in "csv url" "tsv url" "csv 2" "jsonl url"; do
+    set -- $t
+    "$uriscan" extract --quiet --with-line --from="$1" --field="$2" "$work/t.$1" 2>/dev/null | utf8 > "$work/want"
+    raw_sql "SELECT line, uri FROM read_uris('$work/t.$1', format := '$1', field := '$2')" > "$work/got"
+    compare "read_uris $1 field $2" "$work/want" "$work/got"
+  done
+
+  # One thread and two give the same answers: a table of several row
+  # groups (122,880 rows each), which two threads scan at once.
+  make="CREATE TABLE t AS SELECT uri FROM read_uris('$shared/*.txt'), range(4)"
+  q="SELECT count(*), sum(hash(uri_normalize(uri, 'crawler'), uri_key(uri), uri_surt(uri), uri_params(uri), uri_registrable_domain(uri), uri_parse(uri), uri_risks(uri), uri_param(uri, 'q'), uri_resolve('http://a/b', uri))) FROM t"
+  sql "SET threads = 1" "$make" "$q" > "$work/want"
+  sql "SET threads = 2" "$make" "$q" > "$work/got"
+  compare "threads 1 and 2" "$work/want" "$work/got"
+
+  # Parquet from a log and back.
+  sql "COPY (SELECT file, line, uri, uri_host(uri) AS host FROM read_uris('$work/log.gz', format := 'combined', field := 'referer')) TO '$work/refs.parquet' (FORMAT parquet)"
+  raw_sql "SELECT line, uri FROM read_parquet('$work/refs.parquet')" > "$work/got"
+  "$uriscan" extract --quiet --with-line --from=combined --field=referer "$log" 2>/dev/null | utf8 > "$work/want"
+  compare "Parquet written and read back" "$work/want" "$work/got"
+fi
+
+# NULL, empty, invalid, long and hostile inputs, against expected output.
+sql "SELECT uri_valid(u), uri_error(u), length(uri_path(u)), uri_host(u), length(uri_normalize(u)), uri_key(u) IS NULL, uri_risks(u), uri_params(u), uri_param(u, 'a') FROM (VALUES (NULL), (''), ('a b'), ('http://a/?a=%00&a=2'), ('http://[::1/'), ('/' || repeat('a', 1048576))) t(u)" > "$work/got"
+cat > "$work/want" <<'EOF'
+\N	\N	\N	\N	\N	true	\N	\N	\N
+true	\N	0	\N	0	false	[]	\N	\N
+false	disallowed-byte	\N	\N	\N	true	\N	\N	\N
+true	\N	1	a	19	false	[encoded-control]	[{'name': a, 'value': %00}, {'name': a, 'value': 2}]	%00
+false	IP-literal	\N	\N	\N	true	\N	\N	\N
+true	\N	1048577	\N	1048577	false	[]	\N	\N
+EOF
+compare "NULL, empty, invalid and long inputs" "$work/want" "$work/got"
+for bad in "uri_normalize('http://a/', 'nope')" "uri_key('http://a/', 'nope')" \
+           "* FROM read_uris('$work/none.txt')" \
+           "* FROM read_uris('$root/README.md', format := 'jsonl')" \
+           "* FROM read_uris('$root/README.md', field := 'x')"; do
+  if sql "SELECT $bad" > /dev/null 2> "$work/err"; then
+    echo "duckdb-test: SELECT $bad did not fail"
+    status=1
+  else
+    echo "duckdb-test: SELECT $bad fails: $(head -1 "$work/err")"
+  fi
+done
+
+if [ $status -eq 0 ]; then echo "duckdb-test: PASS"; else echo "duckdb-test: FAIL"; fi
+exit $status
