@@ -34,6 +34,11 @@ struct Input {
   std::vector<uint32_t> offsets;
   std::vector<uint8_t> null;
   ComponentSpans spans;
+  // Scan(): what was scanned last, when spans still hold its answers.
+  bool scanned = false;
+  std::string next_bytes;
+  std::vector<uint32_t> next_offsets;
+  std::vector<uint8_t> next_null;
 
   size_t size() const { return null.size(); }
   Batch batch() const { return Batch{bytes.data(), offsets.data(), size()}; }
@@ -44,27 +49,44 @@ struct Input {
   UriReference Ref(size_t i) const { return spans.Row(i, bytes.data()); }
 
   void Load(duckdb_vector v, size_t n) {
+    scanned = false;
+    Copy(v, n, &bytes, &offsets, &null);
+  }
+  // Loads and scans. Several functions of one column (uri_scheme(u),
+  // uri_host(u), ...) are called on the same vector in turn: a vector
+  // whose bytes are those scanned last keeps their spans.
+  void Scan(duckdb_vector v, size_t n) {
+    Copy(v, n, &next_bytes, &next_offsets, &next_null);
+    if (scanned && next_bytes == bytes && next_offsets == offsets &&
+        next_null == null)
+      return;
+    bytes.swap(next_bytes);
+    offsets.swap(next_offsets);
+    null.swap(next_null);
+    uriscan::Scan(batch(), &spans);
+    scanned = true;
+  }
+
+ private:
+  static void Copy(duckdb_vector v, size_t n, std::string* bytes,
+                   std::vector<uint32_t>* offsets,
+                   std::vector<uint8_t>* null) {
     const auto* s = static_cast<const duckdb_string_t*>(duckdb_vector_get_data(v));
     uint64_t* validity = duckdb_vector_get_validity(v);
-    bytes.clear();
-    offsets.assign(1, 0);
-    null.assign(n, 0);
+    bytes->clear();
+    offsets->assign(1, 0);
+    null->assign(n, 0);
     for (size_t i = 0; i < n; ++i) {
       if (validity && !duckdb_validity_row_is_valid(validity, i)) {
-        null[i] = 1;
+        (*null)[i] = 1;
       } else {
         const std::string_view text = Text(s[i]);
-        if (bytes.size() + text.size() > UINT32_MAX)
+        if (bytes->size() + text.size() > UINT32_MAX)
           throw std::length_error("a vector of more than 4 GiB of text");
-        bytes.append(text);
+        bytes->append(text);
       }
-      offsets.push_back(static_cast<uint32_t>(bytes.size()));
+      offsets->push_back(static_cast<uint32_t>(bytes->size()));
     }
-  }
-  // Loads and scans.
-  void Scan(duckdb_vector v, size_t n) {
-    Load(v, n);
-    uriscan::Scan(batch(), &spans);
   }
 };
 

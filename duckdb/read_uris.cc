@@ -52,13 +52,18 @@ struct Options {
 // Subparts") and Python's errors="replace" follows.
 void AppendUtf8(std::string_view s, std::string* out) {
   for (size_t i = 0; i < s.size();) {
-    const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t n = c < 0x80 ? 1 : Utf8SequenceAt(s, i);
-    if (n) {
-      out->append(s.substr(i, n));
-      i += n;
-      continue;
+    // A run of ASCII and well-formed sequences, appended at once.
+    size_t end = i;
+    while (end < s.size()) {
+      const unsigned char c = static_cast<unsigned char>(s[end]);
+      const size_t n = c < 0x80 ? 1 : Utf8SequenceAt(s, end);
+      if (n == 0) break;
+      end += n;
     }
+    out->append(s.data() + i, end - i);
+    i = end;
+    if (i == s.size()) break;
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     // The longest prefix of a well-formed sequence at i, at least a byte.
     const Utf8Lead lead = Utf8LeadOf(c);
     size_t k = 1;

@@ -5,8 +5,10 @@
 # build), the Python package's pytest suite in a fresh venv, the suite again
 # under AddressSanitizer + UndefinedBehaviorSanitizer, the shared CLI
 # contract checker, the kernels on 64-bit Arm under qemu (every Arm target
-# forced), the PostgreSQL extension on a throw-away cluster, then two minutes of fuzzing (clang, libFuzzer): the scan against
-# the scalar parser, and the parsers of hostile input.
+# forced), the PostgreSQL extension on a throw-away cluster, the DuckDB
+# extension in libduckdb.so, then two minutes of fuzzing (clang,
+# libFuzzer): the scan against the scalar parser, and the parsers of
+# hostile input.
 # Installs what it needs on Debian 12.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +55,8 @@ step "aarch64 under qemu: NEON, SVE, SVE2, SVE_256, SVE2_128" \
   bash tools/cross-test.sh
 step "PostgreSQL 15 extension: pg_virtualenv cluster, SQL_ASCII and UTF8" \
   bash tools/postgres-test.sh
+step "DuckDB extension: libduckdb.so from npm, compared with the command" \
+  bash tools/duckdb-test.sh
 step "libFuzzer: the scan, every Highway target against the oracle" \
   bash tools/fuzz.sh 60
 step "libFuzzer: extract formats, gzip/zstd readers, state files" \
