@@ -9,11 +9,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "duckdb/api.h"
@@ -87,6 +92,7 @@ struct Row {
   size_t begin, end;  // in Pending::text
 };
 struct Pending {
+  size_t file = 0;  // the rows' file, in Options::files
   std::string text;
   std::vector<Row> rows;
   size_t next = 0;
@@ -108,13 +114,13 @@ struct Pending {
   }
 };
 
+// The files, read a run of lines at a time into rows.
 struct State {
   const Options* options;
   size_t file = 0;  // the file being read, or files.size() at the end
   std::unique_ptr<LineReader> reader;
   uint64_t line = 0;  // lines of the file handed out so far
   size_t column = 0;  // tsv, csv: the header's column
-  Pending pending;
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -143,9 +149,8 @@ LineReader::Status NextLines(State* s, cli::Lines* lines) {
   return st;
 }
 
-// Reads the next run of the current file into s->pending; false at the
-// file's end.
-bool ReadMore(State* s) {
+// Reads the next run of the current file into *p; false at the file's end.
+bool ReadMore(State* s, Pending* p) {
   const Options& o = *s->options;
   cli::Lines lines;
   LineReader::Status st = NextLines(s, &lines);
@@ -160,7 +165,7 @@ bool ReadMore(State* s) {
       const size_t nl = std::min(text.find('\n'), text.size());
       std::string_view line = text.substr(0, nl);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      s->pending.Add(++s->line, line, o.lenient);
+      p->Add(++s->line, line, o.lenient);
       text.remove_prefix(std::min(nl + 1, text.size()));
     }
     return true;
@@ -216,7 +221,7 @@ bool ReadMore(State* s) {
     const size_t tab = record.find('\t');
     uint64_t n = 0;
     for (char c : record.substr(0, tab)) n = n * 10 + static_cast<uint64_t>(c - '0');
-    s->pending.Add(n, record.substr(tab + 1), o.lenient);
+    p->Add(n, record.substr(tab + 1), o.lenient);
     rest.remove_prefix(nl + 1);
   }
   return true;
@@ -328,8 +333,88 @@ void CheckOptions(const std::string& format, const std::string& field,
   }
 }
 
+// The rows of the next run (of one file); false after the last file.
+bool NextRun(State* s, Pending* p) {
+  for (;;) {
+    if (!s->reader && !OpenNext(s)) return false;
+    p->Clear();
+    p->file = s->file;
+    if (ReadMore(s, p)) return true;  // (it may hold no row)
+    ++s->file;
+    s->reader.reset();
+  }
+}
+
+// A thread of the function's own reads and extracts the runs ahead of
+// DuckDB, which takes them in order: two runs wait at most (a few MiB).
+class Prefetch {
+ public:
+  explicit Prefetch(const Options* o) {
+    state_.options = o;
+    thread_ = std::thread([this] { Produce(); });
+  }
+  ~Prefetch() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+  }
+  // The next run into *p; false after the last. A reading error comes
+  // after the runs before it.
+  bool Take(Pending* p) {
+    std::unique_lock<std::mutex> lock(m_);
+    cv_.wait(lock, [&] { return !ready_.empty() || done_; });
+    if (!ready_.empty()) {
+      *p = std::move(ready_.front());
+      ready_.pop_front();
+      cv_.notify_all();
+      return true;
+    }
+    if (!error_.empty()) Fail(error_);
+    return false;
+  }
+
+ private:
+  void Produce() {
+    try {
+      for (;;) {
+        Pending p;
+        if (!NextRun(&state_, &p)) break;
+        if (p.rows.empty()) continue;
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return stop_ || ready_.size() < 2; });
+        if (stop_) return;
+        ready_.push_back(std::move(p));
+        cv_.notify_all();
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(m_);
+      error_ = e.what();
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  State state_;  // the producer's alone
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<Pending> ready_;
+  bool done_ = false, stop_ = false;
+  std::string error_;
+  std::thread thread_;
+};
+
+struct Scanning {
+  const Options* options;
+  std::unique_ptr<Prefetch> prefetch;
+  Pending current;
+};
+
 void DestroyOptions(void* p) { delete static_cast<Options*>(p); }
-void DestroyState(void* p) { delete static_cast<State*>(p); }
+void DestroyScanning(void* p) { delete static_cast<Scanning*>(p); }
 
 void Bind(duckdb_bind_info info) {
   auto o = std::make_unique<Options>();
@@ -375,15 +460,16 @@ void Bind(duckdb_bind_info info) {
 }
 
 void Init(duckdb_init_info info) {
-  auto* s = new State;
+  auto* s = new Scanning;
   s->options = static_cast<const Options*>(duckdb_init_get_bind_data(info));
-  duckdb_init_set_init_data(info, s, DestroyState);
+  duckdb_init_set_init_data(info, s, DestroyScanning);
   duckdb_init_set_max_threads(info, 1);  // input order
 }
 
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
-  auto* s = static_cast<State*>(duckdb_function_get_init_data(info));
+  auto* s = static_cast<Scanning*>(duckdb_function_get_init_data(info));
   try {
+    if (!s->prefetch) s->prefetch = std::make_unique<Prefetch>(s->options);
     const size_t capacity = duckdb_vector_size();
     size_t n = 0;
     duckdb_vector file_v = duckdb_data_chunk_get_vector(output, 0);
@@ -391,17 +477,12 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
     duckdb_vector uri_v = duckdb_data_chunk_get_vector(output, 2);
     auto* lines = static_cast<uint64_t*>(duckdb_vector_get_data(line_v));
     while (n < capacity) {
-      Pending& p = s->pending;
+      Pending& p = s->current;
       if (p.next == p.rows.size()) {
-        p.Clear();
-        if (!s->reader && !OpenNext(s)) break;
-        if (!ReadMore(s)) {
-          ++s->file;
-          if (!OpenNext(s)) break;
-        }
+        if (!s->prefetch->Take(&p)) break;
         continue;
       }
-      const std::string& file = s->options->files[s->file];
+      const std::string& file = s->options->files[p.file];
       for (; p.next < p.rows.size() && n < capacity; ++p.next, ++n) {
         const Row& r = p.rows[p.next];
         duckdb_vector_assign_string_element_len(file_v, n, file.data(),

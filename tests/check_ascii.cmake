@@ -9,7 +9,9 @@ file(GLOB_RECURSE sources ${ROOT}/include/*.h ${ROOT}/src/*.cc ${ROOT}/src/*.h
      ${ROOT}/bench/*.h ${ROOT}/bench/*.py ${ROOT}/corpus/*.cc
      ${ROOT}/python/src/*.cc ${ROOT}/python/src/*.h ${ROOT}/python/*.py
      ${ROOT}/python/uriscan/*.py ${ROOT}/python/tests/*.py
-     ${ROOT}/tools/*.sh ${ROOT}/cmake/*.in)
+     ${ROOT}/tools/*.sh ${ROOT}/cmake/*.in ${ROOT}/postgres/*.cc
+     ${ROOT}/postgres/*.h ${ROOT}/postgres/*.c ${ROOT}/duckdb/*.cc
+     ${ROOT}/duckdb/*.h ${ROOT}/duckdb/*.sh)
 list(APPEND sources ${ROOT}/CMakeLists.txt)
 set(bad "")
 foreach(f ${sources})

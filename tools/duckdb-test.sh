@@ -113,6 +113,20 @@ if [ -d "$shared" ]; then
   raw_sql "SELECT uri FROM read_uris('$work/log.*', format := 'combined')" > "$work/got"
   compare "read_uris glob" "$work/want" "$work/got"
 
+  # A damaged gzip stream: the rows before the damage, then an error
+  # naming the file; a LIMIT stops the reading early.
+  head -c 200000 "$work/log.gz" > "$work/cut.gz"
+  if sql "SELECT count(*) FROM read_uris('$work/cut.gz', format := 'combined')" > /dev/null 2> "$work/err"; then
+    echo "duckdb-test: a cut gzip file read without an error"
+    status=1
+  elif ! grep -q "cut.gz: gzip:" "$work/err"; then
+    echo "duckdb-test: a cut gzip file: $(cat "$work/err")"
+    status=1
+  fi
+  sql "SELECT line FROM read_uris(['$log', '$log', '$log'], format := 'combined') LIMIT 3" > "$work/got"
+  printf '1\n2\n3\n' > "$work/want"
+  compare "read_uris with a LIMIT" "$work/want" "$work/got"
+
   # csv, tsv and jsonl made from the log's referers.
   "$uriscan" extract --quiet --from=combined --field=referer "$log" > "$work/all-refs" 2>/dev/null || true
   head -2000 "$work/all-refs" > "$work/refs"
@@ -155,7 +169,10 @@ compare "NULL, empty, invalid and long inputs" "$work/want" "$work/got"
 for bad in "uri_normalize('http://a/', 'nope')" "uri_key('http://a/', 'nope')" \
            "* FROM read_uris('$work/none.txt')" \
            "* FROM read_uris('$root/README.md', format := 'jsonl')" \
-           "* FROM read_uris('$root/README.md', field := 'x')"; do
+           "* FROM read_uris('$root/README.md', field := 'x')" \
+           "* FROM read_uris('$root/README.md', format := 'csv', field := 'nope')" \
+           "* FROM read_uris('$root/*.nothing')" "* FROM read_uris(42)" \
+           "* FROM read_uris('$root/README.md', format := 'clf', base := 'rel/x')"; do
   if sql "SELECT $bad" > /dev/null 2> "$work/err"; then
     echo "duckdb-test: SELECT $bad did not fail"
     status=1
