@@ -90,10 +90,19 @@ struct Input {
   }
 };
 
-// Each thread's inputs (DuckDB calls a function from many threads).
-Input& InputNumber(int k) {
+// Argument k of a call: the references (k = 0, scanned) or another text
+// argument (a profile, a base, a name: loaded), in this thread's input of
+// that number (DuckDB calls a function from many threads).
+Input& Argument(duckdb_data_chunk chunk, idx_t k, bool scan) {
   thread_local Input inputs[2];
-  return inputs[k];
+  Input& in = inputs[scan ? 0 : 1];
+  const size_t n = duckdb_data_chunk_get_size(chunk);
+  if (scan) {
+    in.Scan(duckdb_data_chunk_get_vector(chunk, k), n);
+  } else {
+    in.Load(duckdb_data_chunk_get_vector(chunk, k), n);
+  }
+  return in;
 }
 
 class Output {
@@ -194,9 +203,8 @@ template <Part P>
 void Component(duckdb_function_info info, duckdb_data_chunk chunk,
                duckdb_vector result) {
   Guard(info, "uri component", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     Output out(result);
     for (size_t i = 0; i < n; ++i) {
       if (in.null[i]) {
@@ -211,9 +219,8 @@ void Component(duckdb_function_info info, duckdb_data_chunk chunk,
 void Valid(duckdb_function_info info, duckdb_data_chunk chunk,
            duckdb_vector result) {
   Guard(info, "uri_valid", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     Output out(result);
     bool* data = out.Data<bool>();
     for (size_t i = 0; i < n; ++i) {
@@ -232,14 +239,12 @@ template <bool kKey>
 void NormalizeOrKey(duckdb_function_info info, duckdb_data_chunk chunk,
                     duckdb_vector result) {
   Guard(info, kKey ? "uri_key" : "uri_normalize", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     std::optional<Profile> common = Profile::kScheme;
-    Input* profiles = nullptr;
+    const Input* profiles = nullptr;
     if (duckdb_data_chunk_get_column_count(chunk) > 1) {
-      profiles = &InputNumber(1);
-      profiles->Load(duckdb_data_chunk_get_vector(chunk, 1), n);
+      profiles = &Argument(chunk, 1, false);
       const auto same = SameForAll(*profiles);
       common.reset();
       if (same) common = ProfileNamed(*same);
@@ -292,11 +297,9 @@ void NormalizeOrKey(duckdb_function_info info, duckdb_data_chunk chunk,
 void ResolveFn(duckdb_function_info info, duckdb_data_chunk chunk,
                duckdb_vector result) {
   Guard(info, "uri_resolve", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& bases = InputNumber(1);
-    bases.Load(duckdb_data_chunk_get_vector(chunk, 0), n);
-    Input& refs = InputNumber(0);
-    refs.Scan(duckdb_data_chunk_get_vector(chunk, 1), n);
+    const Input& bases = Argument(chunk, 0, false);
+    const Input& refs = Argument(chunk, 1, true);
+    const size_t n = refs.size();
     Output out(result);
     const auto same = SameForAll(bases);
     thread_local ResolvedBatch resolved;
@@ -339,9 +342,8 @@ void Suffix(duckdb_function_info info, duckdb_data_chunk chunk,
             duckdb_vector result) {
   Guard(info, kRegistrable ? "uri_registrable_domain" : "uri_public_suffix",
         [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     Output out(result);
     for (size_t i = 0; i < n; ++i) {
       const UriReference u = in.Ref(i);
@@ -359,9 +361,8 @@ void Suffix(duckdb_function_info info, duckdb_data_chunk chunk,
 void Surt(duckdb_function_info info, duckdb_data_chunk chunk,
           duckdb_vector result) {
   Guard(info, "uri_surt", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     Output out(result);
     thread_local std::string key;
     for (size_t i = 0; i < n; ++i) {
@@ -405,9 +406,8 @@ class ListOutput {
 void Risks(duckdb_function_info info, duckdb_data_chunk chunk,
            duckdb_vector result) {
   Guard(info, "uri_risks", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     thread_local std::vector<uint32_t> flags;
     RiskFlags(in.batch(), in.spans, &flags);
     Output out(result);
@@ -459,11 +459,9 @@ struct Params {
 void Param(duckdb_function_info info, duckdb_data_chunk chunk,
            duckdb_vector result) {
   Guard(info, "uri_param", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
-    Input& names = InputNumber(1);
-    names.Load(duckdb_data_chunk_get_vector(chunk, 1), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
+    const Input& names = Argument(chunk, 1, false);
     thread_local Params p;
     p.Make(in);
     Output out(result);
@@ -485,9 +483,8 @@ void Param(duckdb_function_info info, duckdb_data_chunk chunk,
 void ParamsFn(duckdb_function_info info, duckdb_data_chunk chunk,
               duckdb_vector result) {
   Guard(info, "uri_params", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     thread_local Params p;
     p.Make(in);
     Output out(result);
@@ -518,9 +515,8 @@ void ParamsFn(duckdb_function_info info, duckdb_data_chunk chunk,
 void Parse(duckdb_function_info info, duckdb_data_chunk chunk,
            duckdb_vector result) {
   Guard(info, "uri_parse", [&] {
-    const size_t n = duckdb_data_chunk_get_size(chunk);
-    Input& in = InputNumber(0);
-    in.Scan(duckdb_data_chunk_get_vector(chunk, 0), n);
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
     Output out(result);
     Output valid(duckdb_struct_vector_get_child(result, 0));
     bool* valid_data = valid.Data<bool>();
