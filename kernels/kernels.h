@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "uriscan/spans.h"
+#include "kernels/columns.h"
 
 namespace uriscan {
 namespace kernels {
@@ -15,17 +15,6 @@ namespace kernels {
 // caller: the fast path did not settle this URI, and the scalar parser must
 // fill exactly those rows (uri_begin and uri_end are already set).
 inline constexpr uint8_t kNeedsScalar = 0xFF;
-
-// Raw column pointers of a ComponentSpans, each with room for the rows
-// being written.
-struct SpanColumns {
-#define URISCAN_COLUMN_POINTER(name) uint32_t* name;
-  URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN_POINTER)
-#undef URISCAN_COLUMN_POINTER
-  uint16_t* flags;
-  uint8_t* error_kind;
-  uint32_t* error_offset;
-};
 
 // The byte classes of stage 1, one bitmask each (bit i = byte i of a 64-byte
 // block). Stage 1 without GFNI is bound by moving masks out of vector
@@ -109,6 +98,12 @@ void CountClasses(const uint8_t* data, size_t size,
 // Applies the URISCAN_TARGET environment variable (see RequestedTarget()),
 // once, before the first dispatch: every wrapper below calls it.
 void ApplyTargetRequest();
+// The Highway target the kernels dispatch to, by Highway's name; and the
+// target URISCAN_TARGET asked for (nullptr when unset), *honoured saying
+// whether it took effect. The public DispatchedTargetName() and
+// RequestedTarget() (uriscan/spans.h) give these.
+const char* DispatchedTargetName();
+const char* RequestedTarget(bool* honoured);
 
 // Newline splitting: bit i of words[i / 64] is set when data[i] == '\n'.
 // `words` has room for (size + 63) / 64 words; nothing past `size` is read.

@@ -34,9 +34,9 @@ struct RowSet {
   const uint32_t* out_row;
 };
 
-// The boundary columns, in URISCAN_SPAN_BOUNDARIES order.
+// The boundary columns, in URISCAN_BOUNDARY_COLUMNS order.
 #define URISCAN_COLUMN(name) +1
-inline constexpr int kBoundaryColumns = 0 URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN);
+inline constexpr int kBoundaryColumns = 0 URISCAN_BOUNDARY_COLUMNS(URISCAN_COLUMN);
 #undef URISCAN_COLUMN
 
 // Where stage 2 writes the boundary columns: row r's value of column c
@@ -50,7 +50,7 @@ struct BoundaryOut {
 };
 HWY_INLINE BoundaryOut Columns(const kernels::SpanColumns& cols) {
 #define URISCAN_COLUMN(name) cols.name,
-  return BoundaryOut{{URISCAN_SPAN_BOUNDARIES(URISCAN_COLUMN)}, 0};
+  return BoundaryOut{{URISCAN_BOUNDARY_COLUMNS(URISCAN_COLUMN)}, 0};
 #undef URISCAN_COLUMN
 }
 
@@ -286,7 +286,7 @@ HWY_INLINE void GroupBody(const WindowScan& w, const RowSet& rows,
       hn::IfThenElseZero(GetMask(s.slow), K(kernels::kNeedsScalar)));
 
   // Results, in lanes, then into the columns.
-  // The columns in URISCAN_SPAN_BOUNDARIES order, each as an offset from
+  // The columns in URISCAN_BOUNDARY_COLUMNS order, each as an offset from
   // the row's start.
   constexpr int kColumns = kBoundaryColumns;
   HWY_ALIGN uint32_t out[kColumns][kMax];

@@ -6,7 +6,6 @@
 #include <cstring>
 
 #include "kernels/kernels.h"
-#include "uriscan/spans.h"  // the declarations, with their export attribute
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/target_info.cc"
@@ -71,11 +70,11 @@ const TargetRequest& Request() {
 }  // namespace
 
 namespace kernels {
+
 void ApplyTargetRequest() { (void)Request(); }
-}  // namespace kernels
 
 const char* DispatchedTargetName() {
-  kernels::ApplyTargetRequest();
+  ApplyTargetRequest();
   return hwy::TargetName(HWY_DYNAMIC_DISPATCH(CurrentTarget)());
 }
 
@@ -84,6 +83,8 @@ const char* RequestedTarget(bool* honoured) {
   if (honoured != nullptr) *honoured = r.honoured;
   return r.name;
 }
+
+}  // namespace kernels
 
 }  // namespace uriscan
 #endif  // HWY_ONCE

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
 #include <limits>
+#include <string_view>
 
 #include "kernels/kernels.h"
 
@@ -21,7 +23,30 @@ constexpr size_t kPiece = 4 * 1024;
 // room past the end while they are built.
 constexpr size_t kCopyPiece = 64;
 
+// The columns the kernels write (kernels/columns.h) are the public ones, in
+// the same order.
+#define URISCAN_NAME(name) std::string_view(#name),
+constexpr std::string_view kPublicColumns[] = {
+    URISCAN_SPAN_BOUNDARIES(URISCAN_NAME)};
+constexpr std::string_view kKernelColumns[] = {
+    URISCAN_BOUNDARY_COLUMNS(URISCAN_NAME)};
+#undef URISCAN_NAME
+constexpr bool SameColumns() {
+  if (std::size(kPublicColumns) != std::size(kKernelColumns)) return false;
+  for (size_t i = 0; i < std::size(kPublicColumns); ++i)
+    if (kPublicColumns[i] != kKernelColumns[i]) return false;
+  return true;
+}
+static_assert(SameColumns(),
+              "kernels/columns.h and uriscan/spans.h list other columns");
+
 }  // namespace
+
+const char* DispatchedTargetName() { return kernels::DispatchedTargetName(); }
+
+const char* RequestedTarget(bool* honoured) {
+  return kernels::RequestedTarget(honoured);
+}
 
 bool BatchFromLines(std::string_view bytes, OwnedBatch* out) {
   out->offsets.assign(1, 0);
