@@ -55,7 +55,7 @@ best() {
     t=$(( ($(date +%s%N) - s) / 1000000 ))
     if [ -z "$b" ] || [ "$t" -lt "$b" ]; then b=$t; fi
   done
-  printf '%-62s %8.2f s\n' "$name" "$(echo "$b / 1000" | bc -l)"
+  printf '%-62s %8.2f s\n' "$name" "$(awk "BEGIN { print $b / 1000 }")"
 }
 # A DuckDB session: the table of URLs loaded (not timed), then the query
 # timed inside DuckDB's own process by the host's wall clock around it.

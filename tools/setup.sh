@@ -31,7 +31,7 @@ postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15
 # The DuckDB extension (tools/duckdb-test.sh): curl fetches DuckDB 1.4.4's
 # npm packages (its C API headers and libduckdb.so), checked against the
 # registry's sha512 sums, into a folder outside the source tree.
-duckdb=("${build[@]}" curl ca-certificates openssl)
+duckdb=("${build[@]}" curl ca-certificates openssl gzip zstd python3)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
