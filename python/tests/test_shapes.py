@@ -108,3 +108,12 @@ def test_columns_take_every_column_of_the_command():
         uriscan.columns(URLS, ["file"])
     with pytest.raises(ValueError, match="fold_www"):
         uriscan.columns(URLS, ["key"], fold_www=True)
+
+
+def test_missing_values_have_no_raw_text():
+    frame = uriscan.columns(pd.Series(["http://a/", None, float("nan"), pd.NA]),
+                            ["raw", "valid", "error"])
+    assert frame["raw"].tolist() == ["http://a/", None, None, None]
+    assert frame["valid"].tolist() == [True, False, False, False]
+    assert uriscan.columns(["x", None], ["raw"])["raw"].tolist() == ["x", None]
+

@@ -287,6 +287,11 @@ def columns(urls: Any, names: Sequence[str], profile: str = "scheme",
     names = list(names)
     data = _uriscan.columns(_rows(urls), names, profile, tracking_params,
                             bool(fold_www), bool(lenient))
+    if "raw" in data and not isinstance(urls, Batch):
+        # A missing value is a row of one NUL byte to the library: raw
+        # gives None for it, as every other answer does.
+        missing = pd.isna(_np.asarray(urls, dtype=object))
+        data["raw"] = [None if m else v for v, m in zip(data["raw"], missing)]
     for name in names:
         if name in ("valid", "repaired"):
             data[name] = _np.array(data[name], dtype=bool)
