@@ -427,24 +427,24 @@ void Risks(duckdb_function_info info, duckdb_data_chunk chunk,
   });
 }
 
-// A chunk's query parameters, decoded (section 16: UTF-8, no NUL), row i's
-// being [start[i], start[i + 1]).
+// A chunk's query parameters, their names decoded (UTF-8 with no NUL, as
+// the command's decoded columns), and their values too when asked; row i's
+// are [start[i], start[i + 1]).
 struct Params {
   QueryParams params;
   std::vector<char> names, values;
   std::vector<uint32_t> name_offsets, value_offsets, start;
 
-  void Make(const Input& in) {
+  void Make(const Input& in, bool decode_values) {
     ExtractQueryParams(in.bytes.data(), in.spans, &params);
     DecodeSpans(in.bytes.data(), params.name_begin.data(),
                 params.name_end.data(), params.size(), Decoding::kForm,
                 &names, &name_offsets);
-    DecodeSpans(in.bytes.data(), params.value_begin.data(),
-                params.value_end.data(), params.size(), Decoding::kForm,
-                &values, &value_offsets);
-    start.assign(in.size() + 1, 0);
-    for (uint32_t r : params.row) ++start[r + 1];
-    for (size_t i = 0; i < in.size(); ++i) start[i + 1] += start[i];
+    if (decode_values)
+      DecodeSpans(in.bytes.data(), params.value_begin.data(),
+                  params.value_end.data(), params.size(), Decoding::kForm,
+                  &values, &value_offsets);
+    params.RowStarts(in.size(), &start);
   }
   std::string_view Name(size_t k) const {
     return {names.data() + name_offsets[k],
@@ -463,16 +463,22 @@ void Param(duckdb_function_info info, duckdb_data_chunk chunk,
     const size_t n = in.size();
     const Input& names = Argument(chunk, 1, false);
     thread_local Params p;
-    p.Make(in);
+    p.Make(in, false);
+    thread_local std::string value;
     Output out(result);
     for (size_t i = 0; i < n; ++i) {
       bool found = false;
       if (!in.null[i] && !names.null[i] && in.spans.error_kind[i] == 0) {
         for (uint32_t k = p.start[i]; k < p.start[i + 1] && !found; ++k) {
-          if (p.Name(k) == names.Row(i)) {
-            out.Text(i, p.Value(k));
-            found = true;
-          }
+          if (p.Name(k) != names.Row(i)) continue;
+          // Only the value asked for is decoded.
+          const std::string_view raw(
+              in.bytes.data() + p.params.value_begin[k],
+              p.params.value_end[k] - p.params.value_begin[k]);
+          value.resize(raw.size());
+          value.resize(Decode(raw, Decoding::kForm, value.data()));
+          out.Text(i, value);
+          found = true;
         }
       }
       if (!found) out.Null(i);
@@ -486,7 +492,7 @@ void ParamsFn(duckdb_function_info info, duckdb_data_chunk chunk,
     const Input& in = Argument(chunk, 0, true);
     const size_t n = in.size();
     thread_local Params p;
-    p.Make(in);
+    p.Make(in, true);
     Output out(result);
     ListOutput list(result);
     for (size_t i = 0; i < n; ++i) {

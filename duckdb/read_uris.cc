@@ -101,10 +101,12 @@ struct Pending {
     rows.clear();
     next = 0;
   }
-  void Add(uint64_t line, std::string_view uri, bool lenient) {
+  // `repair`: the line as --lenient repairs it (format 'lines'; the
+  // extractors repair what they find themselves).
+  void Add(uint64_t line, std::string_view uri, bool repair) {
     const size_t begin = text.size();
     thread_local std::string repaired;
-    if (lenient) {
+    if (repair) {
       repaired.clear();
       RepairReference(uri, &repaired);
       uri = repaired;
@@ -127,18 +129,17 @@ struct State {
   throw std::runtime_error(message);
 }
 
+// Opens file s->file; false past the last.
 bool OpenNext(State* s) {
   s->reader.reset();
-  while (s->file < s->options->files.size()) {
-    const std::string& path = s->options->files[s->file];
-    auto reader = std::make_unique<LineReader>(kChunkBytes, kMaxLine);
-    std::string error;
-    if (!reader->Open(path, &error)) Fail(path + ": " + error);
-    s->reader = std::move(reader);
-    s->line = 0;
-    return true;
-  }
-  return false;
+  if (s->file >= s->options->files.size()) return false;
+  const std::string& path = s->options->files[s->file];
+  auto reader = std::make_unique<LineReader>(kChunkBytes, kMaxLine);
+  std::string error;
+  if (!reader->Open(path, &error)) Fail(path + ": " + error);
+  s->reader = std::move(reader);
+  s->line = 0;
+  return true;
 }
 
 // Next() with the reader's failures as errors.
@@ -188,7 +189,7 @@ bool ReadMore(State* s, Pending* p) {
   std::string_view text = lines.text.substr(0, keep);
   ExtractOptions x = o.extract;
   x.with_line = true;
-  x.lenient = false;  // repaired in Pending::Add
+  x.lenient = o.lenient;  // the extractor repairs, before --base resolves
   size_t skip = 0;
   if (s->line == 0 && o.header_field) {
     if (!cli::FindColumn(text, x, &s->column, &skip))
@@ -221,7 +222,7 @@ bool ReadMore(State* s, Pending* p) {
     const size_t tab = record.find('\t');
     uint64_t n = 0;
     for (char c : record.substr(0, tab)) n = n * 10 + static_cast<uint64_t>(c - '0');
-    p->Add(n, record.substr(tab + 1), o.lenient);
+    p->Add(n, record.substr(tab + 1), false);
     rest.remove_prefix(nl + 1);
   }
   return true;

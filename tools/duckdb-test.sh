@@ -106,6 +106,12 @@ if [ -d "$shared" ]; then
   "$uriscan" extract --quiet --from=combined --field=referer --lenient "$log" 2>/dev/null | utf8 > "$work/want"
   raw_sql "SELECT uri FROM read_uris('$log', format := 'combined', field := 'referer', lenient := true)" > "$work/got"
   compare "read_uris lenient" "$work/want" "$work/got"
+  # A target --lenient repairs (a "|" and a "{") is resolved against the base
+  # as repaired; strict, it is no reference.
+  printf '1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a|b?c=d{e HTTP/1.0" 200 5 "-" "x"\n' > "$work/unsafe.log"
+  "$uriscan" extract --quiet --with-line --from=combined --lenient --base=http://h/ "$work/unsafe.log" 2>/dev/null | utf8 > "$work/want"
+  raw_sql "SELECT line, uri FROM read_uris('$work/unsafe.log', format := 'combined', base := 'http://h/', lenient := true)" > "$work/got"
+  compare "read_uris lenient with a base" "$work/want" "$work/got"
   cat "$log" "$log" > "$work/want.log"
   "$uriscan" extract --quiet --from=combined "$work/want.log" 2>/dev/null | utf8 > "$work/want"
   raw_sql "SELECT uri FROM read_uris(['$log', '$work/log.gz'], format := 'combined')" > "$work/got"

@@ -38,6 +38,9 @@ struct URISCAN_EXPORT QueryParams {
 
   size_t size() const { return row.size(); }
   void Clear();
+  // Where each of `rows` rows' parameters begin: row i's are
+  // [(*start)[i], (*start)[i + 1]) (the parameters come in row order).
+  void RowStarts(size_t rows, std::vector<uint32_t>* start) const;
 };
 
 // The parameters of every row of `spans`, a scan of bytes at `data`; '&'

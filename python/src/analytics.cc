@@ -164,9 +164,7 @@ struct ChunkParams {
     ExtractQueryParams(rows.data, spans, &params);
     DecodeSpans(rows.data, params.name_begin.data(), params.name_end.data(),
                 params.size(), Decoding::kForm, &names, &name_offsets);
-    start.assign(spans.size() + 1, 0);
-    for (uint32_t r : params.row) ++start[r + 1];
-    for (size_t i = 0; i < spans.size(); ++i) start[i + 1] += start[i];
+    params.RowStarts(spans.size(), &start);
   }
   std::string_view Name(size_t k) const {
     return {names.data() + name_offsets[k],

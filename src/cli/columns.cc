@@ -121,10 +121,7 @@ void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
     DecodeSpans(rows.data, p.name_begin.data(), p.name_end.data(), p.size(),
                 Decoding::kForm, &derived->names, &derived->name_offsets,
                 decode_);
-    derived->param_start.assign(spans.size() + 1, 0);
-    for (uint32_t r : p.row) ++derived->param_start[r + 1];
-    for (size_t i = 0; i < spans.size(); ++i)
-      derived->param_start[i + 1] += derived->param_start[i];
+    p.RowStarts(spans.size(), &derived->param_start);
   }
 }
 

@@ -40,6 +40,12 @@ void QueryParams::Clear() {
   value_end.clear();
 }
 
+void QueryParams::RowStarts(size_t rows, std::vector<uint32_t>* start) const {
+  start->assign(rows + 1, 0);
+  for (uint32_t r : row) ++(*start)[r + 1];
+  for (size_t i = 0; i < rows; ++i) (*start)[i + 1] += (*start)[i];
+}
+
 void PathSegments::Clear() {
   row.clear();
   begin.clear();

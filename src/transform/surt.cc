@@ -26,18 +26,14 @@ bool ToIdnaAscii(const std::string& utf8, std::string* ace) {
   // The codec splits the name at the four dots of IDNA 2003 (". U+3002
   // U+FF0E U+FF61") and refuses an empty label but the last one; UTS #46
   // would map those dots and drop the label.
-  size_t label = 0;  // the bytes of the label so far
-  for (size_t i = 0; i < utf8.size(); ++label) {
+  bool empty_label = true;
+  for (size_t i = 0; i < utf8.size();) {
     const std::string_view rest = std::string_view(utf8).substr(i);
-    size_t dot = 0;
-    if (rest[0] == '.') {
-      dot = 1;
-    } else {
-      for (const char* wide : {"\xE3\x80\x82", "\xEF\xBC\x8E", "\xEF\xBD\xA1"})
-        if (rest.substr(0, 3) == wide) dot = 3;
-    }
-    if (dot && label == 0) return false;
-    if (dot) label = static_cast<size_t>(-1);  // ++label makes it 0
+    size_t dot = rest[0] == '.' ? 1 : 0;
+    for (const char* wide : {"\xE3\x80\x82", "\xEF\xBC\x8E", "\xEF\xBD\xA1"})
+      if (rest.substr(0, 3) == wide) dot = 3;
+    if (dot && empty_label) return false;
+    empty_label = dot != 0;
     i += dot ? dot : 1;
   }
   char* out = nullptr;
