@@ -13,7 +13,6 @@
 
 #include "hwy/highway.h"
 #include "kernels/kernels.h"
-#include "kernels/short-inl.h"
 #include "kernels/structure-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -366,28 +365,82 @@ HWY_NOINLINE void WideGroup(const WindowScan& w, const RowSet& rows,
                             const Step& step, const BoundaryOut& bounds) {
   GroupBody<NW>(w, rows, step, bounds);
 }
-// The vector step over `rows` (rows the short path left), N per step,
-// each step on the narrowest window that holds its longest row; rows over
-// 64 * 8 bytes get kLonger.
-inline void VectorRows(const WindowScan& w, const RowSet& rows) {
+// Stage 2, N rows per step. The first pass (NW = 1, a run of contiguous
+// rows) writes the boundary columns through an L1-resident stage of
+// kStageRows rows (see BoundaryOut); the passes over the longer rows write
+// them in place.
+//
+// Which window a step takes depends on its rows' lengths, a branch no
+// predictor learns (on kasztp 45 % of 8-row steps hold a row over 64
+// bytes, at random). So the first pass sorts the steps of each stage into
+// lists first, those whose rows all fit 64 bytes and the others, and runs
+// each list in a loop of its own on 64- and 128-byte windows; the stage
+// takes its rows in any order (positions, not appends). Rows of 129 to 256
+// bytes are fewer still (5 % of userbait's, in a third of its steps): they
+// are set aside, N at a time on 256-byte windows, rather than taking their
+// whole steps there, and overwrite their rows of the stage.
+inline constexpr size_t kStageRows = 256;  // a multiple of every N
+template <size_t NW>
+inline void ScanRows(const WindowScan& w, const RowSet& rows) {
   const D64 d;
+  const hn::Rebind<uint32_t, D64> d32;
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
   const size_t N = hn::Lanes(d);
   const BoundaryOut in_place = Columns(w.cols);
-  for (size_t j = 0; j < rows.n; j += N) {
+  if (NW != 1 || rows.out_row != nullptr) {
+    for (size_t j = 0; j < rows.n; j += N) {
+      // A padded last step's results go through a copy.
+      HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
+      const Step step = StepRows(rows, j, N, pad_b, pad_e);
+      WideGroup<NW>(w, rows, step, in_place);
+    }
+    return;
+  }
+  HWY_ALIGN uint32_t stage[kBoundaryColumns][kStageRows];
+  BoundaryOut staging;
+  for (int c = 0; c < kBoundaryColumns; ++c) staging.col[c] = stage[c];
+  // The steps of one stage by window: 64 and 128 bytes.
+  uint32_t by_window[2][kStageRows];
+  // The rows of 129 to 256 bytes, set aside: their bounds and output rows.
+  uint32_t aside_b[kStageRows], aside_e[kStageRows], aside_row[kStageRows];
+  for (size_t first = 0; first < rows.n; first += kStageRows) {
+    const size_t last = HWY_MIN(rows.n, first + kStageRows);
+    size_t count[2] = {0, 0}, aside = 0;
     HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
-    const Step step = StepRows(rows, j, N, pad_b, pad_e);
-    uint32_t longest = 0;
-    for (size_t i = 0; i < N; ++i)
-      longest = HWY_MAX(longest, step.e[i] - step.b[i]);
-    if (longest <= 64) {
-      WideGroup<1>(w, rows, step, in_place);
-    } else if (longest <= 128) {
-      WideGroup<2>(w, rows, step, in_place);
-    } else if (longest <= 256) {
-      WideGroup<4>(w, rows, step, in_place);
-    } else {
-      WideGroup<8>(w, rows, step, in_place);
+    for (size_t j = first; j < last; j += N) {
+      const Step step = StepRows(rows, j, N, pad_b, pad_e);
+      const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, step.e)),
+                              hn::PromoteTo(d, hn::LoadU(d32, step.b)));
+      const size_t k = hn::AllFalse(d, Less(K(64), len)) ? 0 : 1;
+      by_window[k][count[k]++] = static_cast<uint32_t>(j);
+      if (HWY_UNLIKELY(!hn::AllFalse(d, Less(K(128), len)))) {
+        for (size_t i = 0; i < step.valid; ++i) {
+          const uint32_t n = step.e[i] - step.b[i];
+          if (n <= 128 || n > 256) continue;
+          aside_b[aside] = step.b[i];
+          aside_e[aside] = step.e[i];
+          aside_row[aside++] = static_cast<uint32_t>(rows.out0 + j + i);
+        }
+      }
+    }
+    staging.row0 = rows.out0 + first;
+    for (size_t i = 0; i < count[0]; ++i) {
+      const Step step = StepRows(rows, by_window[0][i], N, pad_b, pad_e);
+      GroupBody<1>(w, rows, step, staging);
+    }
+    for (size_t i = 0; i < count[1]; ++i) {
+      const Step step = StepRows(rows, by_window[1][i], N, pad_b, pad_e);
+      WideGroup<2>(w, rows, step, staging);
+    }
+    // The rows set aside overwrite what their 128-byte step left (kLonger).
+    const RowSet longer{aside_b, aside_e, aside, 0, aside_row};
+    for (size_t i = 0; i < aside; i += N) {
+      const Step step = StepRows(longer, i, N, pad_b, pad_e);
+      WideGroup<4>(w, longer, step, staging);
+    }
+    for (int c = 0; c < kBoundaryColumns; ++c) {
+      std::memcpy(in_place.col[c] + staging.row0, stage[c],
+                  (last - first) * sizeof(uint32_t));
     }
   }
 }
@@ -422,67 +475,31 @@ HWY_INLINE RowSet RowsOfKind(const RowSet& in, uint8_t kind, uint32_t max_len,
   return RowSet{s.row_begin, s.row_end, t, 0, s.rows};
 }
 
-// Stage 2: the short path (ShortRow) settles the rows of the common shape
-// one by one; the others go to the vector step, N at a time on windows of
-// 64 to 512 bytes (VectorRows). Rows longer still go to the scalar parser,
-// and so do those that break a rule, unless the first fault is a byte
-// allowed nowhere (SettleDisallowed). Returns how many rows the short path
-// settled.
+// Stage 2: every row on a 64-, 128- or 256-byte window (ScanRows<1>); the
+// rows longer than that, up to kLongestRow bytes, on 512-byte windows;
+// rows longer still go to the scalar parser, and so do those that break a
+// rule, unless the first fault is a byte allowed nowhere
+// (SettleDisallowed). Long rows are rare (in real traffic, long query
+// strings), but the scalar parser costs 50 times as much per byte, so
+// leaving them to it cost more than all the others.
 inline constexpr uint32_t kLongestRow = 64 * 8;
-inline constexpr size_t kStageRows = 256;
-inline size_t ScanWindowRows(const uint8_t* data, const uint64_t* masks,
-                             uint32_t base, const RowSet& rows,
-                             const kernels::ScanScratch& scratch,
-                             const kernels::SpanColumns& cols) {
+inline void ScanWindowRows(const uint8_t* data, const uint64_t* masks,
+                           uint32_t base, const RowSet& rows,
+                           const kernels::ScanScratch& scratch,
+                           const kernels::SpanColumns& cols) {
+  constexpr uint32_t kAny = ~uint32_t{0};
   const WindowScan w{data, masks, base, cols};
-  // The short path writes a stage of kStageRows rows that stays in L1 and
-  // copies each column out in one piece: fifteen streams of 4-byte stores
-  // straight into columns larger than the caches cost several times more
-  // (same-offset rows of equally sized columns share cache sets). The
-  // vector step writes its rows in place after the copy.
-  HWY_ALIGN uint32_t stage[kBoundaryColumns][kStageRows];
-  HWY_ALIGN uint16_t stage_flags[kStageRows];
-  HWY_ALIGN uint8_t stage_error[kStageRows];
-  kernels::SpanColumns staged = cols;
-#define URISCAN_COLUMN(name) staged.name = stage[Index_##name];
-  enum : int {
-#define URISCAN_INDEX(name) Index_##name,
-    URISCAN_BOUNDARY_COLUMNS(URISCAN_INDEX)
-#undef URISCAN_INDEX
-  };
-  URISCAN_BOUNDARY_COLUMNS(URISCAN_COLUMN)
-#undef URISCAN_COLUMN
-  staged.flags = stage_flags;
-  staged.error_kind = stage_error;
-  staged.error_offset = nullptr;  // always 0: written below
-  size_t t = 0;
-  for (size_t first = 0; first < rows.n; first += kStageRows) {
-    const size_t last = HWY_MIN(rows.n, first + kStageRows);
-    for (size_t j = first; j < last; ++j) {
-      if (ShortRow(data, masks, base, rows.b[j], rows.e[j], staged, j - first))
-        continue;
-      scratch.rows[t] = static_cast<uint32_t>(rows.out0 + j);
-      scratch.row_begin[t] = rows.b[j];
-      scratch.row_end[t] = rows.e[j];
-      ++t;
+  ScanRows<1>(w, rows);
+  const RowSet longer = RowsOfKind(rows, kLonger, kAny, scratch, cols);
+  if (longer.n != 0) {
+    ScanRows<8>(w, longer);
+    for (size_t j = 0; j < longer.n; ++j) {
+      uint8_t& kind = cols.error_kind[longer.out_row[j]];
+      if (kind == kLonger) kind = kernels::kNeedsScalar;
     }
-    const size_t row = rows.out0 + first, n = last - first;
-#define URISCAN_COLUMN(name) \
-  std::memcpy(cols.name + row, staged.name, n * sizeof(uint32_t));
-    URISCAN_BOUNDARY_COLUMNS(URISCAN_COLUMN)
-#undef URISCAN_COLUMN
-    std::memcpy(cols.flags + row, stage_flags, n * sizeof(uint16_t));
-    std::memcpy(cols.error_kind + row, stage_error, n);
-    std::memset(cols.error_offset + row, 0, n * sizeof(uint32_t));
-  }
-  const RowSet others{scratch.row_begin, scratch.row_end, t, 0, scratch.rows};
-  VectorRows(w, others);
-  for (size_t j = 0; j < t; ++j) {
-    uint8_t& kind = cols.error_kind[others.out_row[j]];
-    if (kind == kLonger) kind = kernels::kNeedsScalar;
   }
   const RowSet left =
-      RowsOfKind(others, kernels::kNeedsScalar, kLongestRow, scratch, cols);
+      RowsOfKind(rows, kernels::kNeedsScalar, kLongestRow, scratch, cols);
   const D64 d;
   const size_t N = hn::Lanes(d);
   constexpr size_t kMax = HWY_MAX_BYTES / 8;
@@ -504,7 +521,6 @@ inline size_t ScanWindowRows(const uint8_t* data, const uint64_t* masks,
       SettleDisallowed<8>(w, step, out_row);
     }
   }
-  return rows.n - t;
 }
 
 }  // namespace HWY_NAMESPACE

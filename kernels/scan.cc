@@ -20,6 +20,12 @@ namespace uriscan {
 namespace HWY_NAMESPACE {
 namespace {
 
+// The position of the lowest set bit, 64 for none (tzcnt where BMI is).
+HWY_INLINE uint32_t LowestBitOr64(uint64_t bits) {
+  return bits ? static_cast<uint32_t>(hwy::Num0BitsBelowLS1Bit_Nonzero64(bits))
+              : 64u;
+}
+
 // A row for the scalar parser alone.
 HWY_INLINE void LeaveToScalar(const kernels::SpanColumns& cols, size_t row,
                               uint32_t b, uint32_t e) {
