@@ -259,9 +259,7 @@ int main(int argc, char** argv) {
     benchmark::RegisterBenchmark(("BM_uriparser/" + c.name).c_str(),
                                  BM_uriparser, &c);
 #endif
-#if URISCAN_HAVE_ADA
     RegisterAdaBenchmarks(&c);
-#endif
 #if URISCAN_HAVE_BOOST_URL
     benchmark::RegisterBenchmark(("BM_BoostUrl/" + c.name).c_str(),
                                  BM_BoostUrl, &c);

@@ -69,7 +69,8 @@ void RunPeer(benchmark::State& state, const Corpus& c, bool must_accept,
 void RegisterTransformBenchmarks(const Corpus* c);
 // BM_Fingerprint, BM_Dedup and the one-at-a-time reference (bm_dedup.cc).
 void RegisterDedupBenchmarks(const Corpus* c);
-// BM_ada_can_parse, when CMake found ada (bm_ada.cc, URISCAN_HAVE_ADA).
+// BM_ada_can_parse and BM_ada_newest_can_parse, for each ada install
+// CMake found (bm_ada.cc; none without them).
 void RegisterAdaBenchmarks(const Corpus* c);
 // BM_Risks: the scan plus the risk column (bm_risk.cc).
 void RegisterRiskBenchmarks(const Corpus* c);
