@@ -16,12 +16,6 @@
 namespace uriscan {
 namespace kernels {
 
-// How many boundary columns there are.
-#define URISCAN_COLUMN_COUNT(name) +1
-inline constexpr int kBoundaryColumns =
-    0 URISCAN_BOUNDARY_COLUMNS(URISCAN_COLUMN_COUNT);
-#undef URISCAN_COLUMN_COUNT
-
 // Raw column pointers of a scan's spans, each with room for the rows being
 // written.
 struct SpanColumns {

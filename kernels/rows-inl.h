@@ -13,7 +13,6 @@
 
 #include "hwy/highway.h"
 #include "kernels/kernels.h"
-#include "kernels/short-inl.h"
 #include "kernels/structure-inl.h"
 
 HWY_BEFORE_NAMESPACE();
@@ -35,7 +34,10 @@ struct RowSet {
   const uint32_t* out_row;
 };
 
-using kernels::kBoundaryColumns;
+// The boundary columns, in URISCAN_BOUNDARY_COLUMNS order.
+#define URISCAN_COLUMN(name) +1
+inline constexpr int kBoundaryColumns = 0 URISCAN_BOUNDARY_COLUMNS(URISCAN_COLUMN);
+#undef URISCAN_COLUMN
 
 // Where stage 2 writes the boundary columns: row r's value of column c
 // goes to col[c][r - row0]. The common pass writes a run of rows into a
@@ -377,6 +379,7 @@ HWY_NOINLINE void WideGroup(const WindowScan& w, const RowSet& rows,
 // bytes are fewer still (5 % of userbait's, in a third of its steps): they
 // are set aside, N at a time on 256-byte windows, rather than taking their
 // whole steps there, and overwrite their rows of the stage.
+inline constexpr size_t kStageRows = 256;  // a multiple of every N
 template <size_t NW>
 inline void ScanRows(const WindowScan& w, const RowSet& rows) {
   const D64 d;
@@ -400,23 +403,12 @@ inline void ScanRows(const WindowScan& w, const RowSet& rows) {
   uint32_t by_window[2][kStageRows];
   // The rows of 129 to 256 bytes, set aside: their bounds and output rows.
   uint32_t aside_b[kStageRows], aside_e[kStageRows], aside_row[kStageRows];
-  // The rows of a stage the short path leaves: bounds and output rows.
-  uint32_t left_b[kStageRows], left_e[kStageRows], left_row[kStageRows];
   for (size_t first = 0; first < rows.n; first += kStageRows) {
     const size_t last = HWY_MIN(rows.n, first + kStageRows);
-    staging.row0 = rows.out0 + first;
-    const size_t left = ShortRows(
-        w.data, w.masks, w.base, rows.b + first, rows.e + first, last - first,
-        staging.row0, stage, w.cols.flags + staging.row0,
-        w.cols.error_kind + staging.row0, left_b, left_e, left_row);
-    std::memset(w.cols.error_offset + staging.row0, 0,
-                (last - first) * sizeof(uint32_t));
-    // The vector step for the rest, its steps sorted by window.
-    const RowSet others{left_b, left_e, left, 0, left_row};
     size_t count[2] = {0, 0}, aside = 0;
     HWY_ALIGN uint32_t pad_b[kMax], pad_e[kMax];
-    for (size_t j = 0; j < left; j += N) {
-      const Step step = StepRows(others, j, N, pad_b, pad_e);
+    for (size_t j = first; j < last; j += N) {
+      const Step step = StepRows(rows, j, N, pad_b, pad_e);
       const V64 len = hn::Sub(hn::PromoteTo(d, hn::LoadU(d32, step.e)),
                               hn::PromoteTo(d, hn::LoadU(d32, step.b)));
       const size_t k = hn::AllFalse(d, Less(K(64), len)) ? 0 : 1;
@@ -427,17 +419,18 @@ inline void ScanRows(const WindowScan& w, const RowSet& rows) {
           if (n <= 128 || n > 256) continue;
           aside_b[aside] = step.b[i];
           aside_e[aside] = step.e[i];
-          aside_row[aside++] = left_row[j + i];
+          aside_row[aside++] = static_cast<uint32_t>(rows.out0 + j + i);
         }
       }
     }
+    staging.row0 = rows.out0 + first;
     for (size_t i = 0; i < count[0]; ++i) {
-      const Step step = StepRows(others, by_window[0][i], N, pad_b, pad_e);
-      GroupBody<1>(w, others, step, staging);
+      const Step step = StepRows(rows, by_window[0][i], N, pad_b, pad_e);
+      GroupBody<1>(w, rows, step, staging);
     }
     for (size_t i = 0; i < count[1]; ++i) {
-      const Step step = StepRows(others, by_window[1][i], N, pad_b, pad_e);
-      WideGroup<2>(w, others, step, staging);
+      const Step step = StepRows(rows, by_window[1][i], N, pad_b, pad_e);
+      WideGroup<2>(w, rows, step, staging);
     }
     // The rows set aside overwrite what their 128-byte step left (kLonger).
     const RowSet longer{aside_b, aside_e, aside, 0, aside_row};
