@@ -16,6 +16,7 @@ extern "C" bool uriscan_bench_ada_newest_can_parse(const char* data, size_t size
 #endif
 
 namespace uriscan_bench {
+#if URISCAN_HAVE_ADA || URISCAN_HAVE_ADA_NEWEST
 namespace {
 
 using CanParse = bool (*)(const char*, size_t);
@@ -29,6 +30,7 @@ void BM_ada(benchmark::State& state, const Corpus* c, CanParse can_parse) {
 }
 
 }  // namespace
+#endif
 
 void RegisterAdaBenchmarks(const Corpus* c) {
   (void)c;
