@@ -10,7 +10,8 @@
 # corpus once and once twice; tools/qemu-insns.py sums the executed
 # blocks' instructions. The difference over the rows is one scan's
 # instructions per URL: reading the file, the split and start-up cancel
-# out. Each target is forced (URISCAN_TARGET) on a CPU model that offers it.
+# out. Each target is forced (URISCAN_TARGET) on a CPU model that offers it,
+# and must scan each corpus as the others do (a checksum of the flags).
 #
 # Usage: tools/qemu-insns.sh [CORPUS_FILE...] (default: kasztp, userbait).
 # Needs about 1.2 GB free in $TMPDIR (one log at a time). Budget: about 5
@@ -38,12 +39,22 @@ insns() {
     "$2" "$5" "$6" </dev/null >/dev/null
   python3 "$root/tools/qemu-insns.py" "$log"
 }
+declare -A checksums
 printf '%-9s %-36s %-13s %7s %10s\n' target "qemu cpu" corpus rows insns/URL
 while read -r qemu program target cpu; do
   for file in "$@"; do
     out=$(QEMU_CPU=$cpu URISCAN_TARGET=$target "$qemu" "$program" "$file" 1 </dev/null)
     if [ "${out%% *}" != "$target" ]; then
       echo "qemu-insns: $cpu ran ${out%% *}, not $target" >&2
+      exit 1
+    fi
+    # Every target must give the scan the others give (the flags' checksum).
+    sum=${out##*checksum=}
+    key=$(basename "$file")
+    if [ -z "${checksums[$key]:-}" ]; then
+      checksums[$key]=$sum
+    elif [ "${checksums[$key]}" != "$sum" ]; then
+      echo "qemu-insns: $target on $cpu scanned $key differently" >&2
       exit 1
     fi
     rows=$(sed 's/.*rows=\([0-9]*\).*/\1/' <<<"$out")
