@@ -4,7 +4,7 @@
 // then prints the target, the rows and a checksum of the flags. Built
 // without the benchmark library, so that cross builds have it: under an
 // emulator, the instructions of REPEAT = 2 minus those of REPEAT = 1 are one
-// scan's (tools/arm-insns.sh).
+// scan's (tools/qemu-insns.sh).
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -30,8 +30,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "uriscan_scan_count: %s does not fit a batch\n", argv[1]);
     return 1;
   }
+  char* rest = nullptr;
+  const long repeat = std::strtol(argv[2], &rest, 10);
+  if (*argv[2] == '\0' || *rest != '\0' || repeat < 1) {
+    std::fprintf(stderr,
+                 "uriscan_scan_count: REPEAT must be 1 or more, not '%s'\n",
+                 argv[2]);
+    return 2;
+  }
   uriscan::ComponentSpans spans;
-  const long repeat = std::strtol(argv[2], nullptr, 10);
   for (long i = 0; i < repeat; ++i) uriscan::Scan(batch.view(), &spans);
   unsigned long sum = 0;
   for (size_t i = 0; i < spans.size(); ++i) sum = sum * 31 + spans.flags[i];

@@ -37,7 +37,7 @@ trap 'rm -f "$log"' EXIT
 insns() {
   QEMU_CPU=$3 URISCAN_TARGET=$4 "$1" -d in_asm,exec,nochain -D "$log" \
     "$2" "$5" "$6" </dev/null >/dev/null
-  python3 "$root/tools/qemu-insns.py" "$log"
+  /usr/bin/python3 "$root/tools/qemu-insns.py" "$log"
 }
 declare -A checksums
 printf '%-9s %-36s %-13s %7s %10s\n' target "qemu cpu" corpus rows insns/URL
@@ -61,7 +61,7 @@ while read -r qemu program target cpu; do
     one=$(insns "$qemu" "$program" "$cpu" "$target" "$file" 1)
     two=$(insns "$qemu" "$program" "$cpu" "$target" "$file" 2)
     printf '%-9s %-36s %-13s %7s %10.1f\n' "$target" "$cpu" "$(basename "$file")" \
-      "$rows" "$(python3 -c "print(($two - $one) / $rows)")"
+      "$rows" "$(/usr/bin/python3 -c "print(($two - $one) / $rows)")"
   done
 done <<EOF_SETTINGS
 qemu-x86_64 build/insns/uriscan_scan_count AVX2 max
