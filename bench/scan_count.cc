@@ -18,6 +18,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: uriscan_scan_count FILE REPEAT\n");
     return 2;
   }
+  char* rest = nullptr;
+  const long repeat = std::strtol(argv[2], &rest, 10);
+  if (*argv[2] == '\0' || *rest != '\0' || repeat < 1) {
+    std::fprintf(stderr,
+                 "uriscan_scan_count: REPEAT must be 1 or more, not '%s'\n",
+                 argv[2]);
+    return 2;
+  }
   std::ifstream in(argv[1], std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)),
                          std::istreambuf_iterator<char>());
@@ -29,14 +37,6 @@ int main(int argc, char** argv) {
   if (!uriscan::BatchFromLines(text, &batch)) {
     std::fprintf(stderr, "uriscan_scan_count: %s does not fit a batch\n", argv[1]);
     return 1;
-  }
-  char* rest = nullptr;
-  const long repeat = std::strtol(argv[2], &rest, 10);
-  if (*argv[2] == '\0' || *rest != '\0' || repeat < 1) {
-    std::fprintf(stderr,
-                 "uriscan_scan_count: REPEAT must be 1 or more, not '%s'\n",
-                 argv[2]);
-    return 2;
   }
   uriscan::ComponentSpans spans;
   for (long i = 0; i < repeat; ++i) uriscan::Scan(batch.view(), &spans);

@@ -68,17 +68,6 @@ HWY_INLINE void CopyPieces(uint8_t* HWY_RESTRICT dst,
   } while (k < n);
 }
 
-// CopyPieces when reading that far stays before src_end; else exactly.
-HWY_INLINE void CopyRun(uint8_t* HWY_RESTRICT dst,
-                        const uint8_t* HWY_RESTRICT src, size_t n,
-                        const uint8_t* src_end) {
-  if (static_cast<size_t>(src_end - src) < n + 64) {
-    std::memcpy(dst, src, n);
-    return;
-  }
-  CopyPieces(dst, src, n);
-}
-
 #if URISCAN_BYTE_COMPRESS
 // The 64 bytes at `block` but those dropped (the "\n"s, the "\r"s just
 // before one, the bytes past the input: `drop`) to out + *written, by
@@ -141,10 +130,43 @@ size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
   return static_cast<size_t>(ends - ends0);
 }
 #else
+// The lines whose "\n"s are the bits of `word`, in the 64 bytes at in + at,
+// copied back to back to out from out + *written: each line from in +
+// *begin to its "\n", a "\r" just before the "\n" dropped (the byte before
+// a line's first is a "\n", never a "\r"), its end in out to *ends. With
+// kInside the block is neither the input's first nor within 128 bytes of its
+// end, so every "\n" has a byte before it and a line's whole-piece copy
+// reads before at + 127 (at most 63 bytes past the line's end): the checks
+// each line makes otherwise are made once a block (on kasztp under AVX2, 59
+// instructions a line became 53).
+template <bool kInside>
+HWY_INLINE void CopyLines(const uint8_t* in, size_t size, size_t at,
+                          uint64_t word, uint8_t* out, size_t* begin,
+                          size_t* written, uint32_t** ends) {
+  const uint8_t* line = in + *begin;
+  uint8_t* to = out + *written;
+  uint32_t* end = *ends;
+  for (; word != 0; word &= word - 1) {
+    const uint8_t* nl = in + at + hwy::Num0BitsBelowLS1Bit_Nonzero64(word);
+    const bool cr = (kInside || nl != in) && nl[-1] == '\r';
+    const size_t len = static_cast<size_t>(nl - cr - line);
+    if (kInside || static_cast<size_t>(in + size - line) >= len + 64) {
+      CopyPieces(to, line, len);
+    } else {
+      std::memcpy(to, line, len);
+    }
+    to += len;
+    *end++ = static_cast<uint32_t>(to - out);
+    line = nl + 1;
+  }
+  *begin = static_cast<size_t>(line - in);
+  *written = static_cast<size_t>(to - out);
+  *ends = end;
+}
+
 // A line at a time: a vector copy of whole 64-byte pieces each.
 size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
                   uint8_t* out, uint32_t* ends, kernels::LineCopy* state) {
-  const uint8_t* const in_end = in + size;
   size_t begin = state->line_begin, written = state->written;
   uint32_t* const ends0 = ends;
   for (size_t at = piece; at < piece + n; at += 64) {
@@ -161,37 +183,10 @@ size_t SplitLines(const uint8_t* in, size_t size, size_t piece, size_t n,
       std::memcpy(tail, in + at, piece + n - at);
       word = NewlineBits(tail);
     }
-    // The common block, neither the input's first nor near its end: the
-    // copies of the lines that end here read whole 64-byte pieces, at most
-    // 63 bytes past a line's end (so before at + 127), and every "\n" has a
-    // byte before it; the checks CopyRun and the loop below make per line
-    // are made once here (on kasztp under AVX2, 59 instructions a line
-    // became 51).
     if (HWY_LIKELY(at != 0 && at + 128 <= size)) {
-      const uint8_t* line = in + begin;
-      uint8_t* to = out + written;
-      const uint8_t* block = in + at;
-      for (; word != 0; word &= word - 1) {
-        const uint8_t* nl = block + hwy::Num0BitsBelowLS1Bit_Nonzero64(word);
-        const size_t len = static_cast<size_t>(nl - (nl[-1] == '\r') - line);
-        CopyPieces(to, line, len);
-        to += len;
-        *ends++ = static_cast<uint32_t>(to - out);
-        line = nl + 1;
-      }
-      begin = static_cast<size_t>(line - in);
-      written = static_cast<size_t>(to - out);
-      continue;
-    }
-    for (; word != 0; word &= word - 1) {
-      const size_t nl = at + hwy::Num0BitsBelowLS1Bit_Nonzero64(word);
-      // The line [begin, end): a "\r" just before the "\n" dropped (the
-      // byte before a line's first is a "\n", never a "\r").
-      const size_t end = nl - (nl != 0 && in[nl - 1] == '\r');
-      CopyRun(out + written, in + begin, end - begin, in_end);
-      written += end - begin;
-      *ends++ = static_cast<uint32_t>(written);
-      begin = nl + 1;
+      CopyLines<true>(in, size, at, word, out, &begin, &written, &ends);
+    } else {
+      CopyLines<false>(in, size, at, word, out, &begin, &written, &ends);
     }
   }
   state->line_begin = begin;
