@@ -3,10 +3,14 @@
 // with a seen-set kept across runs (docs/design.md, "The state"); its
 // options, help, checks and run.
 #include <CLI/CLI.hpp>
+// Header-only, as in fingerprint.cc: xxHash is never a link dependency.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -50,7 +54,11 @@ constexpr char kHelp[] =
     "                              appears whole when the run ends with exit\n"
     "                              0; with --state, together with the\n"
     "                              commit: after a crash, either both or\n"
-    "                              neither (the next run completes FILE)\n";
+    "                              neither (the next run completes FILE).\n"
+    "                              A FILE a committed run wrote is never\n"
+    "                              written again: the same input and\n"
+    "                              options again are a no-op (exit 0, a\n"
+    "                              note), other input a usage error\n";
 
 // What a state made with `fingerprinter`'s keys records about them.
 SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
@@ -124,6 +132,17 @@ class DedupRun : public CommandRun {
   }
   void Emit(const Chunk& c, std::string* out, Totals* totals) override {
     const std::vector<uint64_t>& keys = keys_[c.slot];
+    if (digest_) {  // --output: the digest of the lines, in order
+      for (size_t i = 0; i < c.rows; ++i) {
+        std::string_view line = c.AsRead(
+            i, std::string_view(c.input.text.data() + c.spans.uri_begin[i],
+                                c.spans.uri_end[i] - c.spans.uri_begin[i]));
+        if (c.too_long_line || line.size() > opt_.max_line) line = {};
+        XXH3_64bits_update(digest_.get(), line.data(), line.size());
+        XXH3_64bits_update(digest_.get(), "\n", 1);
+      }
+    }
+    if (rerun_) return;  // an output committed before: nothing is written
     constexpr size_t kAhead = 16;  // rows between a prefetch and its use
     for (size_t i = 0; i < std::min(c.rows, kAhead); ++i)
       sink_->Prefetch(keys[i]);
@@ -141,6 +160,7 @@ class DedupRun : public CommandRun {
   }
   bool Halted() const override { return sink_->failed(); }
   bool Finish(Writer* out, Totals* totals) override {
+    if (rerun_) return true;
     std::string error;
     const bool finished = sink_->Finish(out, &error);
     if (!finished) {
@@ -155,6 +175,7 @@ class DedupRun : public CommandRun {
   // output), then the output put in place; a crash between the last two is
   // completed by the next update (SeenState::CompleteOutput).
   bool Commit() override {
+    if (rerun_) return SameAsCommitted();
     std::string error;
     if (output_ && !output_->Sync(&error)) {
       std::fprintf(stderr, "uriscan: dedup: %s%s\n", error.c_str(),
@@ -162,7 +183,8 @@ class DedupRun : public CommandRun {
       return false;
     }
     if (state_) {
-      if (output_) state_->SetOutput(output_->tmp(), output_->path());
+      if (output_)
+        state_->SetOutput(output_->tmp(), output_->path(), Digest());
       const bool committed = state_->Commit(&error);
       // Once a MANIFEST names the temporary file, it is the state's: it
       // stays whatever happens next (the next update puts it in place).
@@ -232,11 +254,40 @@ class DedupRun : public CommandRun {
     return true;
   }
 
+  // The digest of the input's lines and of the options that shape the
+  // output (the profile's keys, --keys, --on-error, --max-line).
+  uint64_t Digest() const {
+    return digest_ ? XXH3_64bits_digest(digest_.get()) : 0;
+  }
+
+  // A rerun into a FILE the state names: the same input and options wrote
+  // it (exit 0, nothing written), or other ones did (exit 2).
+  bool SameAsCommitted() const {
+    char when[32] = "an earlier run";
+    const std::time_t t = static_cast<std::time_t>(rerun_->time);
+    std::tm utc;
+    if (gmtime_r(&t, &utc))
+      std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    if (Digest() == rerun_->digest) {
+      std::fprintf(stderr,
+                   "uriscan: dedup --state: %s was committed to %s at %s "
+                   "from this same input; nothing to do\n",
+                   output_name_.c_str(), state_dir_.c_str(), when);
+      return true;
+    }
+    std::fprintf(stderr,
+                 "uriscan: dedup --state: %s was committed to %s at %s from "
+                 "other input (or other options); nothing was written or "
+                 "added: give this input another --output FILE\n",
+                 output_name_.c_str(), state_dir_.c_str(), when);
+    return false;
+  }
+
   // --output=FILE: the temporary file beside FILE as standard output; -1
   // when the run goes on, else its exit status. A FILE that exists is
-  // refused, but for the output the state's last commit named: that run
-  // is done (a rerun after a crash finds it put in place), and this one
-  // has nothing to add.
+  // refused, but for an output the state names as committed: the input is
+  // read to compare its digest with that run's (SameAsCommitted()), and
+  // nothing is written.
   int OpenOutput() {
     output_ = std::make_unique<OutputFile>();
     std::string error;
@@ -244,13 +295,22 @@ class DedupRun : public CommandRun {
       std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
       return 2;
     }
+    digest_.reset(XXH3_createState());
+    const std::string options =
+        std::to_string(fingerprinter_->seed()) + " keys=" +
+        (config_.keys ? "1" : "0") + " on-error=" +
+        std::to_string(static_cast<int>(on_error_)) +
+        " max-line=" + std::to_string(opt_.max_line);
+    XXH3_64bits_reset(digest_.get());
+    XXH3_64bits_update(digest_.get(), options.data(), options.size());
     if (output_->Exists()) {
-      if (state_ && state_->committed_output() == output_->path()) {
-        std::fprintf(stderr,
-                     "uriscan: dedup --state: %s holds the lines of the "
-                     "run that committed them to %s; nothing to add\n",
-                     output_name_.c_str(), state_dir_.c_str());
-        return 0;
+      if (state_) {
+        if (const SeenState::Committed* c =
+                state_->FindCommitted(output_->path())) {
+          rerun_ = std::make_unique<SeenState::Committed>(*c);
+          output_.reset();
+          return -1;
+        }
       }
       std::fprintf(stderr,
                    "uriscan: dedup: --output %s exists; a run writes a new "
@@ -285,6 +345,11 @@ class DedupRun : public CommandRun {
   std::string state_dir_;  // --state
   std::string output_name_;  // --output
   std::unique_ptr<OutputFile> output_;
+  struct DigestFree {
+    void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
+  };
+  std::unique_ptr<XXH3_state_t, DigestFree> digest_;  // --output
+  std::unique_ptr<SeenState::Committed> rerun_;  // FILE a run committed
   std::unique_ptr<Fingerprinter> fingerprinter_;
   std::unique_ptr<SeenState> state_;
   std::unique_ptr<DedupSink> sink_;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "src/cli/command_run.h"
@@ -18,11 +19,14 @@ namespace cli {
 namespace {
 
 constexpr char kHelp[] =
-    "  state DIR [--verify]        a state's profile, keys, bytes on disk and\n"
-    "      [--compact]             runs (exit 2 when DIR has no MANIFEST);\n"
-    "                              --verify decodes every run and checks its\n"
-    "                              checksum (exit 2 when damaged); --compact\n"
-    "                              first merges all runs into one\n";
+    "  state DIR [--verify]        a state's profile, keys, bytes on disk,\n"
+    "      [--compact]             runs by level and bytes rewritten by\n"
+    "      [--upgrade]             compaction; every block's checksum is\n"
+    "                              checked (exit 2 when DIR has no MANIFEST\n"
+    "                              or is damaged); --verify decodes every\n"
+    "                              run too; --compact first merges all runs\n"
+    "                              into one; --upgrade first converts a state\n"
+    "                              of an earlier release (format 1) in place\n";
 
 // Merges every run of `dir` into one, under the exclusive lock.
 bool Compact(const std::string& dir, std::string* error) {
@@ -45,6 +49,23 @@ bool Compact(const std::string& dir, std::string* error) {
   return true;
 }
 
+// Converts a state of format 1 in place, under the exclusive lock.
+bool Upgrade(const std::string& dir, std::string* error) {
+  SeenState state;
+  const auto start = std::chrono::steady_clock::now();
+  if (!state.Upgrade(dir, error)) return false;
+  if (!state.upgraded()) {
+    std::printf("upgraded  nothing to do: %s is of format 2\n", dir.c_str());
+  } else {
+    std::printf("upgraded  to format 2: %llu keys in one run, %.2f s\n",
+                static_cast<unsigned long long>(state.keys()),
+                std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count());
+  }
+  return true;
+}
+
 // The profile, the key count, the bytes on disk and the runs of a state.
 void PrintState(const std::string& dir, const SeenState& state) {
   const uint64_t keys = state.keys();
@@ -60,10 +81,26 @@ void PrintState(const std::string& dir, const SeenState& state) {
               static_cast<unsigned long long>(state.run_bytes()),
               static_cast<unsigned long long>(state.manifest_bytes()),
               per_key, bound);
-  std::printf("runs      %zu\n", state.runs().size());
+  const uint64_t written = state.written_bytes();
+  std::printf("written   %llu bytes of new runs, %llu rewritten by "
+              "compaction: write amplification %.2f\n",
+              static_cast<unsigned long long>(written),
+              static_cast<unsigned long long>(state.rewritten_bytes()),
+              written ? static_cast<double>(written + state.rewritten_bytes()) /
+                            static_cast<double>(written)
+                      : 1.0);
+  std::map<int, int> per_level;
+  for (const SeenState::Run& r : state.runs()) ++per_level[SeenState::Level(r.keys)];
+  std::string levels;
+  for (const auto& [level, n] : per_level)
+    levels += (levels.empty() ? " (" : ", ") + std::string("level ") +
+              std::to_string(level) + ": " + std::to_string(n);
+  std::printf("runs      %zu%s\n", state.runs().size(),
+              levels.empty() ? "" : (levels + ")").c_str());
   for (const SeenState::Run& r : state.runs()) {
-    std::printf("  %s  %llu keys  %llu bytes  %.2f bytes per key\n",
-                r.name.c_str(), static_cast<unsigned long long>(r.keys),
+    std::printf("  %s  level %d  %llu keys  %llu bytes  %.2f bytes per key\n",
+                r.name.c_str(), SeenState::Level(r.keys),
+                static_cast<unsigned long long>(r.keys),
                 static_cast<unsigned long long>(r.bytes),
                 r.keys ? static_cast<double>(r.bytes) / r.keys : 0.0);
   }
@@ -78,6 +115,7 @@ class StateRun : public CommandRun {
   void AddOptions(CLI::App* app) override {
     AddFlag(app, "--verify", [this] { verify_ = true; });
     AddFlag(app, "--compact", [this] { compact_ = true; });
+    AddFlag(app, "--upgrade", [this] { upgrade_ = true; });
   }
   int Check() override {
     if (opt_.files.size() != 1) return Usage("state takes one directory");
@@ -90,6 +128,10 @@ class StateRun : public CommandRun {
     const std::string& dir = opt_.files[0];
     SeenState state;
     std::string error;
+    if (upgrade_ && !Upgrade(dir, &error)) {
+      std::fprintf(stderr, "uriscan: state --upgrade: %s\n", error.c_str());
+      return 2;
+    }
     if (compact_ && !Compact(dir, &error)) {
       std::fprintf(stderr, "uriscan: state --compact: %s\n", error.c_str());
       return 2;
@@ -125,12 +167,13 @@ class StateRun : public CommandRun {
  private:
   bool verify_ = false;
   bool compact_ = false;
+  bool upgrade_ = false;
 };
 
 }  // namespace
 
 const CommandSpec kStateCommand = {
-    "state", "DIR [--verify] [--compact]", [] { return std::string(kHelp); },
+    "state", "DIR [--verify] [--compact] [--upgrade]", [] { return std::string(kHelp); },
     false, false, MakeRun<StateRun>};
 
 }  // namespace cli

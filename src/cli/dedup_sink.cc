@@ -257,7 +257,8 @@ std::string DedupSink::Describe() const {
     s += "; state " + state.dir() + ": " + std::to_string(exact_->filtered()) +
          " classes seen in earlier runs, " +
          std::to_string(exact_->distinct()) + " new";
-    std::snprintf(text, sizeof text, "; merge join %.2f s", lookup_seconds_);
+    std::snprintf(text, sizeof text, "; lookups %.2f s, %.1f MB read",
+                  lookup_seconds_, state.lookup_bytes() / 1e6);
     s += text;
     if (state.commit_seconds() > 0) {
       std::snprintf(text, sizeof text, ", commit %.2f s",

@@ -74,7 +74,7 @@ class DedupSink {
   std::string spool_buffer_;
   std::string error_;
   uint64_t duplicates_ = 0, bloom_distinct_ = 0;
-  double lookup_seconds_ = 0;  // --state: the merge join against the state
+  double lookup_seconds_ = 0;  // --state: the lookups in the state
 };
 
 }  // namespace cli

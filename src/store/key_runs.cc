@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// KeyRunWriter and KeyRunReader: Golomb-Rice coded sorted key runs.
+// KeyRunWriter and KeyRunReader: Golomb-Rice coded sorted key runs in
+// indexed, checksummed blocks (key_runs.h).
 #include "src/store/key_runs.h"
 
 #include <fcntl.h>
@@ -20,49 +21,98 @@ namespace uriscan {
 namespace {
 
 constexpr char kMagic[8] = {'U', 'R', 'I', 'S', 'C', 'A', 'N', 'K'};
-constexpr size_t kSlack = 32;  // zero bytes past the data: Peek never faults
+constexpr size_t kSlack = 32;  // zero bytes past a block: Peek never faults
+// The longest block: a 6-bit parameter and 255 codes of at most 113 bits.
+constexpr size_t kMaxBlockBytes = (6 + (kKeyRunBlockKeys - 1) * 113 + 7) / 8;
+constexpr uint64_t kMaxOffset = uint64_t{1} << 48;
+// Lookups that read this many blocks of a group read the next one whole
+// (a group is up to 204 blocks: a whole read costs about 16 block reads).
+constexpr size_t kDenseBlocks = 16;
 
-void Store64(unsigned char* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
+void Store(unsigned char* p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) p[i] = static_cast<unsigned char>(v >> (8 * i));
 }
-uint64_t Load64(const unsigned char* p) {
+uint64_t Load(const unsigned char* p, int bytes) {
   uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = v << 8 | p[i];
+  for (int i = bytes - 1; i >= 0; --i) v = v << 8 | p[i];
   return v;
 }
 inline uint64_t Mask(int width) {
   return width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
 }
 
-// The 40 bytes of the header before its checksum.
-void EncodeHead(const KeyRunHeader& h, unsigned char* p) {
-  std::memcpy(p, kMagic, 8);
-  Store64(p + 8, kKeyRunFormat);  // format, then 4 reserved zero bytes
-  Store64(p + 16, h.profile_tag);
-  Store64(p + 24, h.keys);
-  Store64(p + 32, h.payload_bytes);
+uint64_t Checksum(const unsigned char* p, size_t n, uint64_t seed) {
+  return XXH3_64bits_withSeed(p, n, seed);
 }
 
 // Bits the gaps take with Rice parameter r.
-uint64_t RiceCost(const std::vector<uint64_t>& gaps, int r) {
+uint64_t RiceCost(const uint64_t* gaps, size_t n, int r) {
   uint64_t bits = 0;
-  for (uint64_t g : gaps) {
-    const uint64_t q = g >> r;
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t q = gaps[i] >> r;
     bits += q >= kKeyRunEscape ? kKeyRunEscape + 1 + 64 : q + 1 + r;
   }
   return bits;
 }
 
-}  // namespace
+// Bits appended least significant first.
+class BitWriter {
+ public:
+  explicit BitWriter(std::vector<unsigned char>* out) : out_(out) {}
+  void Put(uint64_t value, int width) {  // width 0..64, value < 2^width
+    while (width > 0) {
+      const int take = std::min(width, 8 - used_);
+      if (used_ == 0) out_->push_back(0);
+      out_->back() |= static_cast<unsigned char>((value & Mask(take)) << used_);
+      used_ = (used_ + take) & 7;
+      value = take >= 64 ? 0 : value >> take;
+      width -= take;
+    }
+  }
+  void Zeros(uint64_t n) {  // a unary code's zeros
+    while (n >= 32) Put(0, 32), n -= 32;
+    Put(0, static_cast<int>(n));
+  }
 
-struct KeyRunWriter::Hash {
-  XXH3_state_t* state = XXH3_createState();
-  ~Hash() { XXH3_freeState(state); }
+ private:
+  std::vector<unsigned char>* out_;
+  int used_ = 0;  // bits used of the last byte
 };
-struct KeyRunReader::Hash {
-  XXH3_state_t* state = XXH3_createState();
-  ~Hash() { XXH3_freeState(state); }
+
+// Bits read least significant first from a block with kSlack zero bytes
+// after its end.
+class BitReader {
+ public:
+  BitReader(const unsigned char* p, size_t bytes) : p_(p), bytes_(bytes) {}
+  uint64_t Peek() const {
+    uint64_t v;
+    std::memcpy(&v, p_ + (bit_ >> 3), 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v >> (bit_ & 7);
+  }
+  uint64_t Get(int width) {  // width 0..56
+    const uint64_t v = Peek() & Mask(width);
+    bit_ += static_cast<uint64_t>(width);
+    return v;
+  }
+  uint64_t GetWide(int width) {  // width 0..64
+    if (width <= 56) return Get(width);
+    const uint64_t low = Get(32);
+    return low | Get(width - 32) << 32;
+  }
+  void Skip(uint64_t bits) { bit_ += bits; }
+  bool Past() const { return bit_ > 8 * bytes_; }
+  uint64_t bit() const { return bit_; }
+
+ private:
+  const unsigned char* p_;
+  size_t bytes_;
+  uint64_t bit_ = 0;
 };
+
+}  // namespace
 
 double KeyRunBoundBytes(uint64_t n) {
   if (n == 0) return 0;
@@ -89,8 +139,6 @@ bool KeyRunWriter::Open(int dir_fd, const std::string& name,
   path_ = path;
   header_ = KeyRunHeader{};
   header_.profile_tag = profile_tag;
-  hash_ = std::make_unique<Hash>();
-  XXH3_64bits_reset(hash_->state);
   const int fd = durable::OpenNew(dir_fd, name);
   f_ = fd < 0 ? nullptr : fdopen(fd, "wb");
   if (!f_ && fd >= 0) close(fd);
@@ -98,14 +146,10 @@ bool KeyRunWriter::Open(int dir_fd, const std::string& name,
     Fail("create");
     return false;
   }
+  block_.reserve(kKeyRunBlockKeys);
   const unsigned char zeros[kKeyRunHeaderBytes] = {};
-  if (durable::InjectedNoSpace(sizeof zeros) ||
-      std::fwrite(zeros, 1, sizeof zeros, f_) != sizeof zeros) {
-    Fail("write");
-    return false;
-  }
-  gaps_.reserve(kKeyRunBlock);
-  return true;
+  Emit(zeros, sizeof zeros);  // the header, written last
+  return error_.empty();
 }
 
 void KeyRunWriter::Emit(const void* bytes, size_t n) {
@@ -114,84 +158,102 @@ void KeyRunWriter::Emit(const void* bytes, size_t n) {
     Fail("write");
     return;
   }
-  XXH3_64bits_update(hash_->state, bytes, n);
-  header_.payload_bytes += n;
-}
-
-void KeyRunWriter::Put(uint64_t value, int width) {
-  if (width == 0) return;
-  acc_ |= value << acc_bits_;
-  if (acc_bits_ + width >= 64) {
-    const size_t at = out_.size();
-    out_.resize(at + 8);
-    Store64(out_.data() + at, acc_);
-    acc_ = acc_bits_ ? value >> (64 - acc_bits_) : 0;
-    acc_bits_ = acc_bits_ + width - 64;
-    if (out_.size() >= (size_t{1} << 16)) {
-      Emit(out_.data(), out_.size());
-      out_.clear();
-    }
-  } else {
-    acc_bits_ += width;
-  }
+  offset_ += n;
 }
 
 void KeyRunWriter::Add(uint64_t key) {
   if (!error_.empty()) return;
-  if (header_.keys++ == 0) {
-    Put(key, 64);
-  } else {
-    gaps_.push_back(key - last_);
-    if (gaps_.size() == kKeyRunBlock) FlushBlock();
-  }
-  last_ = key;
+  block_.push_back(key);
+  ++header_.keys;
+  if (block_.size() == kKeyRunBlockKeys) FlushBlock();
 }
 
 void KeyRunWriter::FlushBlock() {
-  if (gaps_.empty()) return;
-  // The mean gap's log2, then the best of its neighbours: for geometric gaps
-  // the optimum lies within one of it.
-  uint64_t sum = 0;  // the block's span: below 2^64 as the keys increase
-  for (uint64_t g : gaps_) sum += g;
-  const uint64_t mean = std::max<uint64_t>(sum / gaps_.size(), 1);
-  const int guess = 63 - __builtin_clzll(mean);
-  int best = guess;
-  uint64_t best_cost = RiceCost(gaps_, guess);
-  for (int r : {guess - 1, guess + 1}) {
-    if (r < 0 || r > 63) continue;
-    const uint64_t c = RiceCost(gaps_, r);
-    if (c < best_cost) best = r, best_cost = c;
-  }
-  Put(static_cast<uint64_t>(best), 6);
-  for (uint64_t g : gaps_) {
-    const uint64_t q = g >> best;
-    if (q >= kKeyRunEscape) {
-      Put(uint64_t{1} << kKeyRunEscape, kKeyRunEscape + 1);
-      Put(g, 64);
-    } else {
-      Put(uint64_t{1} << q, static_cast<int>(q) + 1);
-      Put(g & Mask(best), best);
+  if (block_.empty() || !error_.empty()) return;
+  // The gaps in place, then the mean gap's log2 and the best of its
+  // neighbours: for geometric gaps the optimum lies within one of it.
+  const size_t n = block_.size() - 1;
+  std::vector<uint64_t> gaps(n);
+  for (size_t i = 0; i < n; ++i) gaps[i] = block_[i + 1] - block_[i];
+  int best = 0;
+  if (n > 0) {
+    const uint64_t mean =
+        std::max<uint64_t>((block_.back() - block_.front()) / n, 1);
+    const int guess = 63 - __builtin_clzll(mean);
+    best = guess;
+    uint64_t best_cost = RiceCost(gaps.data(), n, guess);
+    for (int r : {guess - 1, guess + 1}) {
+      if (r < 0 || r > 63) continue;
+      const uint64_t c = RiceCost(gaps.data(), n, r);
+      if (c < best_cost) best = r, best_cost = c;
     }
   }
-  gaps_.clear();
+  code_.clear();
+  BitWriter bits(&code_);
+  bits.Put(static_cast<uint64_t>(best), 6);
+  for (uint64_t g : gaps) {
+    const uint64_t q = g >> best;
+    if (q >= kKeyRunEscape) {
+      bits.Zeros(kKeyRunEscape);
+      bits.Put(1, 1);
+      bits.Put(g, 64);
+    } else {
+      bits.Zeros(q);
+      bits.Put(1, 1);
+      bits.Put(g & Mask(best), best);
+    }
+  }
+  if (offset_ >= kMaxOffset) {
+    errno = EFBIG;
+    Fail("write");
+    return;
+  }
+  unsigned char entry[kKeyRunEntryBytes];
+  Store(entry, block_.front(), 8);
+  Store(entry + 8, offset_, 6);
+  Store(entry + 14, code_.size(), 2);
+  Store(entry + 16, Checksum(code_.data(), code_.size(), blocks_), 4);
+  if (page_.empty()) {  // the fence: the page's first key
+    unsigned char first[8];
+    Store(first, block_.front(), 8);
+    fence_.insert(fence_.end(), first, first + 8);
+  }
+  page_.insert(page_.end(), entry, entry + sizeof entry);
+  Emit(code_.data(), code_.size());
+  ++blocks_;
+  last_ = block_.back();
+  block_.clear();
+  if (page_.size() == kKeyRunPageEntries * kKeyRunEntryBytes) FlushPage();
+}
+
+void KeyRunWriter::FlushPage() {
+  if (page_.empty() || !error_.empty()) return;
+  unsigned char where[8], sum[8];
+  Store(where, offset_, 8);
+  fence_.insert(fence_.end(), where, where + 8);
+  Store(sum, Checksum(page_.data(), page_.size(), header_.pages), 8);
+  page_.insert(page_.end(), sum, sum + 8);
+  Emit(page_.data(), page_.size());
+  ++header_.pages;
+  page_.clear();
 }
 
 bool KeyRunWriter::Finish() {
   if (!f_) return false;
   FlushBlock();
-  const size_t at = out_.size();
-  out_.resize(at + 8);
-  Store64(out_.data() + at, acc_);
-  out_.resize(at + (acc_bits_ + 7) / 8);
-  acc_ = 0;
-  acc_bits_ = 0;
-  Emit(out_.data(), out_.size());
-  out_.clear();
+  FlushPage();
+  header_.body_bytes = offset_ - kKeyRunHeaderBytes;
+  Emit(fence_.data(), fence_.size());
   unsigned char head[kKeyRunHeaderBytes];
-  EncodeHead(header_, head);
-  XXH3_64bits_update(hash_->state, head, 40);
-  header_.checksum = XXH3_64bits_digest(hash_->state);
-  Store64(head + 40, header_.checksum);
+  std::memcpy(head, kMagic, 8);
+  Store(head + 8, kKeyRunFormat, 4);
+  Store(head + 12, kKeyRunBlockKeys, 4);
+  Store(head + 16, header_.profile_tag, 8);
+  Store(head + 24, header_.keys, 8);
+  Store(head + 32, header_.body_bytes, 8);
+  Store(head + 40, header_.pages, 8);
+  Store(head + 48, Checksum(fence_.data(), fence_.size(), 0), 8);
+  Store(head + 56, Checksum(head, 56, 0), 8);
   if (error_.empty()) {
     if (std::fflush(f_) != 0 || std::fseek(f_, 0, SEEK_SET) != 0 ||
         std::fwrite(head, 1, sizeof head, f_) != sizeof head ||
@@ -211,193 +273,276 @@ bool KeyRunWriter::Finish() {
 KeyRunReader::KeyRunReader() = default;
 
 KeyRunReader::~KeyRunReader() {
-  if (f_) std::fclose(f_);
+  if (fd_ >= 0) close(fd_);
 }
 
-bool KeyRunReader::Damaged(const char* what) {
+bool KeyRunReader::Damaged(const std::string& what) {
   if (error_.empty()) error_ = path_ + " is damaged: " + what;
-  done_ = true;
+  keys_.clear();
+  pos_ = 0;
   return false;
+}
+
+uint64_t KeyRunReader::Blocks() const {
+  return (header_.keys + kKeyRunBlockKeys - 1) / kKeyRunBlockKeys;
+}
+
+uint64_t KeyRunReader::GroupStart(uint64_t page) const {
+  return page == 0 ? kKeyRunHeaderBytes
+                   : fence_offset_[page - 1] + PageBytes(page - 1);
+}
+
+uint64_t KeyRunReader::PageBytes(uint64_t page) const {
+  const uint64_t entries =
+      std::min<uint64_t>(kKeyRunPageEntries, Blocks() - page * kKeyRunPageEntries);
+  return entries * kKeyRunEntryBytes + 8;
+}
+
+bool KeyRunReader::ReadAt(uint64_t offset, size_t n, unsigned char* to) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got = pread(fd_, to + done, n - done,
+                              static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) {
+      error_ = "cannot read " + path_ + ": " +
+               (got < 0 ? std::strerror(errno)
+                        : std::string("it shrank while being read"));
+      return false;
+    }
+    done += static_cast<size_t>(got);
+  }
+  bytes_read_ += n;
+  return true;
 }
 
 bool KeyRunReader::Open(int dir_fd, const std::string& name,
                         const std::string& path, uint64_t profile_tag,
-                        size_t buffer_bytes) {
+                        size_t /*buffer_bytes*/) {
   path_ = path;
-  const int fd = durable::OpenExisting(dir_fd, name, O_RDONLY);
-  f_ = fd < 0 ? nullptr : fdopen(fd, "rb");
-  if (!f_ && fd >= 0) close(fd);
-  if (!f_) {
+  fd_ = durable::OpenExisting(dir_fd, name, O_RDONLY);
+  if (fd_ < 0) {
     error_ = "cannot open " + path + ": " + durable::ErrorText(errno);
     return false;
   }
-  unsigned char head[kKeyRunHeaderBytes];
-  if (std::fread(head, 1, sizeof head, f_) != sizeof head)
-    return Damaged("shorter than its header");
-  if (std::memcmp(head, kMagic, 8) != 0) return Damaged("not a key run");
-  if (Load64(head + 8) != kKeyRunFormat)
-    return Damaged("unknown format version");
-  header_.profile_tag = Load64(head + 16);
-  header_.keys = Load64(head + 24);
-  header_.payload_bytes = Load64(head + 32);
-  header_.checksum = Load64(head + 40);
-  std::memcpy(head_bytes_, head, 40);
-  if (header_.profile_tag != profile_tag)
-    return Damaged("its keys are of another profile than the state's");
   struct stat st;
-  if (fstat(fileno(f_), &st) != 0 ||
-      static_cast<uint64_t>(st.st_size) !=
-          kKeyRunHeaderBytes + header_.payload_bytes)
-    return Damaged("truncated or extended (its size differs from its header)");
-  if ((header_.keys > 0) != (header_.payload_bytes > 0) ||
-      header_.payload_bytes > header_.keys * 15 + 8)
-    return Damaged("key count and payload size disagree");
-  const size_t cap =
-      (std::max<size_t>(buffer_bytes, size_t{128} << 10) + 4095) / 4096 * 4096;
-  buf_.assign(cap + kSlack, 0);
-  hash_ = std::make_unique<Hash>();
-  XXH3_64bits_reset(hash_->state);
-  return true;
-}
-
-bool KeyRunReader::Refill(size_t need) {
-  const size_t pos = static_cast<size_t>(bit_ >> 3);
-  if (pos > size_) return Damaged("a code runs past the data");
-  if (size_ - pos >= need || read_ == header_.payload_bytes) return true;
-  std::memmove(buf_.data(), buf_.data() + pos, size_ - pos);
-  size_ -= pos;
-  consumed_ += pos;
-  bit_ &= 7;
-  const size_t want = static_cast<size_t>(std::min<uint64_t>(
-      buf_.size() - kSlack - size_, header_.payload_bytes - read_));
-  const size_t n = std::fread(buf_.data() + size_, 1, want, f_);
-  if (n != want) {
-    error_ = "cannot read " + path_ + (std::ferror(f_)
-                                           ? std::string(": ") +
-                                                 std::strerror(errno)
-                                           : ": it shrank while being read");
-    done_ = true;
+  if (fstat(fd_, &st) != 0) {
+    error_ = "cannot read " + path + ": " + std::strerror(errno);
     return false;
   }
-  XXH3_64bits_update(hash_->state, buf_.data() + size_, n);
-  read_ += n;
-  size_ += n;
-  std::memset(buf_.data() + size_, 0, kSlack);
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  unsigned char head[kKeyRunHeaderBytes];
+  if (size < 16) return Damaged("shorter than its header");
+  if (!ReadAt(0, 16, head)) return false;
+  if (std::memcmp(head, kMagic, 8) != 0) return Damaged("not a key run");
+  if (Load(head + 8, 4) != kKeyRunFormat) {
+    return Load(head + 8, 4) == 1
+               ? Damaged("a run of format 1, written by an earlier uriscan "
+                         "(convert the state with uriscan state DIR "
+                         "--upgrade)")
+               : Damaged("unknown format version");
+  }
+  if (size < kKeyRunHeaderBytes) return Damaged("shorter than its header");
+  if (!ReadAt(16, kKeyRunHeaderBytes - 16, head + 16)) return false;
+  if (Load(head + 56, 8) != Checksum(head, 56, 0))
+    return Damaged("bad header checksum");
+  if (Load(head + 12, 4) != kKeyRunBlockKeys)
+    return Damaged("unknown block size");
+  header_.profile_tag = Load(head + 16, 8);
+  header_.keys = Load(head + 24, 8);
+  header_.body_bytes = Load(head + 32, 8);
+  header_.pages = Load(head + 40, 8);
+  if (header_.profile_tag != profile_tag)
+    return Damaged("its keys are of another profile than the state's");
+  if (header_.pages !=
+          (Blocks() + kKeyRunPageEntries - 1) / kKeyRunPageEntries ||
+      header_.body_bytes > kMaxOffset ||
+      header_.body_bytes < header_.pages * 8 + Blocks() * (kKeyRunEntryBytes + 1) ||
+      header_.body_bytes > header_.keys * 15 + header_.pages * 8 + Blocks() * 32)
+    return Damaged("key count and sizes disagree");
+  if (size != header_.file_bytes())
+    return Damaged("truncated or extended (its size differs from its header)");
+  std::vector<unsigned char> fence(header_.pages * kKeyRunFenceBytes);
+  if (!ReadAt(kKeyRunHeaderBytes + header_.body_bytes, fence.size(),
+              fence.data()))
+    return false;
+  if (Load(head + 48, 8) != Checksum(fence.data(), fence.size(), 0))
+    return Damaged("bad fence checksum");
+  fence_first_.resize(header_.pages);
+  fence_offset_.resize(header_.pages);
+  for (uint64_t p = 0; p < header_.pages; ++p) {
+    fence_first_[p] = Load(fence.data() + p * 16, 8);
+    fence_offset_[p] = Load(fence.data() + p * 16 + 8, 8);
+    // Each group holds its blocks (a byte at least each) before its page.
+    const uint64_t blocks = std::min<uint64_t>(
+        kKeyRunPageEntries, Blocks() - p * kKeyRunPageEntries);
+    if (fence_first_[p] == 0 || (p > 0 && fence_first_[p] <= fence_first_[p - 1]) ||
+        fence_offset_[p] < GroupStart(p) + blocks ||
+        fence_offset_[p] - GroupStart(p) > blocks * kMaxBlockBytes)
+      return Damaged("a bad fence");
+  }
+  if (header_.pages > 0 &&
+      GroupStart(header_.pages) != kKeyRunHeaderBytes + header_.body_bytes)
+    return Damaged("a bad fence");
   return true;
 }
 
-uint64_t KeyRunReader::Peek() const {
-  uint64_t v;
-  std::memcpy(&v, buf_.data() + (bit_ >> 3), 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-  v = __builtin_bswap64(v);
-#endif
-  return v >> (bit_ & 7);
+bool KeyRunReader::LoadPage(uint64_t page, bool whole) {
+  const uint64_t start = GroupStart(page), at = fence_offset_[page];
+  const size_t bytes = static_cast<size_t>(PageBytes(page));
+  const unsigned char* p;
+  std::vector<unsigned char> only;
+  whole_ = whole;
+  entry_ = ~size_t{0};
+  page_ = ~uint64_t{0};
+  if (whole) {
+    group_.resize(static_cast<size_t>(at - start) + bytes + kSlack);
+    if (!ReadAt(start, static_cast<size_t>(at - start) + bytes, group_.data()))
+      return false;
+    std::memset(group_.data() + (at - start) + bytes, 0, kSlack);
+    p = group_.data() + (at - start);
+  } else {
+    only.resize(bytes);
+    if (!ReadAt(at, bytes, only.data())) return false;
+    p = only.data();
+  }
+  const size_t n = (bytes - 8) / kKeyRunEntryBytes;
+  if (Load(p + bytes - 8, 8) != Checksum(p, bytes - 8, page))
+    return Damaged("bad checksum of index page " + std::to_string(page));
+  entries_.resize(n);
+  uint64_t next = start;
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned char* e = p + i * kKeyRunEntryBytes;
+    Entry& entry = entries_[i];
+    entry.first = Load(e, 8);
+    entry.offset = Load(e + 8, 6);
+    entry.length = static_cast<uint32_t>(Load(e + 14, 2));
+    entry.checksum = static_cast<uint32_t>(Load(e + 16, 4));
+    if ((i == 0 ? entry.first != fence_first_[page]
+                : entry.first <= entries_[i - 1].first) ||
+        (page + 1 < header_.pages && entry.first >= fence_first_[page + 1]) ||
+        entry.offset != next || entry.length == 0 ||
+        entry.length > kMaxBlockBytes)
+      return Damaged("a bad entry in index page " + std::to_string(page));
+    next += entry.length;
+  }
+  if (next != at)
+    return Damaged("a bad entry in index page " + std::to_string(page));
+  page_ = page;
+  return true;
 }
 
-uint64_t KeyRunReader::Get(int width) {
-  const uint64_t v = Peek() & Mask(width);
-  bit_ += static_cast<uint64_t>(width);
-  return v;
-}
-
-uint64_t KeyRunReader::GetWide(int width) {
-  if (width <= 56) return Get(width);
-  const uint64_t low = Get(32);
-  return low | Get(width - 32) << 32;
+bool KeyRunReader::LoadBlock(size_t i, bool decode) {
+  const Entry& e = entries_[i];
+  const uint64_t b = page_ * kKeyRunPageEntries + i;
+  const unsigned char* p;
+  if (whole_) {
+    p = group_.data() + (e.offset - GroupStart(page_));
+  } else {
+    block_bytes_.resize(e.length + kSlack);
+    if (!ReadAt(e.offset, e.length, block_bytes_.data())) return false;
+    std::memset(block_bytes_.data() + e.length, 0, kSlack);
+    p = block_bytes_.data();
+  }
+  if (static_cast<uint32_t>(Checksum(p, e.length, b)) != e.checksum)
+    return Damaged("bad checksum of block " + std::to_string(b));
+  if (!decode) return true;
+  const uint64_t count = std::min<uint64_t>(
+      kKeyRunBlockKeys, header_.keys - b * kKeyRunBlockKeys);
+  keys_.resize(count);
+  pos_ = 0;
+  entry_ = ~size_t{0};
+  BitReader bits(p, e.length);
+  const int rice = static_cast<int>(bits.Get(6));
+  const uint64_t limit = rice > 0 ? ~uint64_t{0} >> rice : ~uint64_t{0};
+  uint64_t last = e.first;
+  keys_[0] = last;
+  for (uint64_t k = 1; k < count; ++k) {
+    const uint64_t p56 = bits.Peek() & Mask(56);
+    if (p56 == 0) return Damaged("a unary code too long");  // 56 zeros
+    const uint64_t zeros = static_cast<uint64_t>(__builtin_ctzll(p56));
+    bits.Skip(zeros + 1);
+    uint64_t gap;
+    if (zeros < kKeyRunEscape) {
+      if (zeros > limit) return Damaged("a gap past 64 bits");
+      gap = zeros << rice | bits.GetWide(rice);
+    } else if (zeros == kKeyRunEscape) {
+      gap = bits.GetWide(64);
+    } else {
+      return Damaged("a unary code too long");
+    }
+    const uint64_t key = last + gap;
+    if (gap == 0 || key < last) return Damaged("keys out of order");
+    if (bits.Past()) return Damaged("a code runs past its block");
+    keys_[k] = last = key;
+  }
+  // The codes fill the block but for its last byte's padding; its last key
+  // is below the next block's first.
+  const uint64_t next_first =
+      i + 1 < entries_.size()         ? entries_[i + 1].first
+      : page_ + 1 < header_.pages     ? fence_first_[page_ + 1]
+                                      : 0;
+  if ((bits.bit() + 7) / 8 != e.length ||
+      (next_first != 0 && last >= next_first))
+    return Damaged("block " + std::to_string(b) + " disagrees with its index");
+  entry_ = i;
+  return true;
 }
 
 bool KeyRunReader::NextBlock(uint64_t* key) {
-  if (done_ || !DecodeBlock()) return false;
+  if (failed()) return false;
+  // The block after the current one: the next entry, or the next page.
+  size_t i = entry_ == ~size_t{0} ? 0 : entry_ + 1;
+  if (page_ == ~uint64_t{0} || i >= entries_.size()) {
+    const uint64_t page = page_ == ~uint64_t{0} ? 0 : page_ + 1;
+    if (page >= header_.pages) return false;
+    if (!LoadPage(page, /*whole=*/true)) return false;
+    i = 0;
+  }
+  if (!LoadBlock(i, /*decode=*/true)) return false;
   *key = keys_[pos_++];
   return true;
 }
 
-bool KeyRunReader::DecodeBlock() {
-  keys_.clear();
-  pos_ = 0;
-  if (decoded_ == header_.keys) {
-    CheckEnd();
-    return false;
+bool KeyRunReader::Contains(uint64_t key) {
+  if (failed() || header_.pages == 0 || key < fence_first_[0]) return false;
+  // The page whose first key is the last at or below `key`.
+  const uint64_t page = static_cast<uint64_t>(
+      std::upper_bound(fence_first_.begin(), fence_first_.end(), key) -
+      fence_first_.begin() - 1);
+  if (page != page_) {
+    // Lookups that needed many blocks of a group read the next group
+    // whole: a large run of keys reads the run once, in order; scattered
+    // ones an index page and a block each.
+    const bool dense = page_ != ~uint64_t{0} && page == page_ + 1 &&
+                       blocks_in_page_ >= kDenseBlocks;
+    if (!LoadPage(page, dense)) return false;
+    blocks_in_page_ = 0;
   }
-  // The codes of a whole block are in the buffer before it is decoded: the
-  // first key, the Rice parameter, and 4096 codes of at most 113 bits.
-  constexpr size_t kBlockBytes = (64 + 6 + kKeyRunBlock * 113) / 8 + 2;
-  if (!Refill(kBlockBytes)) return false;
-  uint64_t last = last_;
-  if (decoded_ == 0) {
-    last = GetWide(64);
-    if (last == 0) return Damaged("a zero key");
-    keys_.push_back(last);
+  const size_t i = static_cast<size_t>(
+      std::upper_bound(entries_.begin(), entries_.end(), key,
+                       [](uint64_t k, const Entry& e) { return k < e.first; }) -
+      entries_.begin() - 1);
+  if (i != entry_) {
+    if (!LoadBlock(i, /*decode=*/true)) return false;
+    ++blocks_in_page_;
   }
-  const uint64_t count = std::min<uint64_t>(
-      kKeyRunBlock, header_.keys - decoded_ - keys_.size());
-  const size_t base = keys_.size();
-  keys_.resize(base + count);
-  if (count > 0) {
-    const int rice = static_cast<int>(Get(6));
-    const uint64_t limit = rice > 0 ? ~uint64_t{0} >> rice : ~uint64_t{0};
-    for (uint64_t i = 0; i < count; ++i) {
-      uint64_t zeros;
-      uint64_t p = Peek() & Mask(56);
-      if (p != 0) {
-        zeros = static_cast<uint64_t>(__builtin_ctzll(p));
-        bit_ += zeros + 1;
-      } else {  // 56 zeros: longer than any code
-        return Damaged("a unary code too long");
-      }
-      uint64_t gap;
-      if (zeros < kKeyRunEscape) {
-        if (zeros > limit) return Damaged("a gap past 64 bits");
-        gap = zeros << rice | GetWide(rice);
-      } else if (zeros == kKeyRunEscape) {
-        gap = GetWide(64);
-      } else {
-        return Damaged("a unary code too long");
-      }
-      const uint64_t k = last + gap;
-      if (gap == 0 || k < last) return Damaged("keys out of order");
-      keys_[base + i] = k;
-      last = k;
-      if ((bit_ >> 3) > size_) return Damaged("a code runs past the data");
+  const auto at = std::lower_bound(keys_.begin() + static_cast<std::ptrdiff_t>(pos_),
+                                   keys_.end(), key);
+  pos_ = static_cast<size_t>(at - keys_.begin());
+  return at != keys_.end() && *at == key;
+}
+
+bool KeyRunReader::CheckAll() {
+  for (uint64_t page = 0; page < header_.pages; ++page) {
+    if (!LoadPage(page, /*whole=*/true)) return false;
+    for (size_t i = 0; i < entries_.size(); ++i) {
+      if (!LoadBlock(i, /*decode=*/false)) return false;
     }
   }
-  if (consumed_ + (bit_ + 7) / 8 > header_.payload_bytes)
-    return Damaged("a code runs past the data");
-  last_ = last;
-  decoded_ += keys_.size();
-  if (decoded_ == header_.keys && !CheckEnd()) {
-    keys_.clear();
-    return false;
-  }
-  return true;
-}
-
-bool KeyRunReader::CheckEnd() {
-  if (consumed_ + (bit_ + 7) / 8 != header_.payload_bytes)
-    return Damaged("its payload is longer than its keys");
-  return Finish();
-}
-
-bool KeyRunReader::Finish() {
-  if (!error_.empty()) return false;
-  if (!f_) return true;
-  std::vector<unsigned char> chunk(buf_.empty() ? 4096 : buf_.size());
-  while (read_ < header_.payload_bytes) {
-    const size_t want = static_cast<size_t>(
-        std::min<uint64_t>(chunk.size(), header_.payload_bytes - read_));
-    if (std::fread(chunk.data(), 1, want, f_) != want)
-      return Damaged("shorter than its header says");
-    XXH3_64bits_update(hash_->state, chunk.data(), want);
-    read_ += want;
-  }
-  XXH3_64bits_update(hash_->state, head_bytes_, 40);
-  if (XXH3_64bits_digest(hash_->state) != header_.checksum)
-    return Damaged("bad checksum");
-  std::fclose(f_);
-  f_ = nullptr;
-  done_ = true;
-  return true;
+  page_ = ~uint64_t{0};
+  entry_ = ~size_t{0};
+  return !failed();
 }
 
 }  // namespace uriscan

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Sorted runs of 64-bit keys on disk, Golomb-Rice coded: the files of a
-// persistent seen-set (seen_state.h), written and read as streams.
+// Sorted runs of 64-bit keys on disk, Golomb-Rice coded in indexed blocks:
+// the files of a persistent seen-set (seen_state.h), streamed or probed.
 #ifndef URISCAN_SRC_STORE_KEY_RUNS_H_
 #define URISCAN_SRC_STORE_KEY_RUNS_H_
 
@@ -15,46 +15,67 @@
 
 namespace uriscan {
 
-// A key-run file, all integers little-endian:
+// A key-run file (format 2), all integers little-endian. The keys are
+// nonzero and strictly increasing; they are cut into blocks of
+// kKeyRunBlockKeys keys, and blocks into groups of kKeyRunPageEntries, each
+// group followed by its index page:
 //
 //   offset  size  field
 //        0     8  magic "URISCANK"
 //        8     4  format version (kKeyRunFormat)
-//       12     4  zero (reserved)
+//       12     4  keys per block (kKeyRunBlockKeys)
 //       16     8  profile tag: the fingerprint seed of the profile
 //       24     8  key count n
-//       32     8  payload bytes
-//       40     8  checksum: XXH3_64bits of the payload, then bytes 0..39
-//       48     -  payload
+//       32     8  body bytes: the groups, from offset 64
+//       40     8  index pages P = ceil(ceil(n / 256) / 204)
+//       48     8  XXH3_64bits of the fence
+//       56     8  XXH3_64bits of bytes 0..55
+//       64     -  the body: group 0, group 1, ... A group is its blocks,
+//                 then its index page.
+//   64 + body 16P the fence: per index page, the first key of its first
+//                 block and the page's offset in the file.
 //
-// The payload is a bit stream, least significant bit first. The n keys are
-// nonzero and strictly increasing. The first is written raw (64 bits). The
-// gaps between the others follow in blocks of kKeyRunBlock gaps; each block
-// starts with its Rice parameter r (6 bits) and codes each gap g as
-// q = g >> r in unary (q zero bits, then a one) and the low r bits of g.
-// A quotient of kKeyRunEscape or more is written as kKeyRunEscape zeros and
-// a one, then g in 64 raw bits, so no key costs more than 113 bits. For
-// uniformly spread keys the gaps are about geometric with mean 2^64 / n, and
-// the best r costs about 64 - log2(n) + 1.5 bits per key (Golomb 1966;
-// Rice 1979): 4.9 bytes at 10^8 keys.
-inline constexpr uint32_t kKeyRunFormat = 1;
-inline constexpr size_t kKeyRunHeaderBytes = 48;
-inline constexpr size_t kKeyRunBlock = 4096;
+// A block holds keys [256 b, 256 b + 256): its first key is in the index
+// entry, the gaps to the others follow as Golomb-Rice codes: the block's
+// Rice parameter r (6 bits), then each gap g as q = g >> r in unary (q zero
+// bits, then a one) and the low r bits of g; a quotient of kKeyRunEscape or
+// more is kKeyRunEscape zeros and a one, then g in 64 raw bits. Bits go
+// least significant first; a block is padded with zero bits to a byte.
+// An index page holds one 20-byte entry per block of its group (the
+// block's first key: 8 bytes; its offset in the file: 6; its length: 2;
+// the low 32 bits of XXH3_64bits of its bytes, seeded with b: 4), then
+// XXH3_64bits of the entries, seeded with the page's number (8).
+//
+// So a lookup reads the header and the fence once (16 bytes per 52,224
+// keys), then one index page and one block per key; damage to any of them
+// fails its checksum. For uniformly spread keys a gap costs about
+// 64 - log2(n) + 1.5 bits (Golomb 1966; Rice 1979) and the index 0.08 bytes
+// a key: 4.95 bytes a key at 10^8 keys.
+inline constexpr uint32_t kKeyRunFormat = 2;
+inline constexpr size_t kKeyRunHeaderBytes = 64;
+inline constexpr size_t kKeyRunBlockKeys = 256;
+inline constexpr size_t kKeyRunPageEntries = 204;
+inline constexpr size_t kKeyRunEntryBytes = 20;
+inline constexpr size_t kKeyRunFenceBytes = 16;
 inline constexpr uint32_t kKeyRunEscape = 48;
 
 struct KeyRunHeader {
   uint64_t profile_tag = 0;
   uint64_t keys = 0;
-  uint64_t payload_bytes = 0;
-  uint64_t checksum = 0;
+  uint64_t body_bytes = 0;
+  uint64_t pages = 0;
+  uint64_t file_bytes() const {
+    return kKeyRunHeaderBytes + body_bytes + pages * kKeyRunFenceBytes;
+  }
 };
 
 // Writes one run to `path`: Add() keys in strictly increasing order, then
-// Finish() writes the header, flushes and fsyncs. The file is created by
-// Open(), which fails when `path` exists (a link planted there included).
-// Errors (disk full, I/O) are kept: Add() becomes a no-op and Finish()
-// returns false with error() set. With `dir_fd`, `name` is opened in that
-// directory (openat) and `path` only names it in errors.
+// Finish() writes the fence and the header, flushes and fsyncs. The file is
+// created by Open(), which fails when `path` exists (a link planted there
+// included). Errors (disk full, I/O) are kept: Add() becomes a no-op and
+// Finish() returns false with error() set. With `dir_fd`, `name` is opened
+// in that directory (openat) and `path` only names it in errors. Memory:
+// one block, one index page and the fence.
 class KeyRunWriter {
  public:
   KeyRunWriter();
@@ -68,36 +89,33 @@ class KeyRunWriter {
   bool Open(int dir_fd, const std::string& name, const std::string& path,
             uint64_t profile_tag);
   void Add(uint64_t key);  // nonzero, above the previous key
-  bool Finish();           // header, fflush, fsync, close
+  bool Finish();           // fence, header, fflush, fsync, close
   uint64_t keys() const { return header_.keys; }
-  uint64_t file_bytes() const {
-    return kKeyRunHeaderBytes + header_.payload_bytes;
-  }
+  uint64_t file_bytes() const { return header_.file_bytes(); }
   const std::string& error() const { return error_; }
 
  private:
   void FlushBlock();
-  void Put(uint64_t value, int width);  // width 0..64, value < 2^width
+  void FlushPage();
   void Emit(const void* bytes, size_t n);
   void Fail(const char* what);
 
   std::FILE* f_ = nullptr;
   std::string path_, error_;
   KeyRunHeader header_;
-  uint64_t last_ = 0;
-  std::vector<uint64_t> gaps_;  // the current block
-  uint64_t acc_ = 0;            // bits not yet written
-  int acc_bits_ = 0;
-  std::vector<unsigned char> out_;  // bytes not yet written
-  struct Hash;
-  std::unique_ptr<Hash> hash_;
+  uint64_t offset_ = 0;            // bytes written so far
+  uint64_t blocks_ = 0, last_ = 0;
+  std::vector<uint64_t> block_;    // the current block's keys
+  std::vector<unsigned char> code_, page_, fence_;
 };
 
-// Reads one run as a stream of keys with a bounded buffer. Open() checks the
-// magic, the format, the profile tag and that the file is exactly as long as
-// its header says; Next() decodes and checks that keys increase; at the end
-// (or from Finish(), which hashes the rest without decoding it) the checksum
-// is compared. Any damage is an error, never an early end.
+// Reads one run. Open() reads the header and the fence and checks them
+// (magic, format, profile tag, size, checksums); then the keys are either
+// streamed with Next() (a group at a time) or looked up with Contains()
+// (an index page and a block per key, or the whole group when lookups
+// needed many blocks of the group before). Each index page and block read is checked
+// against its checksum and decoded with every check of order and bounds:
+// damage is an error (failed(), error()), never an early end or an answer.
 class KeyRunReader {
  public:
   KeyRunReader();
@@ -105,9 +123,8 @@ class KeyRunReader {
   KeyRunReader(const KeyRunReader&) = delete;
   KeyRunReader& operator=(const KeyRunReader&) = delete;
 
-  // `buffer_bytes` is raised to 128 KiB at least (a whole block of codes
-  // and room to read ahead) and rounded up to 4 KiB.
-  // With `dir_fd`, as KeyRunWriter::Open().
+  // `buffer_bytes` caps the reads ahead (a whole group is read at once
+  // whatever it is). With `dir_fd`, as KeyRunWriter::Open().
   bool Open(const std::string& path, uint64_t profile_tag,
             size_t buffer_bytes) {
     return Open(AT_FDCWD, path, path, profile_tag, buffer_bytes);
@@ -115,7 +132,6 @@ class KeyRunReader {
   bool Open(int dir_fd, const std::string& name, const std::string& path,
             uint64_t profile_tag, size_t buffer_bytes);
   // The next key; false at the end or on damage (then error() is set).
-  // Keys are decoded a block at a time.
   bool Next(uint64_t* key) {
     if (pos_ < keys_.size()) {
       *key = keys_[pos_++];
@@ -123,35 +139,97 @@ class KeyRunReader {
     }
     return NextBlock(key);
   }
-  // Reads the rest without decoding it and checks the checksum.
-  bool Finish();
+  // Whether `key` is in the run; keys must be asked in increasing order
+  // (and not mixed with Next()). False on damage too: check failed().
+  bool Contains(uint64_t key);
+  // Reads every index page and block and checks its checksum, without
+  // decoding: what `uriscan state` checks.
+  bool CheckAll();
   const KeyRunHeader& header() const { return header_; }
+  const std::string& error() const { return error_; }
+  bool failed() const { return !error_.empty(); }
+  uint64_t bytes_read() const { return bytes_read_; }
+
+ private:
+  struct Entry {
+    uint64_t first = 0, offset = 0;
+    uint32_t length = 0, checksum = 0;
+  };
+  bool NextBlock(uint64_t* key);
+  uint64_t Blocks() const;
+  uint64_t GroupStart(uint64_t page) const;
+  uint64_t PageBytes(uint64_t page) const;
+  // Page `page` as the current one; with `whole`, its group's blocks too.
+  bool LoadPage(uint64_t page, bool whole);
+  // Block `b` of the current page (`i` its entry), checked and decoded into
+  // keys_; with `decode` false, only checked.
+  bool LoadBlock(size_t i, bool decode);
+  bool ReadAt(uint64_t offset, size_t n, unsigned char* to);
+  bool Damaged(const std::string& what);
+
+  int fd_ = -1;
+  std::string path_, error_;
+  KeyRunHeader header_;
+  std::vector<uint64_t> fence_first_, fence_offset_;
+  uint64_t page_ = ~uint64_t{0};  // the current page
+  std::vector<Entry> entries_;    // its entries
+  std::vector<unsigned char> group_;  // its group's bytes, when read whole
+  bool whole_ = false;
+  std::vector<unsigned char> block_bytes_;
+  size_t blocks_in_page_ = 0;     // blocks Contains() read of this page
+  size_t entry_ = ~size_t{0};     // the decoded block: its entry, its keys
+  std::vector<uint64_t> keys_;
+  size_t pos_ = 0;
+  uint64_t bytes_read_ = 0;
+};
+
+// The format-1 run of uriscan 0.x (one stream of blocks of 4,096 gaps and a
+// whole-file checksum, no index), read only to convert a state
+// (`uriscan state DIR --upgrade`): the header is magic, version 1, 4 zero
+// bytes, profile tag, key count, payload bytes and an XXH3 checksum of the
+// payload then bytes 0..39 (48 bytes); the payload is the first key raw,
+// then per block of 4,096 gaps a 6-bit Rice parameter and the codes.
+class KeyRunReaderV1 {
+ public:
+  KeyRunReaderV1();
+  ~KeyRunReaderV1();
+  KeyRunReaderV1(const KeyRunReaderV1&) = delete;
+  KeyRunReaderV1& operator=(const KeyRunReaderV1&) = delete;
+
+  bool Open(int dir_fd, const std::string& name, const std::string& path,
+            uint64_t profile_tag, size_t buffer_bytes);
+  bool Next(uint64_t* key) {
+    if (pos_ < keys_.size()) {
+      *key = keys_[pos_++];
+      return true;
+    }
+    return NextBlock(key);
+  }
+  uint64_t keys() const { return keys_total_; }
   const std::string& error() const { return error_; }
   bool failed() const { return !error_.empty(); }
 
  private:
+  static constexpr size_t kBlock = 4096;
   bool NextBlock(uint64_t* key);
-  bool DecodeBlock();  // the next block into keys_
-  // Keeps `need` bytes ahead of the bit position, or all that is left.
+  bool DecodeBlock();
   bool Refill(size_t need);
   uint64_t Peek() const;
-  uint64_t Get(int width);  // width 0..56
-  uint64_t GetWide(int width);  // width 0..64
+  uint64_t Get(int width);
+  uint64_t GetWide(int width);
   bool Damaged(const char* what);
   bool CheckEnd();
+  bool Finish();
 
   std::FILE* f_ = nullptr;
   std::string path_, error_;
-  KeyRunHeader header_;
+  uint64_t keys_total_ = 0, payload_bytes_ = 0, checksum_ = 0;
   unsigned char head_bytes_[40] = {};
-  std::vector<unsigned char> buf_;  // plus 8 zero bytes of slack
-  size_t size_ = 0;                 // valid bytes in buf_
-  uint64_t bit_ = 0;                // bit position in buf_
-  uint64_t consumed_ = 0;           // payload bytes dropped from buf_'s front
-  uint64_t read_ = 0;               // payload bytes read from the file
-  uint64_t decoded_ = 0, last_ = 0;
-  std::vector<uint64_t> keys_;  // the decoded block
-  size_t pos_ = 0;              // the next of keys_ to return
+  std::vector<unsigned char> buf_;
+  size_t size_ = 0;
+  uint64_t bit_ = 0, consumed_ = 0, read_ = 0, decoded_ = 0, last_ = 0;
+  std::vector<uint64_t> keys_;
+  size_t pos_ = 0;
   bool done_ = false;
   struct Hash;
   std::unique_ptr<Hash> hash_;

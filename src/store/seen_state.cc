@@ -25,7 +25,8 @@
 namespace uriscan {
 namespace {
 
-constexpr char kManifestHead[] = "uriscan-state 1";
+constexpr char kManifestHead[] = "uriscan-state 2";
+constexpr char kManifestHeadV1[] = "uriscan-state 1";
 
 bool IsRunName(const std::string& name) {
   if (name.size() < 10 || name.compare(0, 4, "run-") != 0 ||
@@ -65,8 +66,9 @@ std::vector<std::string> ListDir(int dir_fd) {
 }
 
 
-struct RunSource {  // a KeyRunReader as a KWayMerge source
-  KeyRunReader* reader;
+template <class Reader>
+struct RunSource {  // a key-run reader as a KWayMerge source
+  Reader* reader;
   bool Next(uint64_t* key) { return reader->Next(key); }
 };
 
@@ -243,8 +245,10 @@ bool SeenState::ReadManifest(std::string* error) {
                    error);
   std::istringstream lines(text.substr(0, at));
   std::string line;
-  if (!std::getline(lines, line) || line != kManifestHead)
+  if (!std::getline(lines, line) ||
+      (line != kManifestHead && line != kManifestHeadV1))
     return Damaged("MANIFEST is of an unknown format", error);
+  format_ = line == kManifestHead ? 2 : 1;
   int seen = 0;
   while (std::getline(lines, line)) {
     const size_t sp = line.find(' ');
@@ -272,6 +276,22 @@ bool SeenState::ReadManifest(std::string* error) {
       committed_output_tmp_ = value;
     } else if (key == "keys" && ParseU64(value, 10, &v)) {
       seen |= 32;
+    } else if (key == "written" && ParseU64(value, 10, &v)) {
+      written_bytes_ = v;
+    } else if (key == "rewritten" && ParseU64(value, 10, &v)) {
+      rewritten_bytes_ = v;
+    } else if (key == "committed") {
+      // committed DIGEST TIME PATH: an output, the digest of its input.
+      const size_t sp1 = value.find(' ');
+      const size_t sp2 = value.find(' ', sp1 + 1);
+      Committed c;
+      if (sp1 != 16 || sp2 == std::string::npos ||
+          !ParseU64(value.substr(0, 16), 16, &c.digest) ||
+          !ParseU64(value.substr(17, sp2 - 17), 10, &c.time) ||
+          value.size() < sp2 + 2 || value[sp2 + 1] != '/')
+        return Damaged("MANIFEST has a bad committed line: " + line, error);
+      c.path = value.substr(sp2 + 1);
+      committed_.push_back(c);
     } else if (key == "run") {
       std::istringstream fields(value);
       Run r;
@@ -306,6 +326,7 @@ bool SeenState::ReadManifest(std::string* error) {
 }
 
 bool SeenState::CheckRuns(bool checksums, std::string* error) {
+  if (format_ == 1) return true;  // read by Upgrade() alone
   for (const Run& r : runs_) {
     KeyRunReader reader;
     if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag,
@@ -317,9 +338,9 @@ bool SeenState::CheckRuns(bool checksums, std::string* error) {
                  : Damaged(reader.error(), error);
     }
     if (reader.header().keys != r.keys ||
-        kKeyRunHeaderBytes + reader.header().payload_bytes != r.bytes)
+        reader.header().file_bytes() != r.bytes)
       return Damaged(r.name + " differs from what its MANIFEST says", error);
-    if (checksums && !reader.Finish()) return Damaged(reader.error(), error);
+    if (checksums && !reader.CheckAll()) return Damaged(reader.error(), error);
   }
   return true;
 }
@@ -360,9 +381,15 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              (errno == ENOTDIR ? "not a directory" : std::strerror(errno));
     return false;
   }
-  if (!CheckOwnership(error) || !Lock(true, error) || !ReadManifest(error))
+  if (!CheckOwnership(error) || !Lock(true, error) || !ReadManifest(error) ||
+      !CheckFormat(error))
     return false;
-  if (!exists_) {
+  if (upgrading_) {
+    if (!exists_) {
+      *error = dir + " is not a state: it has no MANIFEST";
+      return false;
+    }
+  } else if (!exists_) {
     identity_ = identity;  // written by the first commit, not before
   } else if (identity_.tag != identity.tag &&
              identity_.version != identity.version) {
@@ -381,15 +408,33 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              "--profile (and --tracking-params) or another directory";
     return false;
   }
-  if (!CheckRuns(/*checksums=*/true, error) || !CompleteOutput(error))
+  // Each run's header and fence only: its blocks are checked when read.
+  if (!CheckRuns(/*checksums=*/false, error) || !CompleteOutput(error))
     return false;
   RemoveLeftovers();
   return true;
 }
 
-void SeenState::SetOutput(const std::string& tmp, const std::string& final) {
+void SeenState::SetOutput(const std::string& tmp, const std::string& final,
+                          uint64_t digest) {
   output_tmp_ = tmp;
   output_ = final;
+  output_digest_ = digest;
+}
+
+const SeenState::Committed* SeenState::FindCommitted(
+    const std::string& path) const {
+  for (auto c = committed_.rbegin(); c != committed_.rend(); ++c) {
+    if (c->path == path) return &*c;
+  }
+  return nullptr;
+}
+
+int SeenState::Level(uint64_t keys) {
+  int level = 0;
+  for (uint64_t top = kLevelBase; keys > top && level < 40; top *= kRatio + 1)
+    ++level;
+  return level;
 }
 
 // A run committed with an output is renamed into place after the commit;
@@ -424,7 +469,8 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error,
     *error = "no state directory " + dir;
     return false;
   }
-  if (!Lock(false, error) || !ReadManifest(error)) return false;
+  if (!Lock(false, error) || !ReadManifest(error) || !CheckFormat(error))
+    return false;
   if (!exists_) {  // no MANIFEST and no key runs (ReadManifest)
     *error = dir + " is not a state: it has no MANIFEST (no dedup --state=" +
              dir + " run has finished there)";
@@ -452,19 +498,12 @@ std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
 }
 
 bool SeenState::BeginLookups(size_t memory, std::string* error) {
-  const size_t per_run = std::clamp<size_t>(memory / (runs_.size() + 2),
-                                            size_t{4} << 10, size_t{1} << 20);
-  for (const Run& r : runs_) {
+  // Newest first: a key seen lately is found without asking older runs.
+  for (auto r = runs_.rbegin(); r != runs_.rend(); ++r) {
     readers_.push_back(std::make_unique<KeyRunReader>());
-    if (!readers_.back()->Open(dir_fd_, r.name, dir_ + "/" + r.name,
-                               identity_.tag, per_run))
+    if (!readers_.back()->Open(dir_fd_, r->name, dir_ + "/" + r->name,
+                               identity_.tag, memory))
       return Damaged(readers_.back()->error(), error);
-    uint64_t head = 0;
-    const bool any = readers_.back()->Next(&head);
-    if (readers_.back()->failed())
-      return Damaged(readers_.back()->error(), error);
-    heads_.push_back(head);
-    ended_.push_back(!any);
   }
   pending_ = RunName(next_run_);
   writer_ = std::make_unique<KeyRunWriter>();
@@ -477,18 +516,13 @@ bool SeenState::BeginLookups(size_t memory, std::string* error) {
 }
 
 bool SeenState::Offer(uint64_t key) {
-  for (size_t r = 0; r < readers_.size(); ++r) {
-    if (ended_[r]) continue;
-    uint64_t head = heads_[r];
-    while (head < key) {
-      if (!readers_[r]->Next(&head)) {
-        ended_[r] = true;
-        lookup_failed_ |= readers_[r]->failed();
-        break;
-      }
+  if (lookup_failed_) return false;
+  for (auto& reader : readers_) {
+    if (reader->Contains(key)) return false;
+    if (reader->failed()) {
+      lookup_failed_ = true;
+      return false;
     }
-    heads_[r] = head;
-    if (!ended_[r] && head == key) return false;
   }
   writer_->Add(key);
   ++new_keys_;
@@ -497,7 +531,8 @@ bool SeenState::Offer(uint64_t key) {
 
 bool SeenState::EndLookups(std::string* error) {
   for (auto& reader : readers_) {
-    if (!reader->Finish()) return Damaged(reader->error(), error);
+    if (reader->failed()) return Damaged(reader->error(), error);
+    lookup_bytes_ += reader->bytes_read();
   }
   readers_.clear();
   if (!writer_->Finish()) {
@@ -507,26 +542,13 @@ bool SeenState::EndLookups(std::string* error) {
   return true;
 }
 
-bool SeenState::Compact(bool all, std::string* error) {
-  // Merge the newest runs while the one before them is no bigger than they
-  // are together: sizes stay about geometric, so there are O(log n) runs
-  // and each key is rewritten O(log n) times in all.
-  size_t from = runs_.size() - 1;
-  uint64_t newer = runs_.back().keys;
-  while (from > 0 && runs_[from - 1].keys <= newer) newer += runs_[--from].keys;
-  if (all || runs_.size() > kMaxRuns) from = 0;
-  if (runs_.size() - from < 2) return true;
-  std::vector<std::unique_ptr<KeyRunReader>> readers;
-  std::vector<RunSource> sources;
-  for (size_t i = from; i < runs_.size(); ++i) {
-    readers.push_back(std::make_unique<KeyRunReader>());
-    if (!readers.back()->Open(dir_fd_, runs_[i].name,
-                              dir_ + "/" + runs_[i].name, identity_.tag,
-                              size_t{1} << 20))
-      return Damaged(readers.back()->error(), error);
-    sources.push_back(RunSource{readers.back().get()});
-  }
-  const std::string name = RunName(next_run_);
+// Merges `sources` into the new run `name` (its temporary name first).
+template <class Reader>
+bool SeenState::MergeInto(std::vector<std::unique_ptr<Reader>>* readers,
+                          const std::string& name, uint64_t* keys,
+                          uint64_t* bytes, std::string* error) {
+  std::vector<RunSource<Reader>> sources;
+  for (auto& r : *readers) sources.push_back(RunSource<Reader>{r.get()});
   const std::string tmp = name + ".tmp";
   KeyRunWriter out;
   if (!out.Open(dir_fd_, tmp, dir_ + "/" + tmp, identity_.tag)) {
@@ -538,7 +560,7 @@ bool SeenState::Compact(bool all, std::string* error) {
       sources, [](uint64_t a, uint64_t b) { return a < b; },
       [](uint64_t a, uint64_t b) { return a == b; },
       [&](uint64_t key) { out.Add(key); });
-  for (auto& r : readers) {
+  for (auto& r : *readers) {
     if (r->failed()) {
       unlinkat(dir_fd_, tmp.c_str(), 0);
       return Damaged(r->error(), error);
@@ -556,14 +578,86 @@ bool SeenState::Compact(bool all, std::string* error) {
     return false;
   }
   made_runs_.push_back(name);
-  ++next_run_;
-  compacted_keys_ = out.keys();
-  std::vector<Run> merged(runs_.begin() + static_cast<std::ptrdiff_t>(from),
-                          runs_.end());
-  runs_.resize(from);
-  runs_.push_back(Run{name, out.keys(), out.file_bytes()});
-  for (const Run& r : merged) obsolete_.push_back(r.name);
+  *keys = out.keys();
+  *bytes = out.file_bytes();
   return true;
+}
+
+// The runs from `from` on are replaced by `merged` (made by MergeInto).
+void SeenState::ReplaceRuns(size_t from, const Run& merged) {
+  ++next_run_;
+  compacted_keys_ = merged.keys;
+  rewritten_bytes_ += merged.bytes;
+  for (size_t i = from; i < runs_.size(); ++i) obsolete_.push_back(runs_[i].name);
+  runs_.resize(from);
+  runs_.push_back(merged);
+}
+
+bool SeenState::Compact(bool all, std::string* error) {
+  // Merge the newest runs while the one before them holds fewer than
+  // kRatio times their keys: each run then holds at least kRatio times all
+  // newer runs together, so n keys added b at a time lie in at most
+  // log_(kRatio+1)(n / b) + 1 runs, and a key is rewritten about
+  // (kRatio + 1) / 2 times per run it passes (docs/design.md).
+  size_t from = runs_.size() - 1;
+  uint64_t newer = 0;  // the keys of the runs after i
+  for (size_t i = runs_.size(); i-- > 0; newer += runs_[i].keys) {
+    if (i + 1 < runs_.size() && runs_[i].keys < kRatio * newer) from = i;
+  }
+  if (all || runs_.size() > kMaxRuns) from = 0;
+  if (runs_.size() - from < 2) return true;
+  std::vector<std::unique_ptr<KeyRunReader>> readers;
+  for (size_t i = from; i < runs_.size(); ++i) {
+    readers.push_back(std::make_unique<KeyRunReader>());
+    if (!readers.back()->Open(dir_fd_, runs_[i].name,
+                              dir_ + "/" + runs_[i].name, identity_.tag,
+                              size_t{1} << 20))
+      return Damaged(readers.back()->error(), error);
+  }
+  Run merged{RunName(next_run_), 0, 0};
+  if (!MergeInto(&readers, merged.name, &merged.keys, &merged.bytes, error))
+    return false;
+  ReplaceRuns(from, merged);
+  return true;
+}
+
+bool SeenState::CheckFormat(std::string* error) const {
+  if (!exists_ || format_ == 2 || upgrading_) return true;
+  *error = "state " + dir_ +
+           " was written by an earlier uriscan (state format 1, runs "
+           "without block indexes); convert it once with `uriscan state " +
+           dir_ + " --upgrade` (crash-safe, in place), or build it again";
+  return false;
+}
+
+bool SeenState::Upgrade(const std::string& dir, std::string* error) {
+  upgrading_ = true;
+  if (!OpenForUpdate(dir, Identity{}, error)) return false;
+  if (format_ == 2) return true;  // nothing to do
+  std::vector<std::unique_ptr<KeyRunReaderV1>> readers;
+  uint64_t keys = 0;
+  for (const Run& r : runs_) {
+    readers.push_back(std::make_unique<KeyRunReaderV1>());
+    if (!readers.back()->Open(dir_fd_, r.name, dir_ + "/" + r.name,
+                              identity_.tag, size_t{1} << 20))
+      return Damaged(readers.back()->error(), error);
+    if (readers.back()->keys() != r.keys)
+      return Damaged(r.name + " differs from what its MANIFEST says", error);
+    keys += r.keys;
+  }
+  format_ = 2;
+  if (runs_.empty()) return Publish(error);
+  Run merged{RunName(next_run_), 0, 0};
+  if (!MergeInto(&readers, merged.name, &merged.keys, &merged.bytes, error))
+    return false;
+  if (merged.keys > keys)
+    return Damaged("its runs decode to more keys than its MANIFEST names",
+                   error);
+  ReplaceRuns(0, merged);
+  rewritten_bytes_ -= merged.bytes;  // a new state's first run, in effect
+  written_bytes_ += merged.bytes;
+  upgraded_ = true;
+  return Publish(error);
 }
 
 std::string SeenState::Manifest(bool with_output) const {
@@ -575,6 +669,11 @@ std::string SeenState::Manifest(bool with_output) const {
   m += "profile-tag " + Hex(identity_.tag) + "\n";
   m += "next " + std::to_string(next_run_) + "\n";
   m += "keys " + std::to_string(keys()) + "\n";
+  m += "written " + std::to_string(written_bytes_) + "\n";
+  m += "rewritten " + std::to_string(rewritten_bytes_) + "\n";
+  for (const Committed& c : committed_)
+    m += "committed " + Hex(c.digest) + " " + std::to_string(c.time) + " " +
+         c.path + "\n";
   if (with_output && !output_.empty()) {
     m += "output " + output_ + "\n";
     m += "output-tmp " + output_tmp_ + "\n";
@@ -589,6 +688,23 @@ std::string SeenState::Manifest(bool with_output) const {
 
 bool SeenState::Commit(std::string* error) {
   const auto start = std::chrono::steady_clock::now();
+  if (!output_.empty()) {  // the output joins the list of committed ones
+    committed_.erase(std::remove_if(committed_.begin(), committed_.end(),
+                                    [&](const Committed& c) {
+                                      return c.path == output_;
+                                    }),
+                     committed_.end());
+    if (committed_.size() >= kMaxCommitted)
+      committed_.erase(committed_.begin(),
+                       committed_.end() - (kMaxCommitted - 1));
+    committed_.push_back(Committed{
+        output_digest_,
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
+                                  std::chrono::system_clock::now()
+                                      .time_since_epoch())
+                                  .count()),
+        output_});
+  }
   if (writer_ && new_keys_ > 0) {
     // A new state's first MANIFEST, naming no run, comes before its first
     // run is named: no key run is ever without one (that reads as damage).
@@ -609,6 +725,7 @@ bool SeenState::Commit(std::string* error) {
     }
     made_runs_.push_back(pending_);
     runs_.push_back(Run{pending_, writer_->keys(), writer_->file_bytes()});
+    written_bytes_ += writer_->file_bytes();
     ++next_run_;
     writer_.reset();
     durable::CrashPoint("run-named");

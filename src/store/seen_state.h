@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 // A persistent seen-set: the keys of every earlier run in a directory of
-// sorted key runs (key_runs.h), updated atomically and looked up by a
-// merge join, so memory stays bounded whatever its size.
+// sorted, indexed key runs (key_runs.h), updated atomically. A run's keys
+// are looked up in increasing order, each run reading only the blocks
+// they fall in (all of them, in order, for a large run of keys), so the
+// work grows with the run's keys, not the state's, and memory stays
+// bounded whatever its size.
 #ifndef URISCAN_SRC_STORE_SEEN_STATE_H_
 #define URISCAN_SRC_STORE_SEEN_STATE_H_
 
@@ -17,14 +20,16 @@
 namespace uriscan {
 
 // The directory holds:
-//   MANIFEST        the live files and the profile, written to MANIFEST.tmp,
+//   MANIFEST        the live files, the profile, the bytes written and
+//                   rewritten so far and the outputs committed with the
+//                   digests of their inputs, written to MANIFEST.tmp,
 //                   fsynced and renamed over the old one (the commit point);
 //                   its last line is an XXH3 checksum of the lines before
 //   run-NNNNNN.keys key runs named by the manifest, never changed once there
 //   LOCK            flock()ed: exclusive by an update, shared by a reader
 // Files a killed run leaves (*.tmp, runs no manifest names) are removed by
 // the next update. An update writes its new run beside the old ones, fsyncs
-// it and renames it into place, merges runs when they grow too many, then
+// it and renames it into place, merges runs by the policy of Compact(), then
 // replaces the manifest and fsyncs the directory: until that rename the
 // earlier state is untouched, after it the new one is whole. An update that
 // ends without a commit (an error, or none asked for) removes what it made
@@ -45,6 +50,13 @@ class SeenState {
     std::string name;
     uint64_t keys = 0, bytes = 0;
   };
+  // An output a run committed (dedup --output=FILE), with the digest of
+  // its input and options: the same again is a no-op, another an error.
+  struct Committed {
+    uint64_t digest = 0;
+    uint64_t time = 0;  // seconds since 1970, UTC
+    std::string path;   // absolute
+  };
 
   SeenState();
   ~SeenState();
@@ -53,17 +65,19 @@ class SeenState {
 
   // Opens `dir` to update it: creates it when missing, takes the lock
   // without waiting (another run holds it: an error), reads the manifest,
-  // checks every run's header, size and checksum (so damage is found before
-  // the caller reads its input), and removes what a killed run left. A
+  // checks every run's header, size and fence (its blocks are checked when
+  // they are read), and removes what a killed run left. A
   // state of another identity is an error that names both. A directory
   // with key runs but no manifest is damaged, never read as empty. On any
   // error returns false with *error set; the state is not changed.
   bool OpenForUpdate(const std::string& dir, const Identity& identity,
                      std::string* error);
   // Opens an existing state to read it (a shared lock; no cleanup), checking
-  // every run's header and size, and with `checksums` its checksum too, as
-  // an update does (`uriscan state`). A directory without a manifest is not
-  // a state: an error.
+  // every run's header, size and fence, and with `checksums` every index
+  // page's and block's checksum too (`uriscan state`). A directory without
+  // a manifest is not a state: an error. A state of format 1 (an earlier
+  // release) is an error that says how to convert it (Upgrade()).
+
   bool OpenForReading(const std::string& dir, std::string* error,
                       bool checksums = false);
   // The files of the directory that its MANIFEST does not name (but LOCK),
@@ -78,12 +92,12 @@ class SeenState {
 
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the
-  // new run. Readers use about `memory` bytes of buffers in all (128 KiB
-  // to 1 MiB per run).
+  // new run. Each run's reader holds one group of blocks at most (735 KB).
   bool BeginLookups(size_t memory, std::string* error);
   bool Offer(uint64_t key);
-  // Checks every run's checksum (reading what the lookups skipped) and
-  // makes the new run durable under a temporary name.
+  // Fails when a block or index page read was damaged (the run's answers
+  // are then never used), and makes the new run durable under a temporary
+  // name.
   bool EndLookups(std::string* error);
   // Makes the run's keys part of the state (see the class comment). On an
   // error, published() says whether the new manifest was already in place
@@ -98,12 +112,22 @@ class SeenState {
   // opens the state after a crash between the two does that rename
   // (OpenForUpdate). A Commit() with an output writes a MANIFEST even when
   // the run added no key.
-  void SetOutput(const std::string& tmp, const std::string& final);
-  // The output the last committed run named (its `final`), "" for none.
-  const std::string& committed_output() const { return committed_output_; }
+  // `digest` is that of the run's input and options; the MANIFEST keeps
+  // the last kMaxCommitted outputs with theirs.
+  void SetOutput(const std::string& tmp, const std::string& final,
+                 uint64_t digest);
+  // The committed output at `path` (absolute), or null.
+  const Committed* FindCommitted(const std::string& path) const;
 
   // Merges every run into one and commits that (after OpenForUpdate).
   bool CompactAll(std::string* error);
+  // Converts a state of format 1 in place: its runs merged into one run of
+  // format 2, then a MANIFEST of format 2 committed (a kill leaves the old
+  // state whole). True, doing nothing, for a state of format 2; upgraded()
+  // tells which.
+  bool Upgrade(const std::string& dir, std::string* error);
+  bool upgraded() const { return upgraded_; }
+  int format() const { return format_; }
 
   // Decodes every run: order, counts and checksums.
   bool Verify(std::string* error);
@@ -116,11 +140,25 @@ class SeenState {
   uint64_t run_bytes() const;       // the key runs' files
   uint64_t manifest_bytes() const { return manifest_bytes_; }
   uint64_t new_keys() const { return new_keys_; }
+  // Bytes of new runs and of merged runs written since the state began:
+  // their sum over the first is the write amplification of compaction.
+  uint64_t written_bytes() const { return written_bytes_; }
+  uint64_t rewritten_bytes() const { return rewritten_bytes_; }
+  // Bytes the last run's lookups read from the runs.
+  uint64_t lookup_bytes() const { return lookup_bytes_; }
   uint64_t compacted_keys() const { return compacted_keys_; }
   double commit_seconds() const { return commit_seconds_; }
 
-  // Runs past this are merged into one whatever their sizes.
-  static constexpr size_t kMaxRuns = 16;
+  // Each run holds at least kRatio times the keys of all newer runs
+  // together (Compact()); runs past kMaxRuns are merged whatever their
+  // sizes.
+  static constexpr uint64_t kRatio = 4;
+  static constexpr size_t kMaxRuns = 24;
+  static constexpr size_t kMaxCommitted = 4096;
+  // A run's level: 0 up to kLevelBase keys, then one more for each factor
+  // kRatio + 1 (the sizes the policy keeps runs at).
+  static constexpr uint64_t kLevelBase = 4096;
+  static int Level(uint64_t keys);
 
  private:
   bool CheckOwnership(std::string* error) const;
@@ -135,13 +173,20 @@ class SeenState {
   std::string Manifest(bool with_output = true) const;
   std::string RunName(uint64_t number) const;
   bool Compact(bool all, std::string* error);
+  template <class Reader>
+  bool MergeInto(std::vector<std::unique_ptr<Reader>>* readers,
+                 const std::string& name, uint64_t* keys, uint64_t* bytes,
+                 std::string* error);
+  void ReplaceRuns(size_t from, const Run& merged);
+  bool CheckFormat(std::string* error) const;
   bool Publish(std::string* error);  // the manifest: the commit point
   bool Damaged(const std::string& what, std::string* error) const;
 
   std::string dir_;  // as given: messages only
   int dir_fd_ = -1;  // the directory, opened once: every file is under it
   int lock_fd_ = -1;
-  bool exists_ = false, update_ = false;
+  bool exists_ = false, update_ = false, upgrading_ = false, upgraded_ = false;
+  int format_ = 2;
   // What an update made, for Abandon(): the directory, LOCK, a new
   // state's first MANIFEST, and the runs it named.
   bool made_dir_ = false, made_lock_ = false, made_manifest_ = false;
@@ -157,12 +202,15 @@ class SeenState {
   std::string pending_;  // the new run's final name
   std::vector<std::string> obsolete_;  // merged away: removed after commit
   uint64_t new_keys_ = 0, compacted_keys_ = 0;
+  uint64_t written_bytes_ = 0, rewritten_bytes_ = 0, lookup_bytes_ = 0;
+  std::vector<Committed> committed_;
   double commit_seconds_ = 0;
   bool lookup_failed_ = false;
   bool published_ = false;
   // The output named by the MANIFEST read, and by this run's commit.
   std::string committed_output_, committed_output_tmp_;
   std::string output_, output_tmp_;
+  uint64_t output_digest_ = 0;
   bool CompleteOutput(std::string* error);  // the rename a crash skipped
 };
 

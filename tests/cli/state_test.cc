@@ -235,7 +235,7 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
   const Result compact = Run("state --compact " + state_);
   EXPECT_EQ(compact.status, 0) << compact.err;
   EXPECT_NE(compact.out.find("compacted "), std::string::npos) << compact.out;
-  EXPECT_NE(compact.out.find("runs      1\n"), std::string::npos)
+  EXPECT_NE(compact.out.find("runs      1 (level "), std::string::npos)
       << compact.out;
   EXPECT_EQ(StateKeys(), keys);
   const Result after = Run("dedup --on-error=skip --state=" + state_, all);
@@ -354,8 +354,9 @@ TEST_F(StateCliTest, ALinkReplacedMidRunLeavesTheOtherStateAlone) {
 }
 
 TEST_F(StateCliTest, FailedRunsLeaveTheStateAndRepeatTheirOutput) {
+  // A small day after a larger one: its run is not merged (Compact()).
   const std::string day0 = DayInput(0, 3000, 5000);
-  const std::string day1 = DayInput(1, 3000, 5000);
+  const std::string day1 = DayInput(1, 300, 5000);
   ASSERT_EQ(Run("dedup --state=" + state_, day0).status, 0);
   const long long keys0 = StateKeys();
   const std::string manifest = Slurp(state_ + "/MANIFEST");
@@ -558,7 +559,8 @@ TEST_F(StateCliTest, OutputCommittedWithTheStateSurvivesCrashLoops) {
       }
       r = Wait(pid, "kill");
       completed_by_rerun +=
-          r.err.find("nothing to add") != std::string::npos;
+          r.err.find("from this same input; nothing to do") !=
+          std::string::npos;
     }
     so_far += days[d];
     outputs += Slurp(out);
@@ -757,41 +759,58 @@ TEST_F(StateCliTest, InvalidLinesAreNotWrittenWithStateUnlessKeepIsGiven) {
   EXPECT_EQ(Run("dedup", day).out, day);
 }
 
-TEST_F(StateCliTest, DamageIsFoundBeforeAnyInputIsRead) {
-  ASSERT_EQ(Run("dedup --state=" + state_, DayInput(0, 2000, 3000)).status, 0);
+// Damage to a run's header or fence is found when the state is opened,
+// before any input is read; damage to a block when a run reads that block
+// (a lookup, `state`, `state --verify`). Either way: exit 2, nothing
+// written, the state left as it is.
+TEST_F(StateCliTest, DamageIsFoundBeforeInputOrWhenItsBlockIsRead) {
+  const std::string day0 = DayInput(0, 2000, 3000);
+  ASSERT_EQ(Run("dedup --state=" + state_, day0).status, 0);
   const std::string manifest = Slurp(state_ + "/MANIFEST");
   const std::string run_name =
       manifest.substr(manifest.find("run run-") + 4, 15);
-  std::string run = Slurp(state_ + "/" + run_name);
-  run[run.size() / 2] ^= 4;  // past the header: its size checks still pass
+  const std::string good = Slurp(state_ + "/" + run_name);
+  std::string run = good;
+  run[run.size() - 3] ^= 4;  // the fence: its checksum is in the header
   Write(state_ + "/" + run_name, run);
   const std::map<std::string, std::string> before = Listing(state_);
   // Input that would give a diagnostic, and a missing file: neither is
   // reached, so the damage was found before any input was read.
   Write(Path("day1.txt"), "http://new/\nhttp://bad host/\n");
-  const Result r = Run("dedup --state=" + state_ + " " + Path("day1.txt") +
-                       " " + Path("missing.txt"));
+  Result r = Run("dedup --state=" + state_ + " " + Path("day1.txt") + " " +
+                 Path("missing.txt"));
   EXPECT_EQ(r.status, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err, "uriscan: dedup --state: state " + state_ +
                        " is damaged: " + state_ + "/" + run_name +
-                       " is damaged: bad checksum (it is left as it is; "
-                       "restore it or start another directory)\n");
+                       " is damaged: bad fence checksum (it is left as it "
+                       "is; restore it or start another directory)\n");
   EXPECT_EQ(Listing(state_), before);
-  // `state --verify` reports the damage alone, with no report on stdout.
-  const Result verify = Run("state --verify " + state_);
-  EXPECT_EQ(verify.status, 2);
-  EXPECT_EQ(verify.out, "");
-  EXPECT_NE(verify.err.find(run_name + " is damaged"), std::string::npos)
-      << verify.err;
-  // Without --verify too: a state the next run refuses is never reported
-  // healthy (it was, with exit 0).
-  const Result plain = Run("state " + state_);
-  EXPECT_EQ(plain.status, 2);
-  EXPECT_EQ(plain.out, "");
-  EXPECT_NE(plain.err.find(run_name + " is damaged: bad checksum"),
+  // A block: the second byte of the first block (past the header).
+  run = good;
+  run[65] ^= 4;
+  Write(state_ + "/" + run_name, run);
+  const std::map<std::string, std::string> damaged = Listing(state_);
+  // Day 0 again asks for every block: the damaged one is read.
+  r = Run("dedup --state=" + state_, day0);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(run_name + " is damaged: bad checksum of block 0"),
             std::string::npos)
-      << plain.err;
+      << r.err;
+  EXPECT_EQ(Listing(state_), damaged);
+  // `state --verify` and `state` report the damage alone, with no report
+  // on stdout: a state a run may refuse is never reported healthy.
+  for (const char* command : {"state --verify ", "state "}) {
+    const Result report = Run(command + state_);
+    EXPECT_EQ(report.status, 2) << command;
+    EXPECT_EQ(report.out, "") << command;
+    EXPECT_NE(report.err.find(run_name + " is damaged: bad checksum of block"),
+              std::string::npos)
+        << command << report.err;
+  }
+  Write(state_ + "/" + run_name, good);
+  EXPECT_EQ(Run("state --verify " + state_).status, 0);
 }
 
 // What a killed run left (a temporary run, a stray run) is listed with
@@ -811,6 +830,106 @@ TEST_F(StateCliTest, StateListsWhatItsManifestDoesNotName) {
   const std::string after = Run("state " + state_).out;
   EXPECT_EQ(after.find("run-000009.keys.tmp"), std::string::npos) << after;
   EXPECT_NE(after.find("unlisted  notes.txt"), std::string::npos) << after;
+}
+
+// A scheduler's retry of a committed day, whatever ran since, is a no-op
+// (exit 0, a note, nothing written or added); other input into a FILE a
+// run committed is a usage error naming that run, and adds nothing.
+TEST_F(StateCliTest, ACommittedDayRunAgainIsANoOpAndOnlyThat) {
+  std::vector<std::string> day;
+  for (int d = 0; d < 3; ++d) {
+    day.push_back(Path("day" + std::to_string(d) + ".txt"));
+    Write(day[d], DayInput(d, 2000, 6000));
+  }
+  auto dedup = [&](const std::string& out, const std::string& in) {
+    return Run("dedup --state=" + state_ + " --output=" + Path(out) + " " + in);
+  };
+  ASSERT_EQ(dedup("d1.txt", day[0]).status, 0);
+  ASSERT_EQ(dedup("d2.txt", day[1]).status, 0);
+  const std::string d1 = Slurp(Path("d1.txt")), d2 = Slurp(Path("d2.txt"));
+  const long long keys = StateKeys();
+  // day 1 again into d1.txt, after day 2 committed: a no-op.
+  Result r = dedup("d1.txt", day[0]);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("d1.txt was committed to " + state_), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("from this same input; nothing to do"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(Slurp(Path("d1.txt")), d1);
+  EXPECT_EQ(StateKeys(), keys);
+  // Day 3 into d2.txt: refused, naming the run; nothing written or added.
+  r = dedup("d2.txt", day[2]);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("d2.txt was committed to " + state_ + " at 20"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("from other input"), std::string::npos) << r.err;
+  EXPECT_EQ(Slurp(Path("d2.txt")), d2);
+  EXPECT_EQ(StateKeys(), keys);
+  // Other options are other input too (their output would differ).
+  r = Run("dedup --keys --state=" + state_ + " --output=" + Path("d1.txt") +
+          " " + day[0]);
+  EXPECT_EQ(r.status, 2) << r.err;
+  // Day 3 into a new FILE then writes its new lines.
+  r = dedup("d3.txt", day[2]);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Slurp(Path("d1.txt")) + Slurp(Path("d2.txt")) +
+                Slurp(Path("d3.txt")),
+            Stateless(DayInput(0, 2000, 6000) + DayInput(1, 2000, 6000) +
+                      DayInput(2, 2000, 6000)));
+}
+
+// A state of the release before indexed runs is refused with the command
+// that converts it; converted, it answers as before and takes new days.
+TEST_F(StateCliTest, AFormatOneStateIsRefusedUntilUpgraded) {
+  ASSERT_EQ(std::system(("cp -r '" URISCAN_SOURCE_DIR "/tests/data/state-v1' '" +
+                         state_ + "'")
+                            .c_str()),
+            0);
+  std::string pages, again;
+  for (int i = 1; i <= 600; ++i)
+    pages += "http://example.org/page/" + std::to_string(i) + "\n";
+  const std::map<std::string, std::string> before = Listing(state_);
+  for (const std::string& args :
+       {"dedup --state=" + state_, "state " + state_, "state --verify " + state_,
+        "state --compact " + state_}) {
+    const Result r = Run(args, pages);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_NE(r.err.find("written by an earlier uriscan (state format 1"),
+              std::string::npos)
+        << args << ": " << r.err;
+    EXPECT_NE(r.err.find("uriscan state " + state_ + " --upgrade"),
+              std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(Listing(state_), before);
+  // A kill at each step of the conversion leaves the old state whole.
+  for (const char* step : {"compacted-unnamed", "before-manifest"}) {
+    const Result killed = Run("state --upgrade " + state_, "",
+                              std::string("URISCAN_TEST_CRASH_AT=") + step);
+    EXPECT_EQ(killed.status, -SIGKILL) << step;
+    EXPECT_EQ(Slurp(state_ + "/MANIFEST"), before.at("MANIFEST")) << step;
+  }
+  Result r = Run("state --upgrade " + state_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("upgraded  to format 2: 500 keys in one run"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(StateKeys(), 500);
+  r = Run("state --upgrade " + state_);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("nothing to do"), std::string::npos) << r.out;
+  // Pages 1-500 were seen by the old state: only 501-600 are new.
+  r = Run("dedup --quiet --state=" + state_, pages);
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (int i = 501; i <= 600; ++i)
+    again += "http://example.org/page/" + std::to_string(i) + "\n";
+  EXPECT_EQ(r.out, again);
+  EXPECT_EQ(StateKeys(), 600);
 }
 
 }  // namespace
