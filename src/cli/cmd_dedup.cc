@@ -270,9 +270,9 @@ class DedupRun : public CommandRun {
       std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
     if (Digest() == rerun_->digest) {
       std::fprintf(stderr,
-                   "uriscan: dedup --state: %s was committed to %s at %s "
-                   "from this same input; nothing to do\n",
-                   output_name_.c_str(), state_dir_.c_str(), when);
+                   "uriscan: dedup --state: %s was committed to %s from "
+                   "this same input; nothing to do\n",
+                   output_name_.c_str(), state_dir_.c_str());
       return true;
     }
     std::fprintf(stderr,

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The seen-set at crawl scale: builds states of 10^6 .. 10^9 keys by
+# streaming generated URLs (bench/url_gen.cc) into `dedup --state`, then
+# times days of 1,000, 10^6 and 10^8 lines (half seen, half new) against
+# each, beside a stateless dedup of the same lines, with peak RSS and bytes
+# per key; and the same insert-if-absent work on RocksDB (bench/
+# rocksdb_seen.cc, when Debian's librocksdb-dev is installed) in the same
+# run. Also the start-up of the command against /bin/true and wc -l.
+# usage: tools/bench-state.sh [OPTION...]
+#   --build-dir=DIR   a Release build dir, configured here when new
+#                     (default build/release); its targets are built first
+#   --sizes=LIST      state sizes, comma-separated (default
+#                     1000000,10000000,100000000,1000000000)
+#   --rocksdb-max=N   the largest state built on RocksDB too (10000000: its
+#                     build takes minutes per 10^7 keys here)
+#   --big-day=N       the states that also get a 10^8-line day: those of at
+#                     least N keys (default 100000000; 0 for none)
+#   --runs=N          small days are timed N times, the best reported (5)
+#   --work-dir=DIR    where states go (default a new directory under
+#                     build/, removed at exit unless --keep)
+#   --keep            keep the states
+# Prints one markdown table. Run nothing else meanwhile.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build_dir=$root/build/release
+sizes=1000000,10000000,100000000,1000000000
+rocksdb_max=10000000
+big_day=100000000
+runs=5
+work_dir=
+keep=0
+usage() { sed -n '10,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+for a in "$@"; do
+  case $a in
+    --build-dir=*) build_dir=${a#*=} ;;
+    --sizes=*) sizes=${a#*=} ;;
+    --rocksdb-max=*) rocksdb_max=${a#*=} ;;
+    --big-day=*) big_day=${a#*=} ;;
+    --runs=*) runs=${a#*=} ;;
+    --work-dir=*) work_dir=${a#*=} ;;
+    --keep) keep=1 ;;
+    *) usage ;;
+  esac
+done
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+targets=(uriscan_cli url_gen)
+grep -q '^ROCKSDB_FOUND:INTERNAL=1' "$build_dir/CMakeCache.txt" &&
+  targets+=(rocksdb_seen)
+cmake --build "$build_dir" -j2 --target "${targets[@]}" >/dev/null
+uriscan=$build_dir/uriscan
+gen=$build_dir/bench/url_gen
+peer=$build_dir/bench/rocksdb_seen
+[ -x "$peer" ] || peer=
+if [ -z "$work_dir" ]; then
+  mkdir -p "$root/build"
+  work_dir=$(mktemp -d "$root/build/bench-state.XXXXXX")
+fi
+[ "$keep" = 1 ] || trap 'rm -rf "$work_dir"' EXIT
+mkdir -p "$work_dir"
+cd "$work_dir"
+
+# ms and peak RSS (MB) of one command: "MS RSS"; its stdout to /dev/null.
+timed() {
+  local start end
+  start=$(date +%s%N)
+  /usr/bin/time -f %M -o rss.txt "$@" >/dev/null 2>err.txt ||
+    { echo "bench-state: failed: $* ($(tail -1 err.txt))" >&2; exit 1; }
+  end=$(date +%s%N)
+  echo "$(( (end - start) / 1000000 )) $(( $(tail -1 rss.txt) / 1024 ))"
+}
+# The best ms of $runs runs of a command made by the function $1 with the
+# run's number (each run a fresh day: days add their new keys), and the
+# largest RSS: "MS RSS".
+best_of() {
+  local best=999999999 rss=0 r t m
+  for r in $(seq 1 "$2"); do
+    read -r t m < <("$1" "$r")
+    [ "$t" -lt "$best" ] && best=$t
+    [ "$m" -gt "$rss" ] && rss=$m
+  done
+  echo "$best $rss"
+}
+# A day of M lines for a state of N keys, run R: M/2 seen URLs (numbers
+# spread over [0, N)) and M/2 new ones (numbers above 2^40, per run).
+make_day() {  # N M R FILE
+  local half=$(( $2 / 2 ))
+  "$gen" $(( ($1 / 3 + $3 * half) % ($1 - half) )) \
+    $(( ($1 / 3 + $3 * half) % ($1 - half) + half )) > "$4"
+  "$gen" $(( (1 << 40) + $3 * $2 )) $(( (1 << 40) + $3 * $2 + $2 - half )) >> "$4"
+}
+
+echo "# tools/bench-state.sh on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(date -u +%Y-%m-%d)"
+echo
+echo "## Start-up (best of 10, ms)"
+for cmd in "/bin/true" "wc -l day.startup" "$uriscan --version" \
+           "$uriscan dedup --quiet day.startup"; do
+  [ -f day.startup ] || "$gen" 0 1000 > day.startup
+  best=999999
+  for i in $(seq 1 10); do
+    start=$(date +%s%N); $cmd >/dev/null 2>&1; end=$(date +%s%N)
+    t=$(( (end - start) / 1000 ))
+    [ "$t" -lt "$best" ] && best=$t
+  done
+  printf '| %s | %d.%02d ms |\n' "${cmd/$build_dir\//}" $((best / 1000)) $((best % 1000 / 10))
+done
+echo
+echo "## Days against a state (ms best of $runs for 1,000 lines, of 3 for 10^6, one 10^8; peak RSS MB)"
+echo
+echo "| state | store | build | keys/s | B/key | 1,000-line day | stateless | +ms | RSS | 10^6-line day | stateless | RSS | 10^8-line day | RSS |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+IFS=, read -r -a size_list <<< "$sizes"
+for n in "${size_list[@]}"; do
+  # The build: batches of at most 10^8 lines (a run's rows wait in its
+  # spool until the state is consulted: 4 GB at 10^8).
+  rm -rf st
+  build_ms=0 build_rss=0 from=0
+  while [ "$from" -lt "$n" ]; do
+    to=$(( from + 100000000 < n ? from + 100000000 : n ))
+    read -r t m < <(timed sh -c "'$gen' $from $to | '$uriscan' dedup --quiet --state=st --memory=4G")
+    build_ms=$(( build_ms + t )); [ "$m" -gt "$build_rss" ] && build_rss=$m
+    from=$to
+  done
+  bpk=$("$uriscan" state st | awk '/^bytes/ {print $(NF-4)}')
+  day_small() { make_day "$n" 1000 "$1" day.txt; timed "$uriscan" dedup --quiet --state=st day.txt; }
+  day_small_stateless() { make_day "$n" 1000 "$1" day.txt; timed "$uriscan" dedup --quiet day.txt; }
+  day_mid() { make_day "$n" 1000000 $(( $1 + 100 )) day.txt; timed "$uriscan" dedup --quiet --state=st day.txt; }
+  day_mid_stateless() { make_day "$n" 1000000 $(( $1 + 100 )) day.txt; timed "$uriscan" dedup --quiet day.txt; }
+  read -r s_ms s_rss < <(best_of day_small "$runs")
+  read -r l_ms _ < <(best_of day_small_stateless "$runs")
+  read -r m_ms m_rss < <(best_of day_mid 3)
+  read -r ml_ms _ < <(best_of day_mid_stateless 3)
+  big="-" big_rss="-"
+  if [ "$big_day" -gt 0 ] && [ "$n" -ge "$big_day" ]; then
+    half=50000000
+    read -r big big_rss < <(timed sh -c "{ '$gen' 0 $half; '$gen' $(( 1 << 41 )) $(( (1 << 41) + half )); } | '$uriscan' dedup --quiet --state=st --memory=4G")
+  fi
+  printf '| %s | uriscan | %d.%02d s | %.2f M | %s | %d ms | %d ms | %+d | %d | %d ms | %d ms | %d | %s | %s |\n' \
+    "$n" $((build_ms / 1000)) $((build_ms % 1000 / 10)) \
+    "$(awk -v n="$n" -v ms="$build_ms" 'BEGIN {print n / ms / 1000}')" "$bpk" \
+    "$s_ms" "$l_ms" $((s_ms - l_ms)) "$s_rss" "$m_ms" "$ml_ms" "$m_rss" \
+    "$big${big:+$( [ "$big" = - ] || echo ' ms')}" "$big_rss"
+  if [ -n "$peer" ] && [ "$n" -le "$rocksdb_max" ]; then
+    rm -rf db
+    build_ms=0 build_rss=0 from=0
+    while [ "$from" -lt "$n" ]; do
+      to=$(( from + 1000000 < n ? from + 1000000 : n ))
+      read -r t m < <(timed sh -c "'$gen' $from $to | '$peer' db")
+      build_ms=$(( build_ms + t )); [ "$m" -gt "$build_rss" ] && build_rss=$m
+      from=$to
+    done
+    rdb_bpk=$(du -sb db | awk -v n="$n" '{printf "%.2f", $1 / n}')
+    peer_small() { make_day "$n" 1000 "$1" day.txt; timed sh -c "'$peer' db < day.txt"; }
+    peer_mid() { make_day "$n" 1000000 $(( $1 + 100 )) day.txt; timed sh -c "'$peer' db < day.txt"; }
+    read -r s_ms s_rss < <(best_of peer_small "$runs")
+    read -r m_ms m_rss < <(best_of peer_mid 3)
+    printf '| %s | RocksDB | %d.%02d s | %.2f M | %s | %d ms | %d ms | %+d | %d | %d ms | %d ms | %d | - | - |\n' \
+      "$n" $((build_ms / 1000)) $((build_ms % 1000 / 10)) \
+      "$(awk -v n="$n" -v ms="$build_ms" 'BEGIN {print n / ms / 1000}')" "$rdb_bpk" \
+      "$s_ms" "$l_ms" $((s_ms - l_ms)) "$s_rss" "$m_ms" "$ml_ms" "$m_rss"
+  elif [ -z "$peer" ]; then
+    echo "| $n | RocksDB | (absent: install librocksdb-dev and reconfigure) |"
+  fi
+done
