@@ -123,7 +123,7 @@ for n in "${size_list[@]}"; do
     build_ms=$(( build_ms + t )); [ "$m" -gt "$build_rss" ] && build_rss=$m
     from=$to
   done
-  bpk=$("$uriscan" state st | awk '/^bytes/ {print $(NF-4)}')
+  bpk=$("$uriscan" state st | awk '/^bytes/ {print $(NF-5)}')
   day_small() { make_day "$n" 1000 "$1" day.txt; timed "$uriscan" dedup --quiet --state=st day.txt; }
   day_small_stateless() { make_day "$n" 1000 "$1" day.txt; timed "$uriscan" dedup --quiet day.txt; }
   day_mid() { make_day "$n" 1000000 $(( $1 + 100 )) day.txt; timed "$uriscan" dedup --quiet --state=st day.txt; }
