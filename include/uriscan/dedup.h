@@ -120,6 +120,17 @@ class URISCAN_EXPORT Dedup {
   // memory stays within the budget) and the run can only fail.
   [[nodiscard]] bool Finish(std::vector<bool>* first, std::string* error,
                             const Filter& filter = nullptr);
+  // Finish() with the key space cut into parts, settled on up to `threads`
+  // threads at once: part p holds the keys from starts[p] (starts[0] is 0,
+  // the others increase) to the next start, and filters[p] sees them, in
+  // increasing order, from one thread at a time. The answer is Finish()'s
+  // whatever the parts and threads (filters of different parts must not
+  // share state). Each thread merges its range of every run with 1 MiB
+  // per run.
+  [[nodiscard]] bool FinishByParts(std::vector<bool>* first, std::string* error,
+                                   const std::vector<uint64_t>& starts,
+                                   const std::vector<Filter>& filters,
+                                   size_t threads);
   const std::string& error() const { return error_; }
   // Where runs go: Options::temp_dir, or its default.
   const std::string& temp_dir() const { return options_.temp_dir; }

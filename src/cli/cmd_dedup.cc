@@ -50,6 +50,13 @@ constexpr char kHelp[] =
     "                              Invalid lines are not written (they are\n"
     "                              diagnosed and counted) unless\n"
     "                              --on-error=keep is given\n"
+    "      [--shards=N]            a new state of N shards (a power of 2 up\n"
+    "                              to 4096; default 1): each holds the keys\n"
+    "                              with its number in their top bits, with\n"
+    "                              runs and a lock of its own, and a run's\n"
+    "                              keys are looked up shard by shard on\n"
+    "                              --threads threads. Output and answers\n"
+    "                              are those of an unsharded state\n"
     "      [--output=FILE]         the lines into FILE (a new file), which\n"
     "                              appears whole when the run ends with exit\n"
     "                              0; with --state, together with the\n"
@@ -104,6 +111,7 @@ class DedupRun : public CommandRun {
         config.memory / 4,
         config.memory > in_flight ? config.memory - in_flight : 0);
     config.state = state_.get();
+    config.threads = opt_.threads;
     sink_ = std::make_unique<DedupSink>(config);
     if (sink_->failed()) {  // before any output: the temporary directory
       std::fprintf(stderr, "uriscan: dedup: %s\n", sink_->error().c_str());
@@ -331,7 +339,7 @@ class DedupRun : public CommandRun {
     std::string error;
     if (state_->OpenForUpdate(
             state_dir_, StateIdentity(*fingerprinter_, profile_.normalize),
-            &error))
+            &error, shards_))
       return true;
     std::fprintf(stderr, "uriscan: dedup --state: %s\n", error.c_str());
     state_.reset();
@@ -343,6 +351,7 @@ class DedupRun : public CommandRun {
   bool on_error_given_ = false;
   DedupSink::Config config_;
   std::string state_dir_;  // --state
+  uint32_t shards_ = 0;    // --shards: 0 takes the state's
   std::string output_name_;  // --output
   std::unique_ptr<OutputFile> output_;
   struct DigestFree {
@@ -389,6 +398,14 @@ void DedupRun::AddOptions(CLI::App* app) {
     if (v.empty()) throw UsageError("--state takes a directory");
     state_dir_ = v;
   });
+  AddValueOption(app, "--shards", "N", [this](const std::string& v) {
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || v[0] == '-' || v[0] == '+' || n < 1 ||
+        n > SeenState::kMaxShards || (n & (n - 1)) != 0)
+      throw UsageError("--shards takes a power of 2 from 1 to 4096");
+    shards_ = static_cast<uint32_t>(n);
+  });
   AddValueOption(app, "--output", "FILE", [this](const std::string& v) {
     // The path is written into a --state's MANIFEST, a line a field.
     if (v.empty() ||
@@ -415,6 +432,8 @@ int DedupRun::Check() {
       return 2;
     }
   }
+  if (shards_ != 0 && state_dir_.empty())
+    return Usage("--shards shards a --state directory; it needs --state");
   if (!state_dir_.empty() && config_.bloom_expected > 0)
     return Usage("--state keeps an exact seen-set; it cannot take --bloom");
   // An invalid line has no class, so the state cannot hold it: kept, it

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
@@ -89,17 +91,35 @@ void PrintState(const std::string& dir, const SeenState& state) {
               written ? static_cast<double>(written + state.rewritten_bytes()) /
                             static_cast<double>(written)
                       : 1.0);
+  // The runs of the state, or of each of its shards.
+  std::vector<std::pair<std::string, SeenState::Run>> runs;
+  for (uint32_t i = 0; i < state.shards(); ++i) {
+    const SeenState& s = state.shards() > 1 ? *state.shard(i) : state;
+    const std::string prefix = state.shards() > 1 ? s.dir().substr(s.dir().rfind('/') + 1) + "/" : "";
+    for (const SeenState::Run& r : s.runs()) runs.emplace_back(prefix, r);
+  }
+  if (state.shards() > 1) {
+    std::printf("shards    %u (keys by their top %d bits)\n", state.shards(),
+                __builtin_ctz(state.shards()));
+    for (uint32_t i = 0; i < state.shards(); ++i) {
+      const SeenState& s = *state.shard(i);
+      std::printf("  %s  %llu keys  %zu runs  %llu bytes\n",
+                  s.dir().substr(s.dir().rfind('/') + 1).c_str(),
+                  static_cast<unsigned long long>(s.keys()), s.runs().size(),
+                  static_cast<unsigned long long>(s.run_bytes() + s.manifest_bytes()));
+    }
+  }
   std::map<int, int> per_level;
-  for (const SeenState::Run& r : state.runs()) ++per_level[SeenState::Level(r.keys)];
+  for (const auto& [prefix, r] : runs) ++per_level[SeenState::Level(r.keys)];
   std::string levels;
   for (const auto& [level, n] : per_level)
     levels += (levels.empty() ? " (" : ", ") + std::string("level ") +
               std::to_string(level) + ": " + std::to_string(n);
-  std::printf("runs      %zu%s\n", state.runs().size(),
+  std::printf("runs      %zu%s\n", runs.size(),
               levels.empty() ? "" : (levels + ")").c_str());
-  for (const SeenState::Run& r : state.runs()) {
-    std::printf("  %s  level %d  %llu keys  %llu bytes  %.2f bytes per key\n",
-                r.name.c_str(), SeenState::Level(r.keys),
+  for (const auto& [prefix, r] : runs) {
+    std::printf("  %s%s  level %d  %llu keys  %llu bytes  %.2f bytes per key\n",
+                prefix.c_str(), r.name.c_str(), SeenState::Level(r.keys),
                 static_cast<unsigned long long>(r.keys),
                 static_cast<unsigned long long>(r.bytes),
                 r.keys ? static_cast<double>(r.bytes) / r.keys : 0.0);
@@ -154,9 +174,13 @@ class StateRun : public CommandRun {
                                "removes it"
                              : "not the state's: left as it is");
     }
-    if (verify_)
+    if (verify_) {
+      size_t runs = state.runs().size();
+      for (uint32_t i = 0; state.shards() > 1 && i < state.shards(); ++i)
+        runs += state.shard(i)->runs().size();
       std::printf("verified  %zu runs: key order, counts and checksums\n",
-                  state.runs().size());
+                  runs);
+    }
     // A report that could not be written (a full disk, a closed stdout) is
     // an error like any other output.
     if (std::fflush(stdout) != 0 || std::ferror(stdout))

@@ -186,10 +186,26 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
     }
     if (!state->BeginLookups(config_.memory / 4, error)) return false;
   }
-  Dedup::Filter filter;
-  if (state) filter = [state](uint64_t key) { return state->Offer(key); };
   const auto start = std::chrono::steady_clock::now();
-  if (!exact_->Finish(&first, error, filter)) return false;
+  if (state && state->shards() > 1) {
+    // Each shard's keys on a thread of their own: shard i holds the keys
+    // from i << (64 - log2 N) on.
+    std::vector<uint64_t> starts;
+    std::vector<Dedup::Filter> filters;
+    const int bits = __builtin_ctz(state->shards());
+    for (uint32_t i = 0; i < state->shards(); ++i) {
+      SeenState* shard = state->shard(i);
+      starts.push_back(i == 0 ? 0 : uint64_t{i} << (64 - bits));
+      filters.push_back([shard](uint64_t key) { return shard->Offer(key); });
+    }
+    if (!exact_->FinishByParts(&first, error, starts, filters,
+                               std::max<size_t>(config_.threads, 1)))
+      return false;
+  } else {
+    Dedup::Filter filter;
+    if (state) filter = [state](uint64_t key) { return state->Offer(key); };
+    if (!exact_->Finish(&first, error, filter)) return false;
+  }
   if (state && !state->EndLookups(error)) return false;
   lookup_seconds_ = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)

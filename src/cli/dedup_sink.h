@@ -34,6 +34,7 @@ class DedupSink {
     // --state: classes of earlier runs count as seen, and every row waits
     // in the spool until the state has been consulted. Not owned.
     SeenState* state = nullptr;
+    size_t threads = 1;  // a sharded state's lookups, shard by shard
   };
   explicit DedupSink(const Config& config);
   ~DedupSink();

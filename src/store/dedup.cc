@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
+#include <thread>
 #include <utility>
 
 #include "src/store/kway_merge.h"
@@ -197,6 +199,67 @@ void MergeRuns(const std::vector<std::FILE*>& runs, size_t buffer_bytes,
       [](const Entry& a, const Entry& b) { return a.key == b.key; }, first);
 }
 
+// Reads the entries of one sorted run from `begin` to `end` (entry
+// indexes) with pread, so threads read ranges of the same file at once.
+template <class Entry>
+class RangeReader {
+ public:
+  RangeReader(int fd, uint64_t begin, uint64_t end, size_t buffer_entries)
+      : fd_(fd), next_(begin), end_(end), buf_(buffer_entries) {}
+  bool Next(Entry* e) {
+    if (pos_ == n_) {
+      const uint64_t want = std::min<uint64_t>(buf_.size(), end_ - next_);
+      if (want == 0) return false;
+      const size_t bytes = static_cast<size_t>(want) * sizeof(Entry);
+      size_t done = 0;
+      while (done < bytes) {
+        const ssize_t got =
+            pread(fd_, reinterpret_cast<char*>(buf_.data()) + done,
+                  bytes - done, static_cast<off_t>(next_ * sizeof(Entry) + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+          failed_ = true;
+          return false;
+        }
+        done += static_cast<size_t>(got);
+      }
+      next_ += want;
+      n_ = static_cast<size_t>(want);
+      pos_ = 0;
+    }
+    *e = buf_[pos_++];
+    return true;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  int fd_;
+  uint64_t next_, end_;
+  std::vector<Entry> buf_;
+  size_t pos_ = 0, n_ = 0;
+  bool failed_ = false;
+};
+
+// The index of the first entry of a sorted run whose key is >= `key`
+// (binary search with pread); `entries` on a read error too.
+template <class Entry>
+uint64_t LowerBound(int fd, uint64_t entries, uint64_t key) {
+  uint64_t lo = 0, hi = entries;
+  while (lo < hi) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    Entry e;
+    if (pread(fd, &e, sizeof e, static_cast<off_t>(mid * sizeof e)) !=
+        static_cast<ssize_t>(sizeof e))
+      return entries;
+    if (e.key < key) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
 }  // namespace
 
 Dedup::Dedup(Options options)
@@ -355,6 +418,93 @@ bool Dedup::Finish(std::vector<bool>* first, std::string* error,
       return false;
     }
   }
+  return true;
+}
+
+bool Dedup::FinishByParts(std::vector<bool>* first, std::string* error,
+                          const std::vector<uint64_t>& starts,
+                          const std::vector<Filter>& filters,
+                          size_t threads) {
+  if (starts.size() <= 1 || threads <= 1 || !spilling_) {
+    // One part: Finish() with a filter that picks the part by key.
+    if (starts.size() == 1) return Finish(first, error, filters[0]);
+    return Finish(first, error, [&](uint64_t key) {
+      const size_t p = static_cast<size_t>(
+          std::upper_bound(starts.begin(), starts.end(), key) -
+          starts.begin() - 1);
+      return filters[p](key);
+    });
+  }
+  first->assign(deferred_, false);
+  if (spilling_) SpillBuffer();
+  if (!error_.empty()) {
+    *error = error_;
+    return false;
+  }
+  buffer_ = std::vector<Entry>();
+  // Run r's entries and its descriptor; the parts' first entries in it.
+  std::vector<int> fds;
+  std::vector<uint64_t> sizes;
+  for (std::FILE* f : runs_) {
+    std::fflush(f);
+    fds.push_back(fileno(f));
+    sizes.push_back(static_cast<uint64_t>(lseek(fileno(f), 0, SEEK_END)) /
+                    sizeof(Entry));
+  }
+  const size_t parts = starts.size();
+  std::vector<std::vector<uint64_t>> bounds(runs_.size());
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    for (size_t p = 0; p < parts; ++p)
+      bounds[r].push_back(p == 0 ? 0 : LowerBound<Entry>(fds[r], sizes[r], starts[p]));
+    bounds[r].push_back(sizes[r]);
+  }
+  // Bytes, not bits: threads set the flags of different numbers at once.
+  std::vector<uint8_t> flags(deferred_, 0);
+  std::vector<uint64_t> kept(parts, 0), turned(parts, 0);
+  std::vector<char> failed(parts, 0);
+  std::atomic<size_t> next{0};
+  const size_t per_run = std::max<size_t>(
+      std::min<size_t>(options_.memory_bytes / 2 / threads /
+                           std::max<size_t>(runs_.size(), 1),
+                       size_t{1} << 20) /
+          sizeof(Entry),
+      256);
+  auto work = [&] {
+    for (size_t p; (p = next.fetch_add(1)) < parts;) {
+      std::vector<RangeReader<Entry>> readers;
+      for (size_t r = 0; r < runs_.size(); ++r)
+        readers.emplace_back(fds[r], bounds[r][p], bounds[r][p + 1], per_run);
+      KWayMerge<Entry>(
+          readers,
+          [](const Entry& a, const Entry& b) {
+            return a.key != b.key ? a.key < b.key : a.number < b.number;
+          },
+          [](const Entry& a, const Entry& b) { return a.key == b.key; },
+          [&](const Entry& e) {
+            if (e.number == 0) return;
+            if (!filters[p](e.key)) {
+              ++turned[p];
+              return;
+            }
+            flags[e.number - 1] = 1;
+            ++kept[p];
+          });
+      for (const auto& r : readers) failed[p] |= r.failed();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min(threads, parts); ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  for (size_t p = 0; p < parts; ++p) {
+    if (failed[p]) {
+      *error = "cannot read a sorted run back from " + options_.temp_dir;
+      return false;
+    }
+    distinct_ += kept[p];
+    filtered_ += turned[p];
+  }
+  for (size_t j = 0; j < flags.size(); ++j) (*first)[j] = flags[j] != 0;
   return true;
 }
 

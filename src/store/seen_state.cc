@@ -28,6 +28,21 @@ namespace {
 constexpr char kManifestHead[] = "uriscan-state 2";
 constexpr char kManifestHeadV1[] = "uriscan-state 1";
 
+// "shard-NNNN", NNNN below `shards`.
+bool IsShardName(const std::string& name, uint32_t shards) {
+  if (name.size() != 10 || name.compare(0, 6, "shard-") != 0 ||
+      !std::all_of(name.begin() + 6, name.end(),
+                   [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  return std::strtoul(name.c_str() + 6, nullptr, 10) < shards;
+}
+
+std::string ShardDir(uint32_t i) {
+  char text[24];
+  std::snprintf(text, sizeof text, "shard-%04u", i % 10000);
+  return text;
+}
+
 bool IsRunName(const std::string& name) {
   if (name.size() < 10 || name.compare(0, 4, "run-") != 0 ||
       name.compare(name.size() - 5, 5, ".keys") != 0)
@@ -83,6 +98,7 @@ std::string SeenState::Identity::Describe() const {
 SeenState::SeenState() = default;
 
 SeenState::~SeenState() {
+  shards_.clear();  // each abandons or keeps its own files first
   readers_.clear();
   if (writer_) {
     writer_.reset();
@@ -115,12 +131,26 @@ void SeenState::Abandon() {
 
 uint64_t SeenState::keys() const {
   uint64_t n = 0;
+  for (const auto& shard : shards_) n += shard->keys();
   for (const Run& r : runs_) n += r.keys;
+  return n;
+}
+
+uint64_t SeenState::written_bytes() const {
+  uint64_t n = written_bytes_;
+  for (const auto& shard : shards_) n += shard->written_bytes();
+  return n;
+}
+
+uint64_t SeenState::rewritten_bytes() const {
+  uint64_t n = rewritten_bytes_;
+  for (const auto& shard : shards_) n += shard->rewritten_bytes();
   return n;
 }
 
 uint64_t SeenState::run_bytes() const {
   uint64_t n = 0;
+  for (const auto& shard : shards_) n += shard->run_bytes() + shard->manifest_bytes();
   for (const Run& r : runs_) n += r.bytes;
   return n;
 }
@@ -204,9 +234,21 @@ bool SeenState::CheckOwnership(std::string* error) const {
 }
 
 bool SeenState::ReadManifest(std::string* error) {
-  const std::string path = dir_ + "/MANIFEST";
-  const int fd = durable::OpenExisting(dir_fd_, "MANIFEST", O_RDONLY);
+  return ReadManifestFile("MANIFEST", error);
+}
+
+bool SeenState::ReadManifestFile(const char* file, std::string* error) {
+  const std::string path = dir_ + "/" + file;
+  runs_.clear();
+  committed_.clear();
+  // A shard's place comes from its MANIFEST; a new shard keeps the one it
+  // was opened for.
+  const uint32_t index = shard_index_, of = shard_of_;
+  shard_index_ = shard_of_ = 0;
+  const int fd = durable::OpenExisting(dir_fd_, file, O_RDONLY);
   if (fd < 0) {
+    shard_index_ = index;
+    shard_of_ = of;
     if (errno != ENOENT) {
       *error = "cannot read " + path + ": " + durable::ErrorText(errno);
       return false;
@@ -276,6 +318,22 @@ bool SeenState::ReadManifest(std::string* error) {
       committed_output_tmp_ = value;
     } else if (key == "keys" && ParseU64(value, 10, &v)) {
       seen |= 32;
+    } else if (key == "shards" && ParseU64(value, 10, &v) && v >= 2 &&
+               v <= kMaxShards && (v & (v - 1)) == 0) {
+      shard_count_ = static_cast<uint32_t>(v);
+      shard_bits_ = __builtin_ctzll(v);
+    } else if (key == "shard") {
+      uint64_t place = 0, among = 0;
+      const size_t gap = value.find(' ');
+      if (gap == std::string::npos ||
+          !ParseU64(value.substr(0, gap), 10, &place) ||
+          !ParseU64(value.substr(gap + 1), 10, &among) || among < 2 ||
+          among > kMaxShards || (among & (among - 1)) != 0 || place >= among)
+        return Damaged("MANIFEST has a bad shard line: " + line, error);
+      shard_index_ = static_cast<uint32_t>(place);
+      shard_of_ = static_cast<uint32_t>(among);
+    } else if (key == "generation" && ParseU64(value, 10, &v)) {
+      generation_ = v;
     } else if (key == "written" && ParseU64(value, 10, &v)) {
       written_bytes_ = v;
     } else if (key == "rewritten" && ParseU64(value, 10, &v)) {
@@ -305,6 +363,8 @@ bool SeenState::ReadManifest(std::string* error) {
     }
   }
   if (seen != 63) return Damaged("MANIFEST lacks a field", error);
+  if (shard_count_ > 1 && (!runs_.empty() || shard_of_ != 0))
+    return Damaged("MANIFEST names shards and runs (or is a shard's)", error);
   // New runs are numbered from `next` on: a listed run at or past it (or
   // listed twice) would be written over. A MANIFEST that says so is damage,
   // never an instruction.
@@ -364,7 +424,7 @@ void SeenState::RemoveLeftovers() {
 }
 
 bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
-                              std::string* error) {
+                              std::string* error, uint32_t shards) {
   dir_ = dir;
   update_ = true;
   made_dir_ = mkdir(dir.c_str(), 0755) == 0;
@@ -408,8 +468,23 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              "--profile (and --tracking-params) or another directory";
     return false;
   }
+  if (shard_of_ > 0 && !SettleNext(error)) return false;
+  if (!exists_) {
+    shard_count_ = std::max<uint32_t>(shards, 1);
+    shard_bits_ = __builtin_ctz(shard_count_);
+  } else if (shards != 0 && shards != shard_count_) {
+    *error = "state " + dir + " has " + std::to_string(shard_count_) +
+             " shard" + (shard_count_ == 1 ? "" : "s") + ", not " +
+             std::to_string(shards) +
+             ": a state's shards are fixed when it is made (leave out "
+             "--shards, or use another directory)";
+    return false;
+  }
   // Each run's header and fence only: its blocks are checked when read.
   if (!CheckRuns(/*checksums=*/false, error) || !CompleteOutput(error))
+    return false;
+  if (shard_count_ > 1 && !OpenShards(identity_, /*update=*/true,
+                                      /*checksums=*/false, error))
     return false;
   RemoveLeftovers();
   return true;
@@ -476,6 +551,10 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error,
              dir + " run has finished there)";
     return false;
   }
+  // A shard whose commit was decided but not completed: read as it will be.
+  if (shard_of_ > 0 && !SettleNext(error)) return false;
+  if (shard_count_ > 1)
+    return OpenShards(identity_, /*update=*/false, checksums, error);
   return CheckRuns(checksums, error);
 }
 
@@ -483,6 +562,7 @@ std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
   std::vector<Unlisted> files;
   for (const std::string& name : ListDir(dir_fd_)) {
     if (name == "." || name == ".." || name == "MANIFEST" || name == "LOCK" ||
+        (shard_count_ > 1 && IsShardName(name, shard_count_)) ||
         std::any_of(runs_.begin(), runs_.end(),
                     [&](const Run& r) { return r.name == name; }))
       continue;
@@ -498,6 +578,12 @@ std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
 }
 
 bool SeenState::BeginLookups(size_t memory, std::string* error) {
+  if (!shards_.empty()) {
+    for (auto& shard : shards_) {
+      if (!shard->BeginLookups(memory / shards_.size(), error)) return false;
+    }
+    return true;
+  }
   // Newest first: a key seen lately is found without asking older runs.
   for (auto r = runs_.rbegin(); r != runs_.rend(); ++r) {
     readers_.push_back(std::make_unique<KeyRunReader>());
@@ -516,7 +602,13 @@ bool SeenState::BeginLookups(size_t memory, std::string* error) {
 }
 
 bool SeenState::Offer(uint64_t key) {
+  if (!shards_.empty()) return shards_[ShardOf(key)]->Offer(key);
   if (lookup_failed_) return false;
+  if (shard_of_ > 0 &&
+      (key >> (64 - __builtin_ctz(shard_of_))) != shard_index_) {
+    out_of_shard_ = lookup_failed_ = true;  // routed to the wrong shard
+    return false;
+  }
   for (auto& reader : readers_) {
     if (reader->Contains(key)) return false;
     if (reader->failed()) {
@@ -530,6 +622,19 @@ bool SeenState::Offer(uint64_t key) {
 }
 
 bool SeenState::EndLookups(std::string* error) {
+  for (auto& shard : shards_) {
+    if (!shard->EndLookups(error)) return false;
+    lookup_bytes_ += shard->lookup_bytes();
+    new_keys_ += shard->new_keys();
+  }
+  if (!shards_.empty()) return true;
+  if (out_of_shard_) {
+    *error = "state " + dir_ + " is " + ShardName() +
+             " of a sharded state, and this run has keys of other shards: "
+             "give each shard only its own lines (those whose 64-bit key has "
+             "the shard's number in its top bits), or use the whole state";
+    return false;
+  }
   for (auto& reader : readers_) {
     if (reader->failed()) return Damaged(reader->error(), error);
     lookup_bytes_ += reader->bytes_read();
@@ -669,6 +774,11 @@ std::string SeenState::Manifest(bool with_output) const {
   m += "profile-tag " + Hex(identity_.tag) + "\n";
   m += "next " + std::to_string(next_run_) + "\n";
   m += "keys " + std::to_string(keys()) + "\n";
+  if (shard_count_ > 1) m += "shards " + std::to_string(shard_count_) + "\n";
+  if (shard_of_ > 0)
+    m += "shard " + std::to_string(shard_index_) + " " +
+         std::to_string(shard_of_) + "\n";
+  if (generation_ > 0) m += "generation " + std::to_string(generation_) + "\n";
   m += "written " + std::to_string(written_bytes_) + "\n";
   m += "rewritten " + std::to_string(rewritten_bytes_) + "\n";
   for (const Committed& c : committed_)
@@ -686,8 +796,7 @@ std::string SeenState::Manifest(bool with_output) const {
   return m;
 }
 
-bool SeenState::Commit(std::string* error) {
-  const auto start = std::chrono::steady_clock::now();
+void SeenState::RecordOutput() {
   if (!output_.empty()) {  // the output joins the list of committed ones
     committed_.erase(std::remove_if(committed_.begin(), committed_.end(),
                                     [&](const Committed& c) {
@@ -705,31 +814,43 @@ bool SeenState::Commit(std::string* error) {
                                   .count()),
         output_});
   }
+}
+
+// A new state's first MANIFEST, naming no run (nor output: the output
+// belongs to the commit), comes before its first run is named: no key run
+// is ever without one (that reads as damage).
+bool SeenState::FirstManifest(std::string* error) {
+  if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST",
+                            Manifest(/*with_output=*/false), error))
+    return false;
+  made_manifest_ = true;
+  return durable::SyncDirectory(dir_fd_, dir_, error);
+}
+
+// The new run under its own name, then the merges of the policy.
+bool SeenState::NameNewRun(std::string* error) {
+  const std::string tmp = pending_ + ".tmp";
+  durable::CrashPoint("run-unnamed");
+  if (durable::RenameNoReplace(dir_fd_, tmp, dir_fd_, pending_) != 0) {
+    *error = "cannot rename " + dir_ + "/" + tmp + ": " + std::strerror(errno);
+    return false;
+  }
+  made_runs_.push_back(pending_);
+  runs_.push_back(Run{pending_, writer_->keys(), writer_->file_bytes()});
+  written_bytes_ += writer_->file_bytes();
+  ++next_run_;
+  writer_.reset();
+  durable::CrashPoint("run-named");
+  return Compact(false, error);
+}
+
+bool SeenState::Commit(std::string* error) {
+  if (!shards_.empty()) return CommitShards(error);
+  const auto start = std::chrono::steady_clock::now();
+  RecordOutput();
   if (writer_ && new_keys_ > 0) {
-    // A new state's first MANIFEST, naming no run, comes before its first
-    // run is named: no key run is ever without one (that reads as damage).
-    if (!exists_) {
-      // (It names no output either: the output belongs to the commit.)
-      if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST",
-                                Manifest(/*with_output=*/false), error))
-        return false;
-      made_manifest_ = true;
-      if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
-    }
-    const std::string tmp = pending_ + ".tmp";
-    durable::CrashPoint("run-unnamed");
-    if (durable::RenameNoReplace(dir_fd_, tmp, dir_fd_, pending_) != 0) {
-      *error =
-          "cannot rename " + dir_ + "/" + tmp + ": " + std::strerror(errno);
-      return false;
-    }
-    made_runs_.push_back(pending_);
-    runs_.push_back(Run{pending_, writer_->keys(), writer_->file_bytes()});
-    written_bytes_ += writer_->file_bytes();
-    ++next_run_;
-    writer_.reset();
-    durable::CrashPoint("run-named");
-    if (!Compact(false, error)) return false;
+    if (!exists_ && !FirstManifest(error)) return false;
+    if (!NameNewRun(error)) return false;
   } else if (writer_) {
     writer_.reset();
     unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
@@ -743,7 +864,139 @@ bool SeenState::Commit(std::string* error) {
   return true;
 }
 
+// ---- Sharded states ----
+//
+// A sharded commit is decided by the top MANIFEST: each shard first writes
+// its new run and merges, then MANIFEST.next (its MANIFEST to be, with the
+// commit's generation); then the top MANIFEST, with that generation, is
+// renamed into place (the commit point); then each shard's MANIFEST.next
+// is renamed to MANIFEST. A shard opened later with a MANIFEST.next takes
+// it when its generation is the top MANIFEST's (the commit was decided),
+// and removes it otherwise (it was not): SettleNext().
+
+std::string SeenState::ShardName() const {
+  if (shard_of_ == 0) return "";
+  return "shard " + std::to_string(shard_index_) + " of " +
+         std::to_string(shard_of_);
+}
+
+bool SeenState::OpenShards(const Identity& identity, bool update,
+                           bool checksums, std::string* error) {
+  for (uint32_t i = 0; i < shard_count_; ++i) {
+    auto shard = std::make_unique<SeenState>();
+    shard->shard_index_ = i;
+    shard->shard_of_ = shard_count_;
+    const std::string path = dir_ + "/" + ShardDir(i);
+    if (update ? !shard->OpenForUpdate(path, identity, error)
+               : !shard->OpenForReading(path, error, checksums))
+      return false;
+    if (shard->exists_ &&
+        (shard->shard_index_ != i || shard->shard_of_ != shard_count_ ||
+         shard->shard_count_ != 1 || shard->identity_.tag != identity_.tag))
+      return Damaged(path + "/MANIFEST is not that of shard " +
+                         std::to_string(i) + " of " +
+                         std::to_string(shard_count_) + " of this state",
+                     error);
+    shards_.push_back(std::move(shard));
+  }
+  return true;
+}
+
+bool SeenState::SettleNext(std::string* error) {
+  struct stat st;
+  if (fstatat(dir_fd_, "MANIFEST.next", &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return true;
+  uint64_t decided = 0;  // the top MANIFEST's generation
+  {
+    SeenState top;
+    top.dir_ = dir_ + "/..";
+    top.dir_fd_ = openat(dir_fd_, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (top.dir_fd_ < 0 || !top.ReadManifest(error)) return false;
+    if (!top.exists_ || top.shard_count_ != shard_of_)
+      return Damaged("its MANIFEST.next has no sharded state above it", error);
+    decided = top.generation_;
+  }
+  SeenState next;
+  next.dir_ = dir_;
+  next.dir_fd_ = dup(dir_fd_);
+  next.shard_index_ = shard_index_;
+  next.shard_of_ = shard_of_;
+  if (!next.ReadManifestFile("MANIFEST.next", error)) return false;
+  const bool taken = next.exists_ && next.generation_ == decided && decided > 0;
+  if (!update_) {  // a reader sees the state as the next update leaves it
+    return taken ? ReadManifestFile("MANIFEST.next", error) : true;
+  }
+  if (!taken) {
+    unlinkat(dir_fd_, "MANIFEST.next", 0);
+    return true;
+  }
+  if (renameat(dir_fd_, "MANIFEST.next", dir_fd_, "MANIFEST") != 0) {
+    *error = "cannot rename " + dir_ + "/MANIFEST.next: " + std::strerror(errno);
+    return false;
+  }
+  return durable::SyncDirectory(dir_fd_, dir_, error) && ReadManifest(error);
+}
+
+bool SeenState::Prepare(uint64_t generation, std::string* error) {
+  // Every shard of a committed state has a MANIFEST, new keys or none.
+  if (!exists_ && !FirstManifest(error)) return false;
+  if (writer_ && new_keys_ > 0) {
+    if (!NameNewRun(error)) return false;
+  } else if (writer_) {
+    writer_.reset();
+    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
+  }
+  generation_ = generation;
+  // The runs' names are durable before a MANIFEST names them.
+  return durable::SyncDirectory(dir_fd_, dir_, error) &&
+         durable::ReplaceFile(dir_fd_, dir_, "MANIFEST.next", Manifest(),
+                              error) &&
+         durable::SyncDirectory(dir_fd_, dir_, error);
+}
+
+bool SeenState::Apply(std::string* error) {
+  if (renameat(dir_fd_, "MANIFEST.next", dir_fd_, "MANIFEST") != 0) {
+    *error = "cannot rename " + dir_ + "/MANIFEST.next: " + std::strerror(errno);
+    return false;
+  }
+  durable::CrashPoint("shard-applied");
+  if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
+  exists_ = true;
+  for (const std::string& name : obsolete_) unlinkat(dir_fd_, name.c_str(), 0);
+  obsolete_.clear();
+  return true;
+}
+
+bool SeenState::CommitShards(std::string* error) {
+  const auto start = std::chrono::steady_clock::now();
+  RecordOutput();
+  // A new state's top MANIFEST comes first: shards are never without one.
+  if (!exists_ && !FirstManifest(error)) return false;
+  const uint64_t generation = generation_ + 1;
+  for (auto& shard : shards_) {
+    if (!shard->Prepare(generation, error)) return false;
+  }
+  durable::CrashPoint("shards-prepared");
+  generation_ = generation;
+  if (!Publish(error)) {
+    if (!published_) generation_ = generation - 1;
+    return false;
+  }
+  // Decided: the shards' new files are the state's whatever happens next.
+  for (auto& shard : shards_) shard->published_ = true;
+  for (auto& shard : shards_) {
+    if (!shard->Apply(error)) return false;
+  }
+  commit_seconds_ = std::chrono::duration<double>(
+                        std::chrono::steady_clock::now() - start)
+                        .count();
+  return true;
+}
+
 bool SeenState::CompactAll(std::string* error) {
+  for (auto& shard : shards_) {  // no key moves: each shard commits alone
+    if (!shard->CompactAll(error)) return false;
+  }
   if (runs_.size() < 2) return true;
   return Compact(true, error) && Publish(error);
 }
@@ -768,6 +1021,9 @@ bool SeenState::Publish(std::string* error) {
 }
 
 bool SeenState::Verify(std::string* error) {
+  for (auto& shard : shards_) {
+    if (!shard->Verify(error)) return false;
+  }
   for (const Run& r : runs_) {
     KeyRunReader reader;
     if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag,

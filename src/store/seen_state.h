@@ -70,8 +70,14 @@ class SeenState {
   // state of another identity is an error that names both. A directory
   // with key runs but no manifest is damaged, never read as empty. On any
   // error returns false with *error set; the state is not changed.
+  //
+  // Sharded states (docs/design.md): `shards` > 1 makes a new state of that
+  // many shards, each a state of its own in DIR/shard-NNNN holding the keys
+  // whose top log2(shards) bits are NNNN; 0 takes what DIR has (a new state
+  // is unsharded). A sharded state's shards are all opened (every lock
+  // taken). A count that differs from DIR's is an error.
   bool OpenForUpdate(const std::string& dir, const Identity& identity,
-                     std::string* error);
+                     std::string* error, uint32_t shards = 0);
   // Opens an existing state to read it (a shared lock; no cleanup), checking
   // every run's header, size and fence, and with `checksums` every index
   // page's and block's checksum too (`uriscan state`). A directory without
@@ -89,6 +95,21 @@ class SeenState {
     bool leftover = false;
   };
   std::vector<Unlisted> UnlistedFiles() const;
+
+  // Shards: 1 for a state that has none. For a sharded state, shard(i) is
+  // shard i (opened as the state was), ShardOf() a key's shard; the
+  // lookups may be done through the shards themselves, each from one
+  // thread (Offer() on shard(ShardOf(key)), keys increasing per shard),
+  // or through Offer() here. A shard opened alone (DIR/shard-NNNN, as a
+  // Dask task does) refuses keys of other shards.
+  uint32_t shards() const { return shard_count_; }
+  SeenState* shard(size_t i) { return shards_[i].get(); }
+  const SeenState* shard(size_t i) const { return shards_[i].get(); }
+  size_t ShardOf(uint64_t key) const {
+    return shard_count_ > 1 ? static_cast<size_t>(key >> (64 - shard_bits_)) : 0;
+  }
+  // "shard S of N" for a shard, "" otherwise.
+  std::string ShardName() const;
 
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the
@@ -142,8 +163,8 @@ class SeenState {
   uint64_t new_keys() const { return new_keys_; }
   // Bytes of new runs and of merged runs written since the state began:
   // their sum over the first is the write amplification of compaction.
-  uint64_t written_bytes() const { return written_bytes_; }
-  uint64_t rewritten_bytes() const { return rewritten_bytes_; }
+  uint64_t written_bytes() const;
+  uint64_t rewritten_bytes() const;
   // Bytes the last run's lookups read from the runs.
   uint64_t lookup_bytes() const { return lookup_bytes_; }
   uint64_t compacted_keys() const { return compacted_keys_; }
@@ -155,6 +176,7 @@ class SeenState {
   static constexpr uint64_t kRatio = 4;
   static constexpr size_t kMaxRuns = 24;
   static constexpr size_t kMaxCommitted = 4096;
+  static constexpr uint64_t kMaxShards = 4096;
   // A run's level: 0 up to kLevelBase keys, then one more for each factor
   // kRatio + 1 (the sizes the policy keeps runs at).
   static constexpr uint64_t kLevelBase = 4096;
@@ -164,6 +186,7 @@ class SeenState {
   bool CheckOwnership(std::string* error) const;
   bool Lock(bool exclusive, std::string* error);
   bool ReadManifest(std::string* error);
+  bool ReadManifestFile(const char* file, std::string* error);
   // Each run's header and size against the manifest; with `checksums`, its
   // checksum too (a read of the whole file).
   bool CheckRuns(bool checksums, std::string* error);
@@ -179,6 +202,20 @@ class SeenState {
                  std::string* error);
   void ReplaceRuns(size_t from, const Run& merged);
   bool CheckFormat(std::string* error) const;
+  // Sharded states: the shards opened under this state; a sharded commit
+  // (every shard prepared, then the top MANIFEST, then every shard's
+  // MANIFEST.next put in place); a shard's MANIFEST.next of an interrupted
+  // commit put in place or removed, as the top MANIFEST's generation says.
+  bool OpenShards(const Identity& identity, bool update, bool checksums,
+                  std::string* error);
+  bool CommitShards(std::string* error);
+  bool Prepare(uint64_t generation, std::string* error);
+  bool Apply(std::string* error);
+  bool SettleNext(std::string* error);
+  void RecordOutput();  // output_ into committed_
+  bool FirstManifest(std::string* error);
+  bool NameNewRun(std::string* error);
+  bool out_of_shard_ = false;  // a key of another shard was offered
   bool Publish(std::string* error);  // the manifest: the commit point
   bool Damaged(const std::string& what, std::string* error) const;
 
@@ -186,6 +223,12 @@ class SeenState {
   int dir_fd_ = -1;  // the directory, opened once: every file is under it
   int lock_fd_ = -1;
   bool exists_ = false, update_ = false, upgrading_ = false, upgraded_ = false;
+  std::vector<std::unique_ptr<SeenState>> shards_;
+  uint32_t shard_count_ = 1;  // this state's shards (1: none)
+  int shard_bits_ = 0;
+  // A shard's place: "shard S N" in its MANIFEST (shard_of_ 0: not one).
+  uint32_t shard_index_ = 0, shard_of_ = 0;
+  uint64_t generation_ = 0;  // of the top MANIFEST: its sharded commits
   int format_ = 2;
   // What an update made, for Abandon(): the directory, LOCK, a new
   // state's first MANIFEST, and the runs it named.

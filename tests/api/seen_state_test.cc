@@ -590,4 +590,52 @@ TEST(DedupTest, DeferAllAndAFilterGiveFirstOccurrencesOfNewKeys) {
 }
 
 }  // namespace
+// The key space cut into parts settled on threads gives Finish()'s answer,
+// each part's filter seeing only its keys, in order.
+TEST(DedupTest, PartsOnThreadsGiveTheAnswerOfOneMerge) {
+  std::mt19937_64 rng(17);
+  std::vector<uint64_t> keys;
+  for (int i = 0; i < 200000; ++i) keys.push_back((rng() % 50000 + 1) * 0x9E3779B97F4A7C15ull | 1);
+  auto seen_before = [](uint64_t k) { return (k >> 7) % 3 == 0; };
+  std::vector<bool> expect;
+  {
+    Dedup::Options o;
+    o.memory_bytes = 256 << 10;  // several sorted runs
+    o.defer_all = true;
+    Dedup d(o);
+    for (uint64_t k : keys) d.Add(k);
+    std::string error;
+    ASSERT_TRUE(d.Finish(&expect, &error, [&](uint64_t k) { return !seen_before(k); }))
+        << error;
+  }
+  for (size_t parts : {size_t{2}, size_t{8}}) {
+    for (size_t threads : {size_t{1}, size_t{2}, size_t{3}}) {
+      Dedup::Options o;
+      o.memory_bytes = 256 << 10;
+      o.defer_all = true;
+      Dedup d(o);
+      for (uint64_t k : keys) d.Add(k);
+      std::vector<uint64_t> starts;
+      std::vector<Dedup::Filter> filters;
+      std::vector<std::vector<uint64_t>> offered(parts);
+      const int bits = __builtin_ctzll(parts);
+      for (size_t p = 0; p < parts; ++p) {
+        starts.push_back(p == 0 ? 0 : uint64_t{p} << (64 - bits));
+        filters.push_back([&, p](uint64_t k) {
+          offered[p].push_back(k);
+          return !seen_before(k);
+        });
+      }
+      std::vector<bool> first;
+      std::string error;
+      ASSERT_TRUE(d.FinishByParts(&first, &error, starts, filters, threads)) << error;
+      EXPECT_EQ(first, expect) << parts << " parts, " << threads << " threads";
+      for (size_t p = 0; p < parts; ++p) {
+        EXPECT_TRUE(std::is_sorted(offered[p].begin(), offered[p].end()));
+        for (uint64_t k : offered[p]) ASSERT_EQ(k >> (64 - bits), p);
+      }
+    }
+  }
+}
+
 }  // namespace uriscan
