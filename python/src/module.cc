@@ -5,13 +5,17 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "src/analytics.h"
 #include "src/rows.h"
 #include "src/spans.h"
+#include "src/store/state_dedup.h"
+#include "src/store/state_identity.h"
 #include "uriscan/uriscan.h"
 
 namespace uriscan {
@@ -148,6 +152,42 @@ py::array FirstOccurrence(const py::handle& urls, const py::handle& profile,
       first[i] = keys[i] == 0 || seen.Insert(keys[i]);
   }
   return std::move(out);
+}
+
+// uriscan.dask's task for one shard of a seen-state (or a whole state):
+// the rows whose class the state has not seen go to `output`, committed
+// with their keys as `uriscan dedup --state=STATE --output=FILE` commits.
+py::dict DedupIntoStateRows(const py::handle& urls, const std::string& state,
+                            const std::string& output, uint32_t shards,
+                            const py::handle& profile,
+                            const py::handle& tracking_params, bool fold_www,
+                            bool lenient) {
+  const TrimScratchOnExit trim;
+  const Profile p = ProfileFrom(profile);
+  const NormalizeOptions options = OptionsFrom(p, tracking_params, fold_www);
+  const Fingerprinter f(p, options);
+  std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
+  std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
+  StateDedupResult result;
+  std::string error;
+  bool ok;
+  {
+    py::gil_scoped_release release;
+    const std::vector<uint64_t> keys = Keys(*rows, f, *spans);
+    std::vector<std::string_view> lines;
+    lines.reserve(rows->rows);
+    for (const Chunk& chunk : rows->chunks) {
+      for (size_t i = 0; i < chunk.batch.count; ++i)
+        lines.push_back(chunk.batch.Get(i));
+    }
+    ok = DedupIntoState(lines, keys, state, StateIdentityOf(f, options),
+                        shards, output, &result, &error);
+  }
+  if (!ok) throw std::runtime_error("uriscan: dedup --state: " + error);
+  py::dict out;
+  out["written"] = result.written;
+  out["rerun"] = result.rerun;
+  return out;
 }
 
 py::array Risks(const py::handle& urls, bool lenient) {
@@ -308,6 +348,12 @@ at fault.
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
         py::arg("fold_www") = false, py::arg("lenient") = false,
         "First rows of each class (see uriscan.first_occurrence).");
+  m.def("_dedup_into_state", &DedupIntoStateRows, py::arg("urls"),
+        py::arg("state"), py::arg("output"), py::arg("shards") = 0,
+        py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
+        py::arg("fold_www") = false, py::arg("lenient") = false,
+        "One Dask task of uriscan.dask.dedup(state=...): rows against a "
+        "seen-state, new ones committed to output.");
   m.def("normalize", &NormalizeAll, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
         py::arg("fold_www") = false, py::arg("lenient") = false,

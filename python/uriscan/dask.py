@@ -9,6 +9,10 @@
   whose ``column`` is the first of its class across all partitions, in
   input order, invalid rows kept: the rows ``uriscan dedup`` writes for the
   concatenated input.
+- ``dedup(frame, column, state=DIR, shards=N, output=DIR2)``: against a
+  seen-state kept across runs (``uriscan dedup --state``), sharded by the
+  keys' top bits: one task per shard, holding only that shard's lock,
+  commits the shard's new lines to ``DIR2/part-NNNN.txt`` with its keys.
 - ``read_lines(urlpath)``: text files (gzip and other compressed files
   too, by their name) as a Dask DataFrame with one ``url`` column, one row
   per line, split as the ``uriscan`` command splits them; ``write_lines``
@@ -17,6 +21,7 @@
 Each partition is one batch call into the C++ library, which releases the
 GIL, so the threaded scheduler and multi-threaded workers scale too.
 """
+import os
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -30,6 +35,7 @@ __all__ = ["normalize", "fingerprint", "dedup", "read_lines", "write_lines"]
 _KEY = "__uriscan_key"
 _ORDER = "__uriscan_order"
 _INDEX = "__uriscan_index"
+_SHARD = "__uriscan_shard"
 # A row's place in the input: (partition number << _SHIFT) + position in
 # the partition, so rows of 2^40 per partition and 2^23 partitions fit an
 # int64 and sort in input order.
@@ -153,7 +159,8 @@ def _dedup_pandas(frame: pd.DataFrame, column: str, profile: str,
 def dedup(frame: Any, column: str = "url", profile: str = "scheme",
           tracking_params: Optional[Sequence[str]] = None,
           split_out: Optional[int] = None, fold_www: bool = False,
-          lenient: bool = False) -> Any:
+          lenient: bool = False, *, state: Any = None,
+          shards: Optional[int] = None, output: Any = None) -> Any:
     """The rows of ``frame`` whose ``column`` holds the first URI of its
     class under ``profile`` across all partitions, in input order, with
     every invalid row kept: the rows ``uriscan dedup --profile=P`` writes
@@ -169,6 +176,20 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     seen-set. A pandas DataFrame is deduplicated at once with
     uriscan.first_occurrence(). ``tracking_params``, ``fold_www`` and
     ``lenient`` as uriscan.first_occurrence takes them.
+
+    With ``state=DIR`` the rows are deduplicated against a seen-state kept
+    across runs, as ``uriscan dedup --state=DIR`` does (invalid rows are
+    skipped), and this runs at once: each row goes to its key's shard by
+    Dask's shuffle, then one task per shard, holding only that shard's
+    lock, writes the shard's new rows (``column`` only, in input order) to
+    ``output/part-NNNN.txt`` and commits them with their keys, so that a
+    crash leaves both or neither. A new DIR gets ``shards`` shards (a power
+    of 2, default 1); an existing one keeps its own (another count is an
+    error). The same run again, after a killed worker or not, only
+    completes the shards that did not commit (a committed part is left as
+    it is). The union of the parts is what ``uriscan dedup --state=DIR``
+    writes for the rows in order. Returns a pandas DataFrame with one row
+    per shard: ``shard``, ``rows``, ``written``, ``rerun``.
     """
     import dask.dataframe as dd
     if not isinstance(frame, (pd.DataFrame, dd.DataFrame)):
@@ -184,6 +205,9 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
         if name in frame.columns:
             raise ValueError(f"frame: the column name {name!r} is reserved")
     options = _options(profile, tracking_params, fold_www, lenient)
+    if state is not None or output is not None or shards is not None:
+        return _dedup_state(frame, column, profile, options, state, shards,
+                            output)
     if not _is_dask(frame):
         return _dedup_pandas(frame, column, profile, options)
 
@@ -215,6 +239,88 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     firsts = firsts.to_frame().set_index(_ORDER, divisions=divisions)
     return keyed.map_partitions(_keep_first, firsts, frame._meta.index.name,
                                 meta=frame._meta, align_dataframes=False)
+
+
+def _state_shards(state: str) -> Optional[int]:
+    """The shard count a state's MANIFEST names (1 when it names none), or
+    None when there is no state there yet."""
+    try:
+        with open(os.path.join(state, "MANIFEST"), "rb") as f:
+            text = f.read().decode("ascii", "replace")
+    except FileNotFoundError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("shards "):
+            return int(line[7:])
+    return 1
+
+
+def _shard_task(part: pd.DataFrame, column: str, profile: str,
+                options: dict, state: str, shards: int, output: str,
+                partition_info: Optional[dict] = None) -> pd.DataFrame:
+    """One shard's rows, in input order, against that shard alone."""
+    shard = partition_info["number"] if partition_info else 0
+    rows = part.sort_values(_ORDER)[column]
+    where = (os.path.join(state, f"shard-{shard:04d}") if shards > 1
+             else state)
+    answer = uriscan._uriscan._dedup_into_state(
+        uriscan._rows(rows), where, os.path.join(output, f"part-{shard:04d}.txt"),
+        0, profile, options.get("tracking_params"),
+        options.get("fold_www", False), options.get("lenient", False))
+    return pd.DataFrame({"shard": [shard], "rows": [len(rows)],
+                         "written": [answer["written"]],
+                         "rerun": [answer["rerun"]]})
+
+
+def _dedup_state(frame: Any, column: str, profile: str, options: dict,
+                 state: Any, shards: Optional[int],
+                 output: Any) -> pd.DataFrame:
+    import dask.dataframe as dd
+    if state is None or output is None:
+        raise ValueError("state and output: both are needed for a dedup "
+                         "against a seen-state (shards only with them)")
+    state, output = os.fspath(state), os.fspath(output)
+    if shards is not None and (not isinstance(shards, int) or shards < 1 or
+                               shards > 4096 or shards & (shards - 1)):
+        raise ValueError(f"shards: expected a power of 2 from 1 to 4096, "
+                         f"got {shards!r}")
+    have = _state_shards(state)
+    if have is None:  # made here, with its shards, before any task runs
+        uriscan._uriscan._dedup_into_state(
+            uriscan._rows([]), state, "", shards or 1, profile,
+            options.get("tracking_params"), options.get("fold_www", False),
+            options.get("lenient", False))
+        have = shards or 1
+    elif shards is not None and shards != have:
+        raise ValueError(f"shards: {state} has {have} shard"
+                         f"{'' if have == 1 else 's'}, not {shards}: a "
+                         f"state's shards are fixed when it is made")
+    os.makedirs(output, exist_ok=True)
+    if not _is_dask(frame):
+        frame = dd.from_pandas(frame, npartitions=1)
+    meta = frame._meta.copy()
+    meta[_KEY] = np.array([], dtype=np.uint64)
+    meta[_INDEX] = pd.Series([], dtype=frame._meta.index.dtype)
+    meta.index = pd.Index([], dtype=np.int64, name=_ORDER)
+    keyed = frame.map_partitions(_keyed, column, profile, options,
+                                 meta=meta, enforce_metadata=False)
+    valid = keyed[keyed[_KEY] != 0][[column, _KEY]].reset_index()
+    bits = have.bit_length() - 1
+    valid[_SHARD] = valid[_KEY].map_partitions(
+        lambda k: pd.Series((k.to_numpy() >> np.uint64(64 - bits)).astype(
+            np.int64) if bits else np.zeros(len(k), dtype=np.int64),
+            index=k.index), meta=(_SHARD, np.int64))
+    # Dask's shuffle by range: partition i holds shard i's rows.
+    divisions = tuple(range(have)) + (have - 1,)
+    routed = valid.set_index(_SHARD, divisions=divisions)
+    summary = pd.DataFrame({"shard": pd.Series([], dtype=np.int64),
+                            "rows": pd.Series([], dtype=np.int64),
+                            "written": pd.Series([], dtype=np.int64),
+                            "rerun": pd.Series([], dtype=bool)})
+    tasks = routed.map_partitions(_shard_task, column, profile, options,
+                                  state, have, output, meta=summary,
+                                  align_dataframes=False)
+    return tasks.compute().reset_index(drop=True)
 
 
 _BOM = b"\xef\xbb\xbf"

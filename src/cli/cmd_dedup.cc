@@ -19,8 +19,9 @@
 #include "src/cli/command_run.h"
 #include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"
-#include "src/cli/output_file.h"
+#include "src/store/output_file.h"
 #include "src/store/seen_state.h"
+#include "src/store/state_identity.h"
 
 namespace uriscan {
 namespace cli {
@@ -66,23 +67,6 @@ constexpr char kHelp[] =
     "                              written again: the same input and\n"
     "                              options again are a no-op (exit 0, a\n"
     "                              note), other input a usage error\n";
-
-// What a state made with `fingerprinter`'s keys records about them.
-SeenState::Identity StateIdentity(const Fingerprinter& fingerprinter,
-                                  const NormalizeOptions& options) {
-  SeenState::Identity id;
-  id.profile = ProfileName(fingerprinter.profile());
-  id.version = kProfileVersion;
-  if (fingerprinter.profile() == Profile::kCrawler) {
-    for (const std::string& p : options.tracking_params) {
-      if (!id.tracking.empty()) id.tracking += ',';
-      id.tracking += p;
-    }
-    if (options.fold_www) id.tracking += id.tracking.empty() ? "+fold-www" : ",+fold-www";
-  }
-  id.tag = fingerprinter.seed();
-  return id;
-}
 
 // Each row's key (its fingerprint under --profile) on the worker threads;
 // the seen-set, which must see the keys in input order, on the main thread.
@@ -338,7 +322,7 @@ class DedupRun : public CommandRun {
     state_ = std::make_unique<SeenState>();
     std::string error;
     if (state_->OpenForUpdate(
-            state_dir_, StateIdentity(*fingerprinter_, profile_.normalize),
+            state_dir_, StateIdentityOf(*fingerprinter_, profile_.normalize),
             &error, shards_))
       return true;
     std::fprintf(stderr, "uriscan: dedup --state: %s\n", error.c_str());

@@ -507,7 +507,7 @@ const SeenState::Committed* SeenState::FindCommitted(
 
 int SeenState::Level(uint64_t keys) {
   int level = 0;
-  for (uint64_t top = kLevelBase; keys > top && level < 40; top *= kRatio + 1)
+  for (uint64_t top = kLevelBase; keys > top && level < 40; top *= kLevelFactor)
     ++level;
   return level;
 }
@@ -699,16 +699,16 @@ void SeenState::ReplaceRuns(size_t from, const Run& merged) {
 }
 
 bool SeenState::Compact(bool all, std::string* error) {
-  // Merge the newest runs while the one before them holds fewer than
-  // kRatio times their keys: each run then holds at least kRatio times all
-  // newer runs together, so n keys added b at a time lie in at most
-  // log_(kRatio+1)(n / b) + 1 runs, and a key is rewritten about
-  // (kRatio + 1) / 2 times per run it passes (docs/design.md).
+  // Levels by size: level k holds up to kLevelBase * (kLevelFactor)^k keys.
+  // The newest runs are merged while the run before them is of their
+  // level or a lower one, so levels strictly fall from the oldest run to
+  // the newest: at most one run per level, log_kLevelFactor(n / kLevelBase)
+  // + 1 runs, and a small run never merges into a large one (a run of
+  // level k is merged only once the newer ones together reach level k).
   size_t from = runs_.size() - 1;
-  uint64_t newer = 0;  // the keys of the runs after i
-  for (size_t i = runs_.size(); i-- > 0; newer += runs_[i].keys) {
-    if (i + 1 < runs_.size() && runs_[i].keys < kRatio * newer) from = i;
-  }
+  uint64_t newer = runs_.back().keys;
+  while (from > 0 && Level(runs_[from - 1].keys) <= Level(newer))
+    newer += runs_[--from].keys;
   if (all || runs_.size() > kMaxRuns) from = 0;
   if (runs_.size() - from < 2) return true;
   std::vector<std::unique_ptr<KeyRunReader>> readers;

@@ -170,15 +170,14 @@ class SeenState {
   uint64_t compacted_keys() const { return compacted_keys_; }
   double commit_seconds() const { return commit_seconds_; }
 
-  // Each run holds at least kRatio times the keys of all newer runs
-  // together (Compact()); runs past kMaxRuns are merged whatever their
-  // sizes.
-  static constexpr uint64_t kRatio = 4;
+  // Runs are kept at strictly falling levels (Compact()); runs past
+  // kMaxRuns are merged whatever their sizes.
+  static constexpr uint64_t kLevelFactor = 5;
   static constexpr size_t kMaxRuns = 24;
   static constexpr size_t kMaxCommitted = 4096;
   static constexpr uint64_t kMaxShards = 4096;
   // A run's level: 0 up to kLevelBase keys, then one more for each factor
-  // kRatio + 1 (the sizes the policy keeps runs at).
+  // kLevelFactor (the sizes the policy keeps runs at).
   static constexpr uint64_t kLevelBase = 4096;
   static int Level(uint64_t keys);
 

@@ -354,8 +354,9 @@ TEST_F(StateCliTest, ALinkReplacedMidRunLeavesTheOtherStateAlone) {
 }
 
 TEST_F(StateCliTest, FailedRunsLeaveTheStateAndRepeatTheirOutput) {
-  // A small day after a larger one: its run is not merged (Compact()).
-  const std::string day0 = DayInput(0, 3000, 5000);
+  // A small day after a larger one: its run is of a lower level, so it is
+  // not merged (Compact()).
+  const std::string day0 = DayInput(0, 8000, 20000);
   const std::string day1 = DayInput(1, 300, 5000);
   ASSERT_EQ(Run("dedup --state=" + state_, day0).status, 0);
   const long long keys0 = StateKeys();

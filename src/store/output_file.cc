@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // A command's output committed as a whole file (output_file.h).
-#include "src/cli/output_file.h"
+#include "src/store/output_file.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include "src/store/durable.h"
 
 namespace uriscan {
-namespace cli {
 
 OutputFile::~OutputFile() {
+  if (fd_ >= 0) close(fd_);
   if (open_ && !keep_) unlink(tmp_.c_str());
 }
 
@@ -69,7 +69,7 @@ bool OutputFile::Exists() const {
   return lstat(final_.c_str(), &st) == 0;
 }
 
-bool OutputFile::Open(std::string* error) {
+bool OutputFile::Open(std::string* error, bool as_stdout) {
   // Killed runs' temporary files for this FILE (names only: unlink never
   // follows a link). A committed one was put in place before this, by the
   // state's update (SeenState::CompleteOutput).
@@ -85,6 +85,11 @@ bool OutputFile::Open(std::string* error) {
     closedir(d);
   }
   const int fd = durable::OpenNew(AT_FDCWD, tmp_);
+  if (fd >= 0 && !as_stdout) {
+    fd_ = fd;
+    open_ = true;
+    return true;
+  }
   if (fd < 0 || std::fflush(stdout) != 0 ||
       (fd != STDOUT_FILENO && dup2(fd, STDOUT_FILENO) < 0)) {
     *error = "cannot create " + tmp_ + ": " + std::strerror(errno);
@@ -97,8 +102,25 @@ bool OutputFile::Open(std::string* error) {
 }
 
 
+bool OutputFile::Write(const std::string& bytes, std::string* error) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = durable::InjectedNoSpace(bytes.size() - done)
+                          ? -1
+                          : write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      *error = "cannot write " + tmp_ + ": " + std::strerror(errno);
+      return false;
+    }
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 bool OutputFile::Sync(std::string* error) {
-  if (std::fflush(stdout) != 0 || fsync(STDOUT_FILENO) != 0) {
+  if (fd_ >= 0 ? fsync(fd_) != 0
+               : std::fflush(stdout) != 0 || fsync(STDOUT_FILENO) != 0) {
     *error = "cannot write " + tmp_ + ": " + std::strerror(errno);
     return false;
   }
@@ -107,6 +129,8 @@ bool OutputFile::Sync(std::string* error) {
 }
 
 bool OutputFile::Publish(std::string* error) {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
   durable::CrashPoint("output-unnamed");
   if (durable::RenameNoReplace(AT_FDCWD, tmp_, AT_FDCWD, final_) != 0) {
     *error = "cannot rename " + tmp_ + " to " + final_ + ": " +
@@ -119,5 +143,4 @@ bool OutputFile::Publish(std::string* error) {
   return true;
 }
 
-}  // namespace cli
 }  // namespace uriscan

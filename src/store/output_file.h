@@ -2,13 +2,12 @@
 // `dedup --output=FILE`: the run's lines go to a temporary file beside FILE,
 // which becomes FILE, whole, only when the run commits (docs/cli.md, "A
 // seen-set across runs").
-#ifndef URISCAN_SRC_CLI_OUTPUT_FILE_H_
-#define URISCAN_SRC_CLI_OUTPUT_FILE_H_
+#ifndef URISCAN_SRC_STORE_OUTPUT_FILE_H_
+#define URISCAN_SRC_STORE_OUTPUT_FILE_H_
 
 #include <string>
 
 namespace uriscan {
-namespace cli {
 
 class OutputFile {
  public:
@@ -28,9 +27,13 @@ class OutputFile {
   bool Exists() const;
 
   // Removes what killed runs with this FILE left (".NAME.uriscan-*.tmp"),
-  // creates the temporary file and makes it the process's standard output.
-  bool Open(std::string* error);
-  // Flushes standard output, fsyncs the temporary file and its directory.
+  // creates the temporary file and makes it the process's standard output
+  // (the command), or, with `as_stdout` false, keeps it for Write() (a
+  // library call inside another program).
+  bool Open(std::string* error, bool as_stdout = true);
+  bool Write(const std::string& bytes, std::string* error);
+  // Flushes standard output (or not), fsyncs the temporary file and its
+  // directory.
   bool Sync(std::string* error);
   // The temporary file is named by a committed state: it stays, whatever
   // happens to this run (the next update puts it in place).
@@ -42,9 +45,9 @@ class OutputFile {
  private:
   std::string given_, name_, parent_, final_, tmp_;
   bool open_ = false, keep_ = false;
+  int fd_ = -1;  // the temporary file, when it is not standard output
 };
 
-}  // namespace cli
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_CLI_OUTPUT_FILE_H_
+#endif  // URISCAN_SRC_STORE_OUTPUT_FILE_H_
