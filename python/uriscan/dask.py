@@ -138,6 +138,17 @@ def _keyed(part: pd.DataFrame, column: str, profile: str, options: dict,
     return out
 
 
+def _keyed_frame(frame: Any, column: str, profile: str,
+                 options: dict) -> Any:
+    """_keyed() over every partition of a Dask DataFrame."""
+    meta = frame._meta.copy()
+    meta[_KEY] = np.array([], dtype=np.uint64)
+    meta[_INDEX] = pd.Series([], dtype=frame._meta.index.dtype)
+    meta.index = pd.Index([], dtype=np.int64, name=_ORDER)
+    return frame.map_partitions(_keyed, column, profile, options, meta=meta,
+                                enforce_metadata=False)
+
+
 def _keep_first(part: pd.DataFrame, firsts: pd.DataFrame,
                 index_name: Any) -> pd.DataFrame:
     """The rows of one partition that are invalid (key 0) or the first of
@@ -220,12 +231,7 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     elif not isinstance(split_out, int) or split_out < 1:
         raise ValueError("split_out: expected a positive int, got "
                          f"{split_out!r}")
-    meta = frame._meta.copy()
-    meta[_KEY] = np.array([], dtype=np.uint64)
-    meta[_INDEX] = pd.Series([], dtype=frame._meta.index.dtype)
-    meta.index = pd.Index([], dtype=np.int64, name=_ORDER)
-    keyed = frame.map_partitions(_keyed, column, profile, options,
-                                 meta=meta, enforce_metadata=False)
+    keyed = _keyed_frame(frame, column, profile, options)
     # Partition i holds the places [i << _SHIFT, (i + 1) << _SHIFT): these
     # divisions are true by construction, so declaring them costs nothing.
     divisions = tuple(i << _SHIFT for i in range(n)) + ((n << _SHIFT) - 1,)
@@ -298,12 +304,7 @@ def _dedup_state(frame: Any, column: str, profile: str, options: dict,
     os.makedirs(output, exist_ok=True)
     if not _is_dask(frame):
         frame = dd.from_pandas(frame, npartitions=1)
-    meta = frame._meta.copy()
-    meta[_KEY] = np.array([], dtype=np.uint64)
-    meta[_INDEX] = pd.Series([], dtype=frame._meta.index.dtype)
-    meta.index = pd.Index([], dtype=np.int64, name=_ORDER)
-    keyed = frame.map_partitions(_keyed, column, profile, options,
-                                 meta=meta, enforce_metadata=False)
+    keyed = _keyed_frame(frame, column, profile, options)
     valid = keyed[keyed[_KEY] != 0][[column, _KEY]].reset_index()
     bits = have.bit_length() - 1
     valid[_SHARD] = valid[_KEY].map_partitions(

@@ -436,6 +436,7 @@ bool KeyRunReader::LoadBlock(size_t i, bool decode) {
   const Entry& e = entries_[i];
   const uint64_t b = page_ * kKeyRunPageEntries + i;
   const unsigned char* p;
+  entry_ = ~size_t{0};
   if (whole_) {
     p = group_.data() + (e.offset - GroupStart(page_));
   } else {
@@ -447,17 +448,28 @@ bool KeyRunReader::LoadBlock(size_t i, bool decode) {
   if (static_cast<uint32_t>(Checksum(p, e.length, b)) != e.checksum)
     return Damaged("bad checksum of block " + std::to_string(b));
   if (!decode) return true;
-  const uint64_t count = std::min<uint64_t>(
-      kKeyRunBlockKeys, header_.keys - b * kKeyRunBlockKeys);
-  keys_.resize(count);
+  // Decoded as far as lookups need (Decode()): the first key is the
+  // entry's, then the Rice parameter.
+  code_ = p;
+  code_bit_ = 6;
+  rice_ = static_cast<int>(p[0] & 63);
+  count_ = std::min<uint64_t>(kKeyRunBlockKeys,
+                              header_.keys - b * kKeyRunBlockKeys);
+  keys_.assign(1, e.first);
   pos_ = 0;
-  entry_ = ~size_t{0};
-  BitReader bits(p, e.length);
-  const int rice = static_cast<int>(bits.Get(6));
+  entry_ = i;
+  return true;
+}
+
+bool KeyRunReader::Decode(uint64_t until) {
+  if (keys_.size() >= count_ || keys_.back() >= until) return true;
+  const Entry& e = entries_[entry_];
+  BitReader bits(code_, e.length);
+  bits.Skip(code_bit_);
+  const int rice = rice_;
   const uint64_t limit = rice > 0 ? ~uint64_t{0} >> rice : ~uint64_t{0};
-  uint64_t last = e.first;
-  keys_[0] = last;
-  for (uint64_t k = 1; k < count; ++k) {
+  uint64_t last = keys_.back();
+  while (keys_.size() < count_ && last < until) {
     const uint64_t p56 = bits.Peek() & Mask(56);
     if (p56 == 0) return Damaged("a unary code too long");  // 56 zeros
     const uint64_t zeros = static_cast<uint64_t>(__builtin_ctzll(p56));
@@ -474,18 +486,21 @@ bool KeyRunReader::LoadBlock(size_t i, bool decode) {
     const uint64_t key = last + gap;
     if (gap == 0 || key < last) return Damaged("keys out of order");
     if (bits.Past()) return Damaged("a code runs past its block");
-    keys_[k] = last = key;
+    keys_.push_back(last = key);
   }
-  // The codes fill the block but for its last byte's padding; its last key
-  // is below the next block's first.
+  code_bit_ = bits.bit();
+  if (keys_.size() < count_) return true;
+  // The whole block: its codes fill it but for its last byte's padding, and
+  // its last key is below the next block's first.
   const uint64_t next_first =
-      i + 1 < entries_.size()         ? entries_[i + 1].first
-      : page_ + 1 < header_.pages     ? fence_first_[page_ + 1]
-                                      : 0;
+      entry_ + 1 < entries_.size() ? entries_[entry_ + 1].first
+      : page_ + 1 < header_.pages  ? fence_first_[page_ + 1]
+                                   : 0;
   if ((bits.bit() + 7) / 8 != e.length ||
       (next_first != 0 && last >= next_first))
-    return Damaged("block " + std::to_string(b) + " disagrees with its index");
-  entry_ = i;
+    return Damaged("block " +
+                   std::to_string(page_ * kKeyRunPageEntries + entry_) +
+                   " disagrees with its index");
   return true;
 }
 
@@ -499,7 +514,7 @@ bool KeyRunReader::NextBlock(uint64_t* key) {
     if (!LoadPage(page, /*whole=*/true)) return false;
     i = 0;
   }
-  if (!LoadBlock(i, /*decode=*/true)) return false;
+  if (!LoadBlock(i, /*decode=*/true) || !Decode(~uint64_t{0})) return false;
   *key = keys_[pos_++];
   return true;
 }
@@ -527,6 +542,7 @@ bool KeyRunReader::Contains(uint64_t key) {
     if (!LoadBlock(i, /*decode=*/true)) return false;
     ++blocks_in_page_;
   }
+  if (!Decode(key)) return false;
   const auto at = std::lower_bound(keys_.begin() + static_cast<std::ptrdiff_t>(pos_),
                                    keys_.end(), key);
   pos_ = static_cast<size_t>(at - keys_.begin());

@@ -27,7 +27,7 @@ namespace uriscan {
 //       16     8  profile tag: the fingerprint seed of the profile
 //       24     8  key count n
 //       32     8  body bytes: the groups, from offset 64
-//       40     8  index pages P = ceil(ceil(n / 256) / 204)
+//       40     8  index pages P = ceil(ceil(n / 128) / 204)
 //       48     8  XXH3_64bits of the fence
 //       56     8  XXH3_64bits of bytes 0..55
 //       64     -  the body: group 0, group 1, ... A group is its blocks,
@@ -35,7 +35,7 @@ namespace uriscan {
 //   64 + body 16P the fence: per index page, the first key of its first
 //                 block and the page's offset in the file.
 //
-// A block holds keys [256 b, 256 b + 256): its first key is in the index
+// A block holds keys [128 b, 128 b + 128): its first key is in the index
 // entry, the gaps to the others follow as Golomb-Rice codes: the block's
 // Rice parameter r (6 bits), then each gap g as q = g >> r in unary (q zero
 // bits, then a one) and the low r bits of g; a quotient of kKeyRunEscape or
@@ -46,14 +46,15 @@ namespace uriscan {
 // the low 32 bits of XXH3_64bits of its bytes, seeded with b: 4), then
 // XXH3_64bits of the entries, seeded with the page's number (8).
 //
-// So a lookup reads the header and the fence once (16 bytes per 52,224
+// So a lookup reads the header and the fence once (16 bytes per 26,112
 // keys), then one index page and one block per key; damage to any of them
 // fails its checksum. For uniformly spread keys a gap costs about
-// 64 - log2(n) + 1.5 bits (Golomb 1966; Rice 1979) and the index 0.08 bytes
-// a key: 4.95 bytes a key at 10^8 keys.
+// 64 - log2(n) + 1.5 bits (Golomb 1966; Rice 1979) and the index 0.16 bytes
+// a key (0.19 bits more for each block's raw first key): 5.0 bytes a key at
+// 10^8 keys.
 inline constexpr uint32_t kKeyRunFormat = 2;
 inline constexpr size_t kKeyRunHeaderBytes = 64;
-inline constexpr size_t kKeyRunBlockKeys = 256;
+inline constexpr size_t kKeyRunBlockKeys = 128;
 inline constexpr size_t kKeyRunPageEntries = 204;
 inline constexpr size_t kKeyRunEntryBytes = 20;
 inline constexpr size_t kKeyRunFenceBytes = 16;
@@ -161,9 +162,12 @@ class KeyRunReader {
   uint64_t PageBytes(uint64_t page) const;
   // Page `page` as the current one; with `whole`, its group's blocks too.
   bool LoadPage(uint64_t page, bool whole);
-  // Block `b` of the current page (`i` its entry), checked and decoded into
-  // keys_; with `decode` false, only checked.
+  // Block `b` of the current page (`i` its entry), checked; with `decode`,
+  // ready for Decode(), its first key in keys_.
   bool LoadBlock(size_t i, bool decode);
+  // Decodes the current block's keys into keys_ until one is >= `until`
+  // or the block ends (then checks that the block ends as its index says).
+  bool Decode(uint64_t until);
   bool ReadAt(uint64_t offset, size_t n, unsigned char* to);
   bool Damaged(const std::string& what);
 
@@ -180,6 +184,9 @@ class KeyRunReader {
   size_t entry_ = ~size_t{0};     // the decoded block: its entry, its keys
   std::vector<uint64_t> keys_;
   size_t pos_ = 0;
+  const unsigned char* code_ = nullptr;  // the current block's codes
+  uint64_t code_bit_ = 0, count_ = 0;    // where decoding stopped; keys
+  int rice_ = 0;
   uint64_t bytes_read_ = 0;
 };
 
@@ -230,6 +237,9 @@ class KeyRunReaderV1 {
   uint64_t bit_ = 0, consumed_ = 0, read_ = 0, decoded_ = 0, last_ = 0;
   std::vector<uint64_t> keys_;
   size_t pos_ = 0;
+  const unsigned char* code_ = nullptr;  // the current block's codes
+  uint64_t code_bit_ = 0, count_ = 0;    // where decoding stopped; keys
+  int rice_ = 0;
   bool done_ = false;
   struct Hash;
   std::unique_ptr<Hash> hash_;

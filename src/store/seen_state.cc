@@ -584,8 +584,9 @@ bool SeenState::BeginLookups(size_t memory, std::string* error) {
     }
     return true;
   }
-  // Newest first: a key seen lately is found without asking older runs.
-  for (auto r = runs_.rbegin(); r != runs_.rend(); ++r) {
+  // Largest (oldest) first: a key seen before is most likely there, and
+  // the runs after it are then not asked.
+  for (auto r = runs_.begin(); r != runs_.end(); ++r) {
     readers_.push_back(std::make_unique<KeyRunReader>());
     if (!readers_.back()->Open(dir_fd_, r->name, dir_ + "/" + r->name,
                                identity_.tag, memory))

@@ -128,8 +128,8 @@ TEST_F(StateFiles, RandomKeysStayWithinTheBytesPerKeyBound) {
     const double bytes = static_cast<double>(st.st_size);
     EXPECT_LE(bytes, KeyRunBoundBytes(n)) << n;
     // and close to the entropy of the gaps, 64 - log2 n + 1.44 bits, plus
-    // the index: a 20-byte entry and a raw first key per 256 keys (0.9)
-    EXPECT_LE(bytes / n * 8, 64 - std::log2(double(n)) + 1.7 + 0.9 + 600.0 / n)
+    // the index: a 20-byte entry and a raw first key per 128 keys (1.6)
+    EXPECT_LE(bytes / n * 8, 64 - std::log2(double(n)) + 1.7 + 1.6 + 600.0 / n)
         << n;
   }
 }
