@@ -92,6 +92,19 @@ make_day() {  # N M R FILE
   "$gen" $(( (1 << 40) + $3 * $2 )) $(( (1 << 40) + $3 * $2 + $2 - half )) >> "$4"
 }
 
+# Streams URLs [0, N) into the command $3 in batches of $2: "MS RSS", the
+# total time and the largest peak RSS.
+build() {
+  local ms=0 rss=0 from=0 to t m
+  while [ "$from" -lt "$1" ]; do
+    to=$(( from + $2 < $1 ? from + $2 : $1 ))
+    read -r t m < <(timed sh -c "'$gen' $from $to | $3")
+    ms=$(( ms + t )); [ "$m" -gt "$rss" ] && rss=$m
+    from=$to
+  done
+  echo "$ms $rss"
+}
+
 echo "# tools/bench-state.sh on $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, $(date -u +%Y-%m-%d)"
 echo
 echo "## Start-up (best of 10, ms)"
@@ -116,13 +129,7 @@ for n in "${size_list[@]}"; do
   # The build: batches of at most 10^8 lines (a run's rows wait in its
   # spool until the state is consulted: 4 GB at 10^8).
   rm -rf st
-  build_ms=0 build_rss=0 from=0
-  while [ "$from" -lt "$n" ]; do
-    to=$(( from + 100000000 < n ? from + 100000000 : n ))
-    read -r t m < <(timed sh -c "'$gen' $from $to | '$uriscan' dedup --quiet --state=st --memory=4G")
-    build_ms=$(( build_ms + t )); [ "$m" -gt "$build_rss" ] && build_rss=$m
-    from=$to
-  done
+  read -r build_ms build_rss < <(build "$n" 100000000 "'$uriscan' dedup --quiet --state=st --memory=4G")
   bpk=$("$uriscan" state st | awk '/^bytes/ {print $(NF-5)}')
   day_small() { make_day "$n" 1000 "$1" day.txt; timed "$uriscan" dedup --quiet --state=st day.txt; }
   day_small_stateless() { make_day "$n" 1000 "$1" day.txt; timed "$uriscan" dedup --quiet day.txt; }
@@ -144,13 +151,7 @@ for n in "${size_list[@]}"; do
     "$big${big:+$( [ "$big" = - ] || echo ' ms')}" "$big_rss"
   if [ -n "$peer" ] && [ "$n" -le "$rocksdb_max" ]; then
     rm -rf db
-    build_ms=0 build_rss=0 from=0
-    while [ "$from" -lt "$n" ]; do
-      to=$(( from + 1000000 < n ? from + 1000000 : n ))
-      read -r t m < <(timed sh -c "'$gen' $from $to | '$peer' db")
-      build_ms=$(( build_ms + t )); [ "$m" -gt "$build_rss" ] && build_rss=$m
-      from=$to
-    done
+    read -r build_ms build_rss < <(build "$n" 1000000 "'$peer' db")
     rdb_bpk=$(du -sb db | awk -v n="$n" '{printf "%.2f", $1 / n}')
     peer_small() { make_day "$n" 1000 "$1" day.txt; timed sh -c "'$peer' db < day.txt"; }
     peer_mid() { make_day "$n" 1000000 $(( $1 + 100 )) day.txt; timed sh -c "'$peer' db < day.txt"; }
