@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // KeyRunReaderV1: the format-1 runs of earlier releases, read to convert a
 // state to format 2 (key_runs.h).
-#include "src/store/key_runs.h"
+#include "src/store/key_runs_v1.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -22,6 +22,7 @@ namespace {
 constexpr char kMagic[8] = {'U', 'R', 'I', 'S', 'C', 'A', 'N', 'K'};
 constexpr size_t kSlack = 32;  // zero bytes past the data: Peek never faults
 constexpr size_t kHeaderBytes = 48;
+constexpr uint64_t kEscape = 48;  // a quotient this large: a raw gap
 
 uint64_t Load64(const unsigned char* p) {
   uint64_t v = 0;
@@ -178,10 +179,10 @@ bool KeyRunReaderV1::DecodeBlock() {
         return Damaged("a unary code too long");
       }
       uint64_t gap;
-      if (zeros < kKeyRunEscape) {
+      if (zeros < kEscape) {
         if (zeros > limit) return Damaged("a gap past 64 bits");
         gap = zeros << rice | GetWide(rice);
-      } else if (zeros == kKeyRunEscape) {
+      } else if (zeros == kEscape) {
         gap = GetWide(64);
       } else {
         return Damaged("a unary code too long");

@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "src/store/durable.h"
+#include "src/store/key_runs_v1.h"
 #include "src/store/kway_merge.h"
 
 namespace uriscan {
