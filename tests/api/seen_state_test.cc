@@ -404,19 +404,19 @@ TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {
 // Every flipped byte of a run, and every truncation, either fails to open,
 // or fails the lookups that read it: a lookup never answers wrongly.
 TEST_F(StateFiles, LookupsGiveDamageOrTheRightAnswerNeverAWrongOne) {
-  const std::vector<uint64_t> keys = RandomKeys(60000, 21);  // 2 pages
+  const std::vector<uint64_t> keys = RandomKeys(30000, 21);  // 2 pages
   WriteRun(Path("good"), keys);
   const std::string good = Slurp(Path("good"));
   // Half the queries are keys of the run, half are not.
   std::vector<uint64_t> queries;
   std::mt19937_64 rng(3);
-  for (size_t i = 0; i < keys.size(); i += 1 + rng() % 300) {
+  for (size_t i = 0; i < keys.size(); i += 1 + rng() % 150) {
     queries.push_back(keys[i]);
     if (keys[i] + 1 != keys[i + 1 < keys.size() ? i + 1 : i])
       queries.push_back(keys[i] + 1);
   }
   size_t damage_seen = 0, opens_failed = 0;
-  for (size_t at = 0; at < good.size(); at += 1 + rng() % 97) {
+  for (size_t at = 0; at < good.size(); at += 1 + rng() % 197) {
     std::string bad = good;
     bad[at] = static_cast<char>(bad[at] ^ (1 << (rng() % 8)));
     Spit(Path("bad"), bad);
