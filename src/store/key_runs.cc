@@ -55,28 +55,39 @@ uint64_t RiceCost(const uint64_t* gaps, size_t n, int r) {
   return bits;
 }
 
-// Bits appended least significant first.
+// Bits appended least significant first, 64 at a time; Finish() writes
+// the last ones, padded with zero bits to a byte.
 class BitWriter {
  public:
   explicit BitWriter(std::vector<unsigned char>* out) : out_(out) {}
   void Put(uint64_t value, int width) {  // width 0..64, value < 2^width
-    while (width > 0) {
-      const int take = std::min(width, 8 - used_);
-      if (used_ == 0) out_->push_back(0);
-      out_->back() |= static_cast<unsigned char>((value & Mask(take)) << used_);
-      used_ = (used_ + take) & 7;
-      value = take >= 64 ? 0 : value >> take;
-      width -= take;
+    if (width == 0) return;
+    acc_ |= value << used_;
+    if (used_ + width < 64) {
+      used_ += width;
+      return;
     }
+    unsigned char bytes[8];
+    Store(bytes, acc_, 8);
+    out_->insert(out_->end(), bytes, bytes + 8);
+    acc_ = used_ ? value >> (64 - used_) : 0;
+    used_ = used_ + width - 64;
   }
   void Zeros(uint64_t n) {  // a unary code's zeros
     while (n >= 32) Put(0, 32), n -= 32;
     Put(0, static_cast<int>(n));
   }
+  void Finish() {
+    for (int b = 0; b < used_; b += 8)
+      out_->push_back(static_cast<unsigned char>(acc_ >> b));
+    acc_ = 0;
+    used_ = 0;
+  }
 
  private:
   std::vector<unsigned char>* out_;
-  int used_ = 0;  // bits used of the last byte
+  uint64_t acc_ = 0;  // bits not yet appended
+  int used_ = 0;      // how many
 };
 
 // Bits read least significant first from a block with kSlack zero bytes
@@ -173,7 +184,8 @@ void KeyRunWriter::FlushBlock() {
   // The gaps in place, then the mean gap's log2 and the best of its
   // neighbours: for geometric gaps the optimum lies within one of it.
   const size_t n = block_.size() - 1;
-  std::vector<uint64_t> gaps(n);
+  std::vector<uint64_t>& gaps = gaps_;
+  gaps.resize(n);
   for (size_t i = 0; i < n; ++i) gaps[i] = block_[i + 1] - block_[i];
   int best = 0;
   if (n > 0) {
@@ -203,6 +215,7 @@ void KeyRunWriter::FlushBlock() {
       bits.Put(g & Mask(best), best);
     }
   }
+  bits.Finish();
   if (offset_ >= kMaxOffset) {
     errno = EFBIG;
     Fail("write");

@@ -107,6 +107,7 @@ class KeyRunWriter {
   uint64_t offset_ = 0;            // bytes written so far
   uint64_t blocks_ = 0, last_ = 0;
   std::vector<uint64_t> block_;    // the current block's keys
+  std::vector<uint64_t> gaps_;     // and the gaps between them
   std::vector<unsigned char> code_, page_, fence_;
 };
 
