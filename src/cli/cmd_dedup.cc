@@ -124,28 +124,23 @@ class DedupRun : public CommandRun {
   }
   void Emit(const Chunk& c, std::string* out, Totals* totals) override {
     const std::vector<uint64_t>& keys = keys_[c.slot];
-    if (digest_) {  // --output: the digest of the lines, in order
-      for (size_t i = 0; i < c.rows; ++i) {
-        std::string_view line = c.AsRead(
-            i, std::string_view(c.input.text.data() + c.spans.uri_begin[i],
-                                c.spans.uri_end[i] - c.spans.uri_begin[i]));
-        if (c.too_long_line || line.size() > opt_.max_line) line = {};
-        XXH3_64bits_update(digest_.get(), line.data(), line.size());
-        XXH3_64bits_update(digest_.get(), "\n", 1);
-      }
-    }
-    if (rerun_) return;  // an output committed before: nothing is written
     constexpr size_t kAhead = 16;  // rows between a prefetch and its use
     for (size_t i = 0; i < std::min(c.rows, kAhead); ++i)
       sink_->Prefetch(keys[i]);
     for (size_t i = 0; i < c.rows; ++i) {
       if (i + kAhead < c.rows) sink_->Prefetch(keys[i + kAhead]);
-      if (keys[i] == 0 && on_error_ == OnError::kSkip) continue;
       // An over-long line is not held in memory: an empty line stands in.
       std::string_view line = c.AsRead(
           i, std::string_view(c.input.text.data() + c.spans.uri_begin[i],
                               c.spans.uri_end[i] - c.spans.uri_begin[i]));
       if (c.too_long_line || line.size() > opt_.max_line) line = {};
+      if (digest_) {  // --output: the digest of every line, in order
+        XXH3_64bits_update(digest_.get(), line.data(), line.size());
+        XXH3_64bits_update(digest_.get(), "\n", 1);
+      }
+      // A rerun into a committed output writes nothing; an invalid line
+      // under --on-error=skip is not written.
+      if (rerun_ || (keys[i] == 0 && on_error_ == OnError::kSkip)) continue;
       sink_->Row(keys[i], line, out);
     }
     totals->distinct = sink_->distinct();

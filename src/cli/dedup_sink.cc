@@ -178,13 +178,14 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
   std::vector<bool> first;
   SeenState* state = config_.state;
   if (state) {
-    // The state's readers take a quarter of the budget at most; the merge
-    // of this run's keys, half (Dedup::Finish).
+    // The state's readers hold a group of blocks each (735 KB at most,
+    // within the quarter of the budget kept free); the merge of this run's
+    // keys, half (Dedup::Finish).
     if (!error_.empty()) {
       *error = error_;
       return false;
     }
-    if (!state->BeginLookups(config_.memory / 4, error)) return false;
+    if (!state->BeginLookups(error)) return false;
   }
   const auto start = std::chrono::steady_clock::now();
   if (state && state->shards() > 1) {

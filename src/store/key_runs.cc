@@ -330,8 +330,7 @@ bool KeyRunReader::ReadAt(uint64_t offset, size_t n, unsigned char* to) {
 }
 
 bool KeyRunReader::Open(int dir_fd, const std::string& name,
-                        const std::string& path, uint64_t profile_tag,
-                        size_t /*buffer_bytes*/) {
+                        const std::string& path, uint64_t profile_tag) {
   path_ = path;
   fd_ = durable::OpenExisting(dir_fd, name, O_RDONLY);
   if (fd_ < 0) {

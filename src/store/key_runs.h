@@ -125,14 +125,13 @@ class KeyRunReader {
   KeyRunReader(const KeyRunReader&) = delete;
   KeyRunReader& operator=(const KeyRunReader&) = delete;
 
-  // `buffer_bytes` caps the reads ahead (a whole group is read at once
-  // whatever it is). With `dir_fd`, as KeyRunWriter::Open().
-  bool Open(const std::string& path, uint64_t profile_tag,
-            size_t buffer_bytes) {
-    return Open(AT_FDCWD, path, path, profile_tag, buffer_bytes);
+  // Reads take one group at most (735 KB). With `dir_fd`, as
+  // KeyRunWriter::Open().
+  bool Open(const std::string& path, uint64_t profile_tag) {
+    return Open(AT_FDCWD, path, path, profile_tag);
   }
   bool Open(int dir_fd, const std::string& name, const std::string& path,
-            uint64_t profile_tag, size_t buffer_bytes);
+            uint64_t profile_tag);
   // The next key; false at the end or on damage (then error() is set).
   bool Next(uint64_t* key) {
     if (pos_ < keys_.size()) {

@@ -390,8 +390,7 @@ bool SeenState::CheckRuns(bool checksums, std::string* error) {
   if (format_ == 1) return true;  // read by Upgrade() alone
   for (const Run& r : runs_) {
     KeyRunReader reader;
-    if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag,
-                     4096)) {
+    if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag)) {
       return errno == ENOENT && reader.error().rfind("cannot open", 0) == 0
                  ? Damaged("its MANIFEST names " + r.name +
                                ", which is missing",
@@ -578,10 +577,10 @@ std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
   return files;
 }
 
-bool SeenState::BeginLookups(size_t memory, std::string* error) {
+bool SeenState::BeginLookups(std::string* error) {
   if (!shards_.empty()) {
     for (auto& shard : shards_) {
-      if (!shard->BeginLookups(memory / shards_.size(), error)) return false;
+      if (!shard->BeginLookups(error)) return false;
     }
     return true;
   }
@@ -590,7 +589,7 @@ bool SeenState::BeginLookups(size_t memory, std::string* error) {
   for (auto r = runs_.begin(); r != runs_.end(); ++r) {
     readers_.push_back(std::make_unique<KeyRunReader>());
     if (!readers_.back()->Open(dir_fd_, r->name, dir_ + "/" + r->name,
-                               identity_.tag, memory))
+                               identity_.tag))
       return Damaged(readers_.back()->error(), error);
   }
   pending_ = RunName(next_run_);
@@ -717,8 +716,7 @@ bool SeenState::Compact(bool all, std::string* error) {
   for (size_t i = from; i < runs_.size(); ++i) {
     readers.push_back(std::make_unique<KeyRunReader>());
     if (!readers.back()->Open(dir_fd_, runs_[i].name,
-                              dir_ + "/" + runs_[i].name, identity_.tag,
-                              size_t{1} << 20))
+                              dir_ + "/" + runs_[i].name, identity_.tag))
       return Damaged(readers.back()->error(), error);
   }
   Run merged{RunName(next_run_), 0, 0};
@@ -1028,8 +1026,7 @@ bool SeenState::Verify(std::string* error) {
   }
   for (const Run& r : runs_) {
     KeyRunReader reader;
-    if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag,
-                     size_t{1} << 20))
+    if (!reader.Open(dir_fd_, r.name, dir_ + "/" + r.name, identity_.tag))
       return Damaged(reader.error(), error);
     uint64_t key = 0, n = 0;
     while (reader.Next(&key)) ++n;

@@ -114,7 +114,7 @@ class SeenState {
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the
   // new run. Each run's reader holds one group of blocks at most (735 KB).
-  bool BeginLookups(size_t memory, std::string* error);
+  bool BeginLookups(std::string* error);
   bool Offer(uint64_t key);
   // Fails when a block or index page read was damaged (the run's answers
   // are then never used), and makes the new run durable under a temporary
@@ -238,8 +238,6 @@ class SeenState {
   uint64_t next_run_ = 1, manifest_bytes_ = 0;
   // One run's lookups.
   std::vector<std::unique_ptr<KeyRunReader>> readers_;
-  std::vector<uint64_t> heads_;  // each reader's current key
-  std::vector<bool> ended_;
   std::unique_ptr<KeyRunWriter> writer_;
   std::string pending_;  // the new run's final name
   std::vector<std::string> obsolete_;  // merged away: removed after commit

@@ -68,10 +68,10 @@ void WriteRun(const std::string& path, const std::vector<uint64_t>& keys,
 
 // Decodes a run; false when the reader reports damage.
 bool ReadRun(const std::string& path, std::vector<uint64_t>* keys,
-             std::string* error, uint64_t tag = 7, size_t buffer = 4096) {
+             std::string* error, uint64_t tag = 7) {
   KeyRunReader r;
   keys->clear();
-  if (!r.Open(path, tag, buffer)) {
+  if (!r.Open(path, tag)) {
     *error = r.error();
     return false;
   }
@@ -177,7 +177,7 @@ std::vector<uint64_t> Day(const std::string& dir,
   SeenState state;
   std::string error;
   EXPECT_TRUE(state.OpenForUpdate(dir, TestIdentity(), &error)) << error;
-  EXPECT_TRUE(state.BeginLookups(1 << 20, &error)) << error;
+  EXPECT_TRUE(state.BeginLookups(&error)) << error;
   std::vector<uint64_t> fresh;
   for (uint64_t k : keys)
     if (state.Offer(k)) fresh.push_back(k);
@@ -243,7 +243,7 @@ TEST_F(StateFiles, PlantedLinksAreNeverFollowed) {
     ASSERT_EQ(symlink(victim.c_str(), Path(name).c_str()), 0);
   }
   ASSERT_EQ(symlink(victim.c_str(), Path("MANIFEST.tmp").c_str()), 0);
-  if (state.BeginLookups(1 << 20, &error)) {
+  if (state.BeginLookups(&error)) {
     for (uint64_t k : RandomKeys(100, 2)) state.Offer(k);
     if (state.EndLookups(&error)) state.Commit(&error);
   }
@@ -389,7 +389,7 @@ TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {
   {
     SeenState state;
     ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
-    ASSERT_TRUE(state.BeginLookups(1 << 20, &error)) << error;
+    ASSERT_TRUE(state.BeginLookups(&error)) << error;
     state.Offer(RandomKeys(40000, 5)[3]);  // in block 0
     EXPECT_FALSE(state.EndLookups(&error));
     EXPECT_NE(error.find(run_name + " is damaged: bad checksum of block 0"),
@@ -421,7 +421,7 @@ TEST_F(StateFiles, LookupsGiveDamageOrTheRightAnswerNeverAWrongOne) {
     bad[at] = static_cast<char>(bad[at] ^ (1 << (rng() % 8)));
     Spit(Path("bad"), bad);
     KeyRunReader r;
-    if (!r.Open(Path("bad"), 7, 4096)) {
+    if (!r.Open(Path("bad"), 7)) {
       ++opens_failed;
       EXPECT_NE(r.error().find("damaged"), std::string::npos) << r.error();
       continue;
@@ -441,7 +441,7 @@ TEST_F(StateFiles, LookupsGiveDamageOrTheRightAnswerNeverAWrongOne) {
   for (size_t len : {size_t{0}, size_t{63}, good.size() / 2, good.size() - 1}) {
     Spit(Path("bad"), good.substr(0, len));
     KeyRunReader r;
-    EXPECT_FALSE(r.Open(Path("bad"), 7, 4096)) << len;
+    EXPECT_FALSE(r.Open(Path("bad"), 7)) << len;
   }
 }
 
@@ -453,7 +453,7 @@ TEST_F(StateFiles, FewLookupsReadOnlyTheirBlocks) {
   struct stat st;
   ASSERT_EQ(stat(Path("big").c_str(), &st), 0);
   KeyRunReader r;
-  ASSERT_TRUE(r.Open(Path("big"), 7, 1 << 20)) << r.error();
+  ASSERT_TRUE(r.Open(Path("big"), 7)) << r.error();
   const uint64_t opened = r.bytes_read();
   EXPECT_LT(opened, 64u + 16 * 100);  // the header and the fence
   std::mt19937_64 rng(4);
@@ -470,7 +470,7 @@ TEST_F(StateFiles, FewLookupsReadOnlyTheirBlocks) {
   EXPECT_GT(static_cast<uint64_t>(st.st_size), 20 * (r.bytes_read() - opened));
   // Every key in order reads the run once, a group at a time.
   KeyRunReader all;
-  ASSERT_TRUE(all.Open(Path("big"), 7, 1 << 20));
+  ASSERT_TRUE(all.Open(Path("big"), 7));
   for (uint64_t k : keys) ASSERT_TRUE(all.Contains(k));
   EXPECT_LE(all.bytes_read(), static_cast<uint64_t>(st.st_size) + 8192);
 }

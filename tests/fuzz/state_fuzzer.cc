@@ -95,7 +95,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uint64_t tag = 0;
     if (size >= 1 + 24) std::memcpy(&tag, data + 1 + 16, 8);
     uriscan::KeyRunReader reader;
-    if (reader.Open(run, tag, 4096)) {
+    if (reader.Open(run, tag)) {
       uint64_t key = 0, last = 0, n = 0;
       while (reader.Next(&key)) {
         if (n++ > 0 && key <= last) std::abort();  // keys must increase
@@ -131,7 +131,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     uriscan::SeenState state;
     std::string error;
     if (state.OpenForUpdate(dir, identity, &error) &&
-        state.BeginLookups(size_t{1} << 20, &error)) {
+        state.BeginLookups(&error)) {
       for (uint64_t key : {uint64_t{1} << 62, (uint64_t{1} << 62) + 7,
                            ~uint64_t{0} - 1})
         state.Offer(key);
