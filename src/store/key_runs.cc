@@ -403,7 +403,6 @@ bool KeyRunReader::LoadPage(uint64_t page, bool whole) {
   const uint64_t start = GroupStart(page), at = fence_offset_[page];
   const size_t bytes = static_cast<size_t>(PageBytes(page));
   const unsigned char* p;
-  std::vector<unsigned char> only;
   whole_ = whole;
   entry_ = ~size_t{0};
   page_ = ~uint64_t{0};
@@ -414,9 +413,9 @@ bool KeyRunReader::LoadPage(uint64_t page, bool whole) {
     std::memset(group_.data() + (at - start) + bytes, 0, kSlack);
     p = group_.data() + (at - start);
   } else {
-    only.resize(bytes);
-    if (!ReadAt(at, bytes, only.data())) return false;
-    p = only.data();
+    page_bytes_.resize(bytes);  // reused: no allocation per page read
+    if (!ReadAt(at, bytes, page_bytes_.data())) return false;
+    p = page_bytes_.data();
   }
   const size_t n = (bytes - 8) / kKeyRunEntryBytes;
   if (Load(p + bytes - 8, 8) != Checksum(p, bytes - 8, page))

@@ -179,6 +179,7 @@ class KeyRunReader {
   std::vector<Entry> entries_;    // its entries
   std::vector<unsigned char> group_;  // its group's bytes, when read whole
   bool whole_ = false;
+  std::vector<unsigned char> page_bytes_;  // an index page read alone
   std::vector<unsigned char> block_bytes_;
   size_t blocks_in_page_ = 0;     // blocks Contains() read of this page
   size_t entry_ = ~size_t{0};     // the decoded block: its entry, its keys
