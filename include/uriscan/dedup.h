@@ -149,10 +149,15 @@ class URISCAN_EXPORT Dedup {
   double set_bytes_per_key() const { return set_bytes_per_key_; }
 
  private:
-  struct Entry {
-    uint64_t key, number;  // number 0: seen before the spill began
+  // The layout of a 128-bit integer with `key` as its high half: a buffer
+  // sorted as such integers (Highway's vectorized quicksort) is in (key,
+  // number) order.
+  struct alignas(16) Entry {
+    uint64_t number;  // 0: seen before the spill began
+    uint64_t key;
   };
   bool SpillSet();
+  void SortBuffer();  // by (key, number)
   bool SpillBuffer();
   std::FILE* NewRun();  // an unlinked temporary file, added to runs_
   bool Put(std::FILE* run, std::vector<Entry>* piece);  // writes, clears

@@ -597,6 +597,7 @@ TEST(DedupTest, DeferAllAndAFilterGiveFirstOccurrencesOfNewKeys) {
       ASSERT_EQ(first[j], expect) << j;
     }
     EXPECT_EQ(d.distinct(), 5u);
+    EXPECT_EQ(d.runs() == 0, memory > 4096);  // whole in memory: no run
     EXPECT_EQ(d.filtered(), 4u);
   }
 }
@@ -620,10 +621,13 @@ TEST(DedupTest, PartsOnThreadsGiveTheAnswerOfOneMerge) {
     ASSERT_TRUE(d.Finish(&expect, &error, [&](uint64_t k) { return !seen_before(k); }))
         << error;
   }
+  // Spilled to several runs, and held whole in memory (settled from the
+  // sorted buffer, no run written).
+  for (size_t memory : {size_t{256} << 10, size_t{64} << 20})
   for (size_t parts : {size_t{2}, size_t{8}}) {
     for (size_t threads : {size_t{1}, size_t{2}, size_t{3}}) {
       Dedup::Options o;
-      o.memory_bytes = 256 << 10;
+      o.memory_bytes = memory;
       o.defer_all = true;
       Dedup d(o);
       for (uint64_t k : keys) d.Add(k);
@@ -641,7 +645,9 @@ TEST(DedupTest, PartsOnThreadsGiveTheAnswerOfOneMerge) {
       std::vector<bool> first;
       std::string error;
       ASSERT_TRUE(d.FinishByParts(&first, &error, starts, filters, threads)) << error;
-      EXPECT_EQ(first, expect) << parts << " parts, " << threads << " threads";
+      EXPECT_EQ(first, expect) << parts << " parts, " << threads << " threads, "
+                               << memory << " bytes";
+      EXPECT_EQ(d.runs() == 0, memory > (size_t{1} << 20));
       for (size_t p = 0; p < parts; ++p) {
         EXPECT_TRUE(std::is_sorted(offered[p].begin(), offered[p].end()));
         for (uint64_t k : offered[p]) ASSERT_EQ(k >> (64 - bits), p);
