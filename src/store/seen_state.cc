@@ -14,10 +14,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 #include "src/store/durable.h"
 #include "src/store/key_runs_v1.h"
@@ -662,10 +665,56 @@ bool SeenState::MergeInto(std::vector<std::unique_ptr<Reader>>* readers,
     unlinkat(dir_fd_, tmp.c_str(), 0);  // made, but no header written
     return false;
   }
+  // The merge (decoding) on this thread, the new run's encoding on another:
+  // they cost about the same, and nothing else runs at commit time. Keys
+  // pass in batches through one slot.
+  constexpr size_t kBatch = size_t{1} << 16;
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<uint64_t> filling, slot;
+  bool slot_full = false, merged = false;
+  std::thread encoder([&] {
+    std::vector<uint64_t> batch;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return slot_full || merged; });
+        if (!slot_full) return;  // merged, and every batch taken
+        batch.swap(slot);
+        slot_full = false;
+      }
+      cv.notify_all();
+      for (uint64_t key : batch) out.Add(key);
+      batch.clear();
+    }
+  });
+  auto hand_over = [&] {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return !slot_full; });
+    filling.swap(slot);
+    slot_full = true;
+    lock.unlock();
+    cv.notify_all();
+  };
+  filling.reserve(kBatch);
   KWayMerge<uint64_t>(
       sources, [](uint64_t a, uint64_t b) { return a < b; },
       [](uint64_t a, uint64_t b) { return a == b; },
-      [&](uint64_t key) { out.Add(key); });
+      [&](uint64_t key) {
+        filling.push_back(key);
+        if (filling.size() == kBatch) {
+          hand_over();
+          filling.clear();
+          filling.reserve(kBatch);
+        }
+      });
+  if (!filling.empty()) hand_over();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    merged = true;
+  }
+  cv.notify_all();
+  encoder.join();
   for (auto& r : *readers) {
     if (r->failed()) {
       unlinkat(dir_fd_, tmp.c_str(), 0);
