@@ -34,7 +34,7 @@ postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15
 duckdb=("${build[@]}" curl ca-certificates openssl gzip zstd python3)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
-  test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev) ;;
+  test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev ccache) ;;
   bench) want=("${bench[@]}" libgtest-dev nlohmann-json3-dev) ;;
   fuzz) want=("${build[@]}" clang libclang-rt-14-dev gzip zstd) ;;
   package) want=("${package[@]}") ;;
