@@ -153,7 +153,8 @@ URISCAN_EXPORT std::string_view HostWithoutWww(std::string_view host);
 // its name (the segment before any ';' parameter: "index.jsp;jsessionid=A"
 // gives "jsp"), when that '.' is neither the name's first byte nor its
 // last ("" otherwise: ".bashrc", "a.", "dir/"). On the raw path, so an
-// encoded "%2F" is no separator.
+// encoded "%2F" is no separator; but an extension never holds one (it
+// would decode to '/'): "/a%2Fb.c%2Fd" has none.
 URISCAN_EXPORT std::string_view PathExtension(std::string_view path);
 
 }  // namespace uriscan

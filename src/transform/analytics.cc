@@ -265,7 +265,14 @@ std::string_view PathExtension(std::string_view path) {
   const size_t dot = last.rfind('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 1 == last.size())
     return {};
-  return last.substr(dot + 1);
+  // An encoded '/' after the dot ("b.c%2Fd"): what follows the dot is no
+  // extension once decoded, so there is none.
+  const std::string_view ext = last.substr(dot + 1);
+  for (size_t i = 0; i + 2 < ext.size(); ++i) {
+    if (ext[i] == '%' && ext[i + 1] == '2' && (ext[i + 2] | 0x20) == 'f')
+      return {};
+  }
+  return ext;
 }
 
 }  // namespace uriscan

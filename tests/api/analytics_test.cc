@@ -121,12 +121,16 @@ TEST(HostPartsTest, WwwAndExtension) {
   EXPECT_EQ(PathExtension("/.bashrc"), "");
   EXPECT_EQ(PathExtension("/a."), "");
   EXPECT_EQ(PathExtension("/a.b/"), "");
+  // An encoded '/' after the dot would decode into the extension: none.
+  EXPECT_EQ(PathExtension("/a%2Fb.c%2Fd"), "");
+  EXPECT_EQ(PathExtension("/a%2fb.c%2fd"), "");
+  EXPECT_EQ(PathExtension("/a%2Fb.gz"), "gz");  // before the dot: kept
+  EXPECT_EQ(PathExtension("/a.b%2"), "b%2");
   EXPECT_EQ(PathExtension("x.PNG"), "PNG");
   // The name before its parameters; the raw path's '/' only.
   EXPECT_EQ(PathExtension("/index.jsp;jsessionid=ABC123"), "jsp");
   EXPECT_EQ(PathExtension("/a;b.c"), "");
   EXPECT_EQ(PathExtension("/a.b;c.d/e.f;g"), "f");
-  EXPECT_EQ(PathExtension("/a%2Fb.c%2Fd"), "c%2Fd");
 }
 
 // The Public Suffix List (libpsl's built-in copy): answers in lower case,
