@@ -174,7 +174,7 @@ void Guard(duckdb_function_info info, const char* name, Body body) {
 
 enum class Part {
   kScheme, kUserinfo, kHost, kPort, kPath, kQuery, kFragment, kHostType,
-  kError
+  kError, kHostNoWww
 };
 
 std::optional<std::string_view> PartOf(const UriReference& u, Part p) {
@@ -194,6 +194,9 @@ std::optional<std::string_view> PartOf(const UriReference& u, Part p) {
     case Part::kHostType:
       if (!u.host()) return std::nullopt;
       return std::string_view(HostKindName(u.host_kind()));
+    case Part::kHostNoWww:
+      if (!u.host()) return std::nullopt;
+      return HostWithoutWww(*u.host());
     case Part::kError: break;
   }
   return std::nullopt;
@@ -456,6 +459,15 @@ struct Params {
   }
 };
 
+// "scheme://...?..." : an absolute URI with an authority and a query.
+bool LooksLikeUriWithQuery(std::string_view text) {
+  if (text.find("://") == std::string_view::npos ||
+      text.find('?') == std::string_view::npos)
+    return false;
+  const UriReference u = ParseUriReference(text);
+  return u.valid() && u.scheme() && u.host() && u.query();
+}
+
 void Param(duckdb_function_info info, duckdb_data_chunk chunk,
            duckdb_vector result) {
   Guard(info, "uri_param", [&] {
@@ -468,6 +480,17 @@ void Param(duckdb_function_info info, duckdb_data_chunk chunk,
     Output out(result);
     for (size_t i = 0; i < n; ++i) {
       bool found = false;
+      // uri_param('q', 'http://a/?q=1'): the arguments swapped. A name
+      // that reads as an absolute URI with a query, and a first argument
+      // with none, would only ever give NULL: said instead.
+      if (!in.null[i] && !names.null[i] &&
+          LooksLikeUriWithQuery(names.Row(i)) && !in.Ref(i).query())
+        throw std::invalid_argument(
+            "uri_param(uri, name) takes the URI first and the parameter's "
+            "name second; the name '" + std::string(names.Row(i).substr(0, 200)) +
+            "' reads as a URI with a query and the URI '" +
+            std::string(in.Row(i).substr(0, 200)) +
+            "' has none: swap the arguments");
       if (!in.null[i] && !names.null[i] && in.spans.error_kind[i] == 0) {
         for (uint32_t k = p.start[i]; k < p.start[i + 1] && !found; ++k) {
           if (p.Name(k) != names.Row(i)) continue;
@@ -638,6 +661,31 @@ bool RegisterScalarFunctions(duckdb_connection c) {
                   "path", "query", "fragment", "host_type"},
                  {DUCKDB_TYPE_BOOLEAN, V, V, V, V, V, V, V, V, V}),
         Parse}});
+  // Other tools' names, where their answer on a valid URL is ours
+  // (docs/library.md lists each difference): netquack's, then ClickHouse's.
+  // Left out: names whose meaning differs (ClickHouse's topLevelDomain is
+  // the last label, not the public suffix).
+  const struct {
+    const char* alias;
+    duckdb_scalar_function_t f;
+  } kAliases[] = {
+      {"extract_schema", Component<Part::kScheme>},
+      {"protocol", Component<Part::kScheme>},
+      {"fragment", Component<Part::kFragment>},
+      {"extract_tld", Suffix<false>},
+      {"extract_host", Component<Part::kHost>},
+      {"extract_port", Component<Part::kPort>},
+      {"extract_path", Component<Part::kPath>},
+      {"extract_query_string", Component<Part::kQuery>},
+      {"extract_domain", Suffix<true>},
+      {"domain", Component<Part::kHost>},
+      {"domainWithoutWWW", Component<Part::kHostNoWww>},
+      {"path", Component<Part::kPath>},
+      {"queryString", Component<Part::kQuery>},
+      {"cutToFirstSignificantSubdomain", Suffix<true>},
+  };
+  for (const auto& a : kAliases) text(a.alias, a.f);
+  ok &= Register(c, "extractURLParameter", {{{V, V}, Type(V), Param}});
   return ok;
 }
 

@@ -79,6 +79,10 @@ for f in "${inputs[@]}"; do
   "$uriscan" params --quiet "$in" > "$work/want" 2>/dev/null || true
   sql "SELECT line, p.name, p.value FROM (SELECT line, unnest(uri_params(uri)) AS p FROM $from)" > "$work/got"
   compare "$name uri_params" "$work/want" "$work/got"
+  # netquack's and ClickHouse's names: the same answers as ours.
+  "$uriscan" parse --format=tsv --no-header --quiet --columns=line,scheme,host,port,path,query,registrable_domain,public_suffix,scheme,host,host_nowww,path,query,fragment,registrable_domain,param:q "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, extract_schema(uri), extract_host(uri), extract_port(uri), extract_path(uri), extract_query_string(uri), extract_domain(uri), extract_tld(uri), protocol(uri), domain(uri), domainWithoutWWW(uri), path(uri), queryString(uri), fragment(uri), cutToFirstSignificantSubdomain(uri), extractURLParameter(uri, 'q') FROM $from" > "$work/got"
+  compare "$name netquack and ClickHouse names" "$work/want" "$work/got"
   "$uriscan" resolve --quiet --on-error=skip --base=http://a/b/c/d\;p\?q "$in" > "$work/want" 2>/dev/null || true
   sql "SELECT uri_resolve('http://a/b/c/d;p?q', uri) AS r FROM $from WHERE r IS NOT NULL" > "$work/got"
   compare "$name uri_resolve" "$work/want" "$work/got"
@@ -178,7 +182,8 @@ for bad in "uri_normalize('http://a/', 'nope')" "uri_key('http://a/', 'nope')" \
            "* FROM read_uris('$root/README.md', field := 'x')" \
            "* FROM read_uris('$root/README.md', format := 'csv', field := 'nope')" \
            "* FROM read_uris('$root/*.nothing')" "* FROM read_uris(42)" \
-           "* FROM read_uris('$root/README.md', format := 'clf', base := 'rel/x')"; do
+           "* FROM read_uris('$root/README.md', format := 'clf', base := 'rel/x')" \
+           "topLevelDomain('http://a.example.co.uk/')"; do
   if sql "SELECT $bad" > /dev/null 2> "$work/err"; then
     echo "duckdb-test: SELECT $bad did not fail"
     status=1
@@ -186,6 +191,19 @@ for bad in "uri_normalize('http://a/', 'nope')" "uri_key('http://a/', 'nope')" \
     echo "duckdb-test: SELECT $bad fails: $(head -1 "$work/err")"
   fi
 done
+
+# uri_param with its arguments swapped is an error that says so; a name
+# that only looks odd is not.
+if sql "SELECT uri_param('q', 'http://a/?q=1')" > /dev/null 2> "$work/err"; then
+  echo "duckdb-test: uri_param with swapped arguments did not fail"
+  status=1
+elif ! grep -q "uri_param(uri, name) takes the URI first" "$work/err"; then
+  echo "duckdb-test: uri_param with swapped arguments: $(cat "$work/err")"
+  status=1
+fi
+sql "SELECT uri_param('http://a/?q=1', 'q'), uri_param('http://a/?x=1', 'http://b/?q'), extractURLParameter('http://a/?q=%41', 'q')" > "$work/got"
+printf '1\t\\N\tA\n' > "$work/want"
+compare "uri_param argument order" "$work/want" "$work/got"
 
 if [ $status -eq 0 ]; then echo "duckdb-test: PASS"; else echo "duckdb-test: FAIL"; fi
 exit $status
