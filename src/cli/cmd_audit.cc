@@ -31,6 +31,10 @@ std::string Help() {
          HelpEntry("      [--columns=LIST]",
                    "after FLAGS, these columns of parse --columns (raw "
                    "prints the line itself)") +
+         HelpEntry("      [--decode=utf8|bytes]",
+                   "the decoded columns: UTF-8 (an escape of no UTF-8 "
+                   "character stays as written) or the bytes as they are, "
+                   "as in parse") +
          HelpEntry("      [--flagged]", "only the lines with a flag");
 }
 

@@ -59,11 +59,11 @@ class ExtractRun : public CommandRun {
     if (!opt_.quiet)
       std::fprintf(stderr,
                    "uriscan: %llu lines, %llu URI references, %llu "
-                   "malformed%s\n",
+                   "malformed%s%s\n",
                    static_cast<unsigned long long>(t.lines),
                    static_cast<unsigned long long>(t.extracted),
                    static_cast<unsigned long long>(t.malformed),
-                   NoTargetSummary(t).c_str());
+                   NoTargetSummary(t).c_str(), HeldBack(opt_, t).c_str());
     return 0;
   }
 

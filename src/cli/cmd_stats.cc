@@ -18,7 +18,10 @@ constexpr char kHelp[] =
     "                              kinds, risk flags, throughput\n"
     "      [--from=F]              clf or combined: of the request-targets\n"
     "                              of a web server log, and its lines by\n"
-    "                              kind\n";
+    "                              kind\n"
+    "      [--field=X]             combined: target (default) or referer\n"
+    "      [--base=URI]            clf, combined: targets resolved against\n"
+    "                              URI first, as extract does\n";
 
 class StatsRun : public CommandRun {
  public:
@@ -31,6 +34,28 @@ class StatsRun : public CommandRun {
         throw UsageError(Allowed("--from", "clf or combined", v));
       from_ = v;
     });
+    AddValueOption(app, "--field", "X", [this](const std::string& v) {
+      if (v != "target" && v != "referer")
+        throw UsageError(Allowed("--field", "target or referer", v));
+      field_ = v;
+    });
+    AddBaseOption(app, &base_);
+  }
+  int Check() override {
+    if ((!field_.empty() || base_.given) && from_.empty())
+      return Usage("--field and --base need --from=clf or --from=combined");
+    log_.referer = field_ == "referer";
+    if (log_.referer && log_.from == LogFormat::kClf)
+      return Usage("--field=referer needs --from=combined (the Common Log "
+                   "Format has no Referer)");
+    if (!base_.given) return -1;
+    if (log_.referer)
+      return Usage("--base applies to request targets, not to "
+                   "--field=referer");
+    const int status = CheckBase(&base_);
+    if (status >= 0) return status;
+    log_.base = &base_.uri;
+    return -1;
   }
   int Begin(size_t window, std::string* /*out*/) override {
     targets_.resize(window);
@@ -43,13 +68,16 @@ class StatsRun : public CommandRun {
   size_t SegmentRows() const override { return from_.empty() ? 4096 : 0; }
   void ProcessChunk(Chunk* c) override;
   int Report(const Totals& t, bool /*stopped*/, double wall) override {
-    PrintStats(opt_, t, wall, from_);
+    PrintStats(opt_, t, wall,
+               from_.empty() || !log_.referer ? from_ : from_ + ", referers");
     return WriteStdout("");
   }
 
  private:
   ExtractOptions log_;
   std::string from_;  // --from, or empty
+  std::string field_;  // --field, or empty
+  BaseOption base_;
   std::vector<std::string> targets_;  // per slot: what the log's lines give
 };
 

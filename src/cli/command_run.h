@@ -70,10 +70,22 @@ struct Chunk {
   // The diagnostic of row `row`'s scan error (docs/design.md, "The
   // command").
   void Diagnose(size_t row, ScanError e) {
+    std::string_view message = ErrorKindMessage(e.kind);
+    // A byte-order mark past the start of an input (`cat a.txt b.txt`)
+    // is still a disallowed byte, but is named as what it is.
+    if (e.kind == ErrorKind::kDisallowedByte && row < spans.size()) {
+      const size_t at = size_t{spans.uri_begin[row]} + e.offset;
+      if (at + 3 <= input.text.size() &&
+          input.text.substr(at, 3) == "\xEF\xBB\xBF")
+        message = kByteOrderMarkMessage;
+    }
     diagnostics.push_back({row_base + row, e.offset + uint64_t{1},
-                           ErrorKindName(e.kind),
-                           ErrorKindMessage(e.kind)});
+                           ErrorKindName(e.kind), message});
   }
+  static constexpr const char* kByteOrderMarkMessage =
+      "a UTF-8 byte-order mark (EF BB BF), which is dropped only at the "
+      "start of an input: here it is a byte not allowed in a URI (remove "
+      "it, e.g. when concatenating files)";
   // Row i's line as it was read, where `scanned` is the text the scan saw:
   // the same, unless --lenient repaired the line. What a command promises to
   // echo (dedup's lines, the crawler profile's ORIGINAL, --on-error=keep) is

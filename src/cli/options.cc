@@ -2,6 +2,7 @@
 // The command line of uriscan, read with CLI11: which command, the options
 // every command shares, usage errors in one line, and the help text.
 #include "src/cli/options.h"
+#include "src/cli/help_out.h"
 
 #include <CLI/CLI.hpp>
 
@@ -103,10 +104,18 @@ constexpr char kOnErrorHelp[] =
     "normalize, resolve and dedup: --on-error=keep (default; skip for\n"
     "dedup --state) echoes an invalid line unchanged, skip drops it, fail\n"
     "stops there with exit 1; each invalid line gets a diagnostic and is\n"
-    "counted in the summary. --tracking-params=a,b,utm_* replaces the\n"
+    "counted in the summary.\n";
+
+constexpr char kCrawlerOptionsHelp[] =
+    "parse, normalize and dedup: --tracking-params=a,b,utm_* replaces the\n"
     "crawler profile's list of parameters to drop, and\n"
     "--tracking-params=+a,b adds to it; --fold-www drops a leading\n"
     "\"www.\" from a host under the crawler profile.\n";
+
+// A command that reads no input (state) takes only these.
+constexpr char kNoInputHelp[] =
+    "options: --help; --quiet and --progress are taken, as by the other\n"
+    "commands (it prints no progress line and no summary)\n";
 
 constexpr char kSharedHelp[] =
     "options (\"--opt=VALUE\" or \"--opt VALUE\"; sizes take K, M or G):\n"
@@ -123,11 +132,15 @@ constexpr char kSharedHelp[] =
     "                    section 3.1), %25 for a '%' without two hex digits\n"
     "  --line-numbers=file|global  LINE starts from 1 in each input file\n"
     "                    (file, the default) or counts on across them\n"
+    "  --max-errors=N    print the first N diagnostics; count the others,\n"
+    "                    and say in the summary how many were held back\n"
     "  --quiet           no progress and no summary on stderr\n"
     "  --progress        the progress line on stderr whatever it is (by\n"
     "                    default: when stderr is a terminal and stdout is\n"
     "                    not; --quiet turns it off)\n"
     "  --help, --version\n"
+    "  uriscan --man-pages=DIR writes a man page per command (this text)\n"
+    "  into DIR; uriscan --completion=bash|zsh prints a completion script\n"
     "\n"
     "Diagnostics go to stderr as FILE:LINE:COL: error: KIND: MESSAGE\n"
     "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
@@ -139,24 +152,31 @@ const CommandSpec* const kCommands[] = {
     &kNormalizeCommand, &kResolveCommand, &kDedupCommand,
     &kStateCommand};
 
+}  // namespace
+
 // uriscan --help: every command.
 std::string GeneralHelp() {
   std::string help = kIntroduction;
   for (const CommandSpec* c : kCommands) help += c->help();
-  return help + "\n" + kOnErrorHelp + "\n" + kSharedHelp;
+  return help + "\n" + kOnErrorHelp + "\n" + kCrawlerOptionsHelp + "\n" +
+         kSharedHelp;
 }
 
 // uriscan COMMAND --help: that command, and the options it shares.
 std::string CommandHelp(const CommandSpec& c) {
   std::string help = std::string("usage: uriscan ") + c.name + " " +
                      c.usage + "\n\n" + c.help();
-  if (!c.reads_input) return help;
+  if (!c.reads_input) return help + "\n" + kNoInputHelp;
   help += "\n";
   if (c.takes_on_error) help += std::string(kOnErrorHelp) + "\n";
   const std::string_view name = c.name;
+  if (name == "parse" || name == "normalize" || name == "dedup")
+    help += std::string(kCrawlerOptionsHelp) + "\n";
   if (name == "normalize" || name == "dedup") help += ProfileListsHelp() + "\n";
   return help + kSharedHelp;
 }
+
+namespace {
 
 // --max-line and --chunk-size: a size below 2^32 (offsets in a chunk are
 // 32-bit).
@@ -169,6 +189,9 @@ size_t ParseSize(const std::string& text, const char* message) {
 
 // The options every command takes (--lenient: those that read input).
 void AddSharedOptions(CLI::App* app, bool reads_input, Options* opt) {
+  AddFlag(app, "--quiet", [opt] { opt->quiet = true; });
+  AddFlag(app, "--progress", [opt] { opt->progress = true; });
+  if (!reads_input) return;
   AddValueOption(app, "--max-line", "BYTES", [opt](const std::string& v) {
     opt->max_line = ParseSize(v, "--max-line takes a size from 1 to "
                                  "4294967295 bytes, such as 65536 or 64K");
@@ -184,10 +207,19 @@ void AddSharedOptions(CLI::App* app, bool reads_input, Options* opt) {
         opt->threads > 1024)
       throw UsageError("--threads takes a count from 1 to 1024");
   });
-  AddFlag(app, "--quiet", [opt] { opt->quiet = true; });
-  AddFlag(app, "--progress", [opt] { opt->progress = true; });
-  if (reads_input) AddFlag(app, "--lenient", [opt] { opt->lenient = true; });
-  if (reads_input) {
+  AddFlag(app, "--lenient", [opt] { opt->lenient = true; });
+  {
+    AddValueOption(app, "--max-errors", "N", [opt](const std::string& v) {
+      // Digits only (0 allowed: every diagnostic counted, none printed).
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || v[0] < '0' || v[0] > '9' || *end != '\0' ||
+          errno == ERANGE || n > (uint64_t{1} << 50))
+        throw UsageError("--max-errors takes a count from 0 to 2^50, such "
+                         "as 100");
+      opt->max_errors = n;
+    });
     AddValueOption(app, "--line-numbers", "file|global",
                    [opt](const std::string& v) {
                      if (v == "global") opt->global_lines = true;
@@ -425,6 +457,27 @@ std::unique_ptr<CommandRun> ReadCommand(const CommandSpec& spec, int argc,
 
 }  // namespace
 
+std::vector<const CommandSpec*> Commands() {
+  return {std::begin(kCommands), std::end(kCommands)};
+}
+
+std::vector<std::string> OptionNames(const CommandSpec& spec) {
+  Options opt;
+  std::unique_ptr<CommandRun> command = spec.make(opt);
+  CLI::App app("", std::string("uriscan ") + spec.name);
+  app.set_help_flag();
+  app.add_flag("--help");
+  AddSharedOptions(&app, spec.reads_input, &opt);
+  command->AddOptions(&app);
+  std::vector<std::string> names;
+  for (const CLI::Option* o : app.get_options()) {
+    for (const std::string& name : o->get_lnames())
+      names.push_back("--" + name + (o->get_type_name().empty() ? "" : "="));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 std::unique_ptr<CommandRun> ParseCommandLine(int argc, char** argv,
                                              Options* opt, int* status) {
   *status = -1;
@@ -435,6 +488,26 @@ std::unique_ptr<CommandRun> ParseCommandLine(int argc, char** argv,
   const std::string name = argv[1];
   if (name == "--help" || name == "-h" || name == "help") {
     *status = WriteStdout(GeneralHelp());
+    return nullptr;
+  }
+  // For packagers: the man pages and shell completions, made from the
+  // same text and tables as --help and the option parser.
+  if (name.rfind("--man-pages=", 0) == 0) {
+    std::string error;
+    if (!WriteManPages(name.substr(12), &error)) {
+      std::fprintf(stderr, "uriscan: %s\n", error.c_str());
+      *status = 2;
+    } else {
+      *status = 0;
+    }
+    return nullptr;
+  }
+  if (name.rfind("--completion=", 0) == 0) {
+    const std::string script = Completion(name.substr(13));
+    *status = script.empty()
+                  ? Usage("--completion takes bash or zsh, not '" +
+                          name.substr(13) + "'")
+                  : WriteStdout(script);
     return nullptr;
   }
   if (name == "--version") {

@@ -38,6 +38,8 @@ struct Options {
   // --line-numbers=global: lines count on across the input files (records
   // and diagnostics) instead of starting from 1 in each.
   bool global_lines = false;
+  // --max-errors: the diagnostics printed; those after are only counted.
+  uint64_t max_errors = ~uint64_t{0};
   std::vector<std::string> files;
 };
 
@@ -82,6 +84,16 @@ class UsageError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+struct CommandSpec;
+// The commands, in the order of the help.
+std::vector<const CommandSpec*> Commands();
+// uriscan --help, and uriscan COMMAND --help.
+std::string GeneralHelp();
+std::string CommandHelp(const CommandSpec& c);
+// Every option `c` takes, as written on its command line: "--quiet" for a
+// flag, "--format=" for an option that takes a value.
+std::vector<std::string> OptionNames(const CommandSpec& c);
 
 // Prints a usage error (one line, then where the help is, as git and
 // ripgrep do); returns 2, the exit status of a usage error.

@@ -180,6 +180,13 @@ std::string NoTargetSummary(const Totals& t) {
   return s + ')';
 }
 
+std::string HeldBack(const Options& opt, const Totals& t) {
+  if (t.held_back == 0) return "";
+  return "; " + std::to_string(t.held_back) + " diagnostic" +
+         (t.held_back == 1 ? "" : "s") + " held back (--max-errors=" +
+         std::to_string(opt.max_errors) + ")";
+}
+
 void PrintSummary(const Options& opt, const Totals& t, bool stopped,
                   const std::string& tail) {
   std::string s = "uriscan: " + std::to_string(t.lines) + " lines, " +
@@ -197,6 +204,7 @@ void PrintSummary(const Options& opt, const Totals& t, bool stopped,
   if (t.lines != t.valid) s += ')';
   if (opt.lenient) s += ", " + std::to_string(t.repaired) + " repaired";
   s += tail;
+  s += HeldBack(opt, t);
   if (stopped) s += "; stopped at the first invalid line (--on-error=fail)";
   std::fprintf(stderr, "%s\n", s.c_str());
 }

@@ -37,10 +37,15 @@ struct Totals {
   uint64_t log_lines = 0;  // stats --from: lines read (t.lines: references)
   uint64_t repaired = 0;  // --lenient: lines repaired
   uint64_t boms = 0;      // inputs that began with a byte-order mark
+  uint64_t held_back = 0;  // diagnostics past --max-errors, not printed
   std::array<uint64_t, risks::kCount> by_risk{};
   double scan_seconds = 0;
 };
 
+
+// "; N diagnostics held back (--max-errors=M)" when --max-errors held
+// any back, for a summary line; "" otherwise.
+std::string HeldBack(const Options& opt, const Totals& t);
 
 // Adds the counts of `from` (a chunk) to `to` (the run).
 void Add(const Totals& from, Totals* to);

@@ -245,6 +245,7 @@ class Pipeline {
   // (CommandRun::Halted()): nothing more is read.
   bool halted_ = false;
   uint64_t lines_written_ = 0;  // of the current file, by the chunks emitted
+  uint64_t diagnostics_printed_ = 0;  // up to --max-errors
   // --line-numbers=global: the lines read in the files before this one.
   uint64_t lines_before_file_ = 0;
   // For the progress line: the size of all input files (0 when one of them
@@ -296,6 +297,11 @@ void Pipeline::EmitOldest() {
   }
   if (c.starts_file && !opt_.global_lines) lines_written_ = 0;
   for (const Diagnostic& d : c.diagnostics) {
+    if (diagnostics_printed_ == opt_.max_errors) {
+      ++totals_.held_back;
+      continue;
+    }
+    ++diagnostics_printed_;
     AppendDiagnostic(*c.name, lines_written_ + d.row + 1, d.column, d.kind,
                      d.message, &err_.buffer());
   }

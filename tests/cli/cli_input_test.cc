@@ -307,9 +307,22 @@ TEST_F(CliTest, ByteOrderMarkIsDropped) {
   Write(Path("bom.txt"), "\xef\xbb\xbf/x\n\xef\xbb\xbf/y\n");
   const Result f = Run("validate --quiet " + Path("bom.txt"));
   EXPECT_EQ(f.status, 1);  // only the first one is a byte-order mark
-  EXPECT_NE(f.err.find("bom.txt:2:1: error: disallowed-byte"),
+  EXPECT_NE(f.err.find("bom.txt:2:1: error: disallowed-byte: a UTF-8 "
+                       "byte-order mark (EF BB BF), which is dropped only at "
+                       "the start of an input"),
             std::string::npos)
       << f.err;
+  // Inside a line too; any other non-ASCII byte keeps the usual message.
+  Write(Path("mid.txt"), "/a\xef\xbb\xbf\n/b\xef\xbb\n");
+  const Result m = Run("validate --quiet " + Path("mid.txt"));
+  EXPECT_NE(m.err.find("mid.txt:1:3: error: disallowed-byte: a UTF-8 "
+                       "byte-order mark"),
+            std::string::npos)
+      << m.err;
+  EXPECT_NE(m.err.find("mid.txt:2:3: error: disallowed-byte: byte not "
+                       "allowed anywhere"),
+            std::string::npos)
+      << m.err;
 }
 
 TEST_F(CliTest, LenientRepairsAndFlagsEachLine) {
@@ -431,6 +444,40 @@ TEST_F(CliTest, LenientEchoesTheLineAsReadAndKeysTheRepairedForm) {
   const Result keep = Run("normalize --lenient --quiet", in);
   EXPECT_EQ(keep.out.substr(keep.out.rfind("http://[")),
             "http://[bad/\xc3\xbc\n");
+}
+
+
+TEST_F(CliTest, MaxErrorsPrintsTheFirstAndCountsTheRest) {
+  const std::string in = "http://a b/\n/ok\n%zz\n{x}\n/also-ok\n^\n";
+  const Result all = Run("parse --format=tsv", in);
+  const Result two = Run("parse --format=tsv --max-errors=2 --threads=2 "
+                         "--chunk-size=4",
+                         in);
+  EXPECT_EQ(two.status, all.status);
+  EXPECT_EQ(two.out, all.out);  // the records are not touched
+  EXPECT_NE(two.err.find("<stdin>:1:9: error: disallowed-byte"),
+            std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("<stdin>:3:1: error: pct-encoded"),
+            std::string::npos) << two.err;
+  EXPECT_EQ(two.err.find("<stdin>:4:"), std::string::npos) << two.err;
+  EXPECT_EQ(two.err.find("<stdin>:6:"), std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("4 invalid"), std::string::npos) << two.err;
+  EXPECT_NE(two.err.find("; 2 diagnostics held back (--max-errors=2)"),
+            std::string::npos) << two.err;
+  // None printed, every one counted; as many as there are: none held back.
+  const Result none = Run("validate --max-errors=0", in);
+  EXPECT_EQ(none.status, 1);
+  EXPECT_EQ(none.err.find(": error: "), std::string::npos) << none.err;
+  EXPECT_NE(none.err.find("4 diagnostics held back (--max-errors=0)"),
+            std::string::npos) << none.err;
+  const Result enough = Run("validate --max-errors=4", in);
+  EXPECT_EQ(enough.err, Run("validate", in).err);
+  for (const char* bad : {"-1", "x", "", "1125899906842625", "1K"}) {
+    const Result r = Run(std::string("validate --max-errors=") + bad, in);
+    EXPECT_EQ(r.status, 2) << bad;
+    EXPECT_NE(r.err.find("--max-errors takes a count"), std::string::npos)
+        << bad << ": " << r.err;
+  }
 }
 
 }  // namespace uriscan_cli_test

@@ -75,6 +75,37 @@ TEST_F(CliTest, StatsFromALogCountsItsLinesByKind) {
             "try 'uriscan --help'\n");
 }
 
+// --field=referer and --base, as extract takes them: the counts are those
+// of the references `extract` writes.
+TEST_F(CliTest, StatsOfALogsReferersOrResolvedTargets) {
+  Write(Path("b.log"),
+        "1.2.3.4 - - [d] \"GET /x HTTP/1.1\" 200 1 \"http://r.example/a\" \"u\"\n"
+        "1.2.3.4 - - [d] \"GET /y?q HTTP/1.1\" 200 1 \"-\" \"u\"\n"
+        "1.2.3.4 - - [d] \"GET /z HTTP/1.1\" 200 1 \"http://[::1/\" \"u\"\n");
+  const Result r =
+      Run("stats --from=combined --field=referer " + Path("b.log"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  const Result want = Run("extract --quiet --from=combined --field=referer " +
+                          Path("b.log"));
+  EXPECT_NE(r.out.find("  log lines        3 (combined, referers), " +
+                       std::to_string(CountLines(want.out)) +
+                       " URI references"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  URIs scanned     " +
+                       std::to_string(CountLines(want.out)) + " "),
+            std::string::npos) << r.out;
+  EXPECT_EQ(CountLines(want.out), 2u);  // "-" gives none
+  const Result based = Run("stats --from=combined --base=http://h.example/d/ " +
+                           Path("b.log"));
+  EXPECT_NE(based.out.find("  defined          scheme 3, authority 3, "
+                           "userinfo 0, port 0, query 1"),
+            std::string::npos) << based.out;
+  EXPECT_EQ(Run("stats --field=referer").status, 2);
+  EXPECT_EQ(Run("stats --from=clf --field=referer").status, 2);
+  EXPECT_EQ(Run("stats --from=combined --field=x").status, 2);
+  EXPECT_EQ(Run("stats --from=combined --base=rel/x").status, 2);
+}
+
 // stats takes a chunk a run of rows at a time, as validate does: every
 // count, risk flags included, is the same at every chunk size (runs of one
 // row up to whole chunks), from a file or a pipe, and each is right.
