@@ -23,10 +23,10 @@ bash tools/setup.sh duckdb
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_DUCKDB=ON \
   -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF > /dev/null
 cmake --build "$build" -j2 --target uriscan_cli uriscan_duckdb_extension \
-  uriscan_duckdb_sql > /dev/null
+  uriscan_duckdb_shell > /dev/null
 uriscan=$(pwd)/$build/uriscan
 ext=$(cd "$build/duckdb" && pwd)/uriscan.duckdb_extension
-host=$(pwd)/$build/duckdb/uriscan_duckdb_sql
+host=$(pwd)/$build/duckdb/uriscan-duckdb
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 shared=../shared/corpus
@@ -60,9 +60,9 @@ best() {
 # A DuckDB session: the table of URLs loaded (not timed), then the query
 # timed inside DuckDB's own process by the host's wall clock around it.
 db=$work/bench.duckdb
-"$host" "$ext" "SET threads = 2" \
+"$host" --mode=tsv "$ext" "SET threads = 2" \
   "ATTACH '$db' AS b" "CREATE TABLE b.t AS SELECT uri AS u FROM read_uris('$work/urls.txt')" > /dev/null
-duck() { "$host" "$ext" "SET threads = 2" "ATTACH '$db' AS b (READ_ONLY)" "USE b" "$@"; }
+duck() { "$host" --mode=tsv "$ext" "SET threads = 2" "ATTACH '$db' AS b (READ_ONLY)" "USE b" "$@"; }
 tsv="(FORMAT csv, DELIMITER '\t', HEADER false, QUOTE '')"
 appendix_b='^(([^:/?#]+):)?(//([^/?#]*))?([^?#]*)(\?([^#]*))?(#(.*))?'
 

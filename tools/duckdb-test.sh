@@ -16,18 +16,17 @@ bash tools/setup.sh duckdb
 bash tools/setup.sh build
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_DUCKDB=ON \
   -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF > /dev/null
-cmake --build "$build" -j2 --target uriscan_cli uriscan_duckdb_extension \
-  uriscan_duckdb_sql > /dev/null
+cmake --build "$build" -j2 > /dev/null
 uriscan=$build/uriscan
 ext=$(cd "$build/duckdb" && pwd)/uriscan.duckdb_extension
-host=$build/duckdb/uriscan_duckdb_sql
+host=$build/duckdb/uriscan-duckdb
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
-sql() { "$host" "$ext" "$@"; }
+sql() { "$host" --mode=tsv "$ext" "$@"; }
 # References as read_uris gives them: `extract` writes bytes as they are,
 # VARCHAR holds UTF-8 (U+FFFD for each maximal ill-formed part).
-raw_sql() { "$host" --raw "$ext" "$@"; }
+raw_sql() { "$host" --mode=tsv --raw "$ext" "$@"; }
 utf8() { /usr/bin/python3 -c 'import sys; sys.stdout.write(sys.stdin.buffer.read().decode("utf-8", "replace"))'; }
 
 # compare NAME FILE_A FILE_B: the two outputs must be byte-identical.
@@ -204,6 +203,38 @@ fi
 sql "SELECT uri_param('http://a/?q=1', 'q'), uri_param('http://a/?x=1', 'http://b/?q'), extractURLParameter('http://a/?q=%41', 'q')" > "$work/got"
 printf '1\t\\N\tA\n' > "$work/want"
 compare "uri_param argument order" "$work/want" "$work/got"
+
+# The shell: output modes, SQL from arguments, -f FILE and stdin, dot
+# commands, the extension found beside it, and an install.
+check() {  # NAME WANT GOT: the two must be equal
+  if [ "$2" = "$3" ]; then
+    echo "duckdb-test: shell $1: as expected"
+  else
+    echo "duckdb-test: shell $1 differs:"; printf 'want: %s\ngot:  %s\n' "$2" "$3"
+    status=1
+  fi
+}
+q="SELECT uri_host('http://a.example/x') AS host, 'say \"hi\", then' AS s, NULL AS n, 42 AS k"
+check csv "$(printf 'host,s,n,k\na.example,"say ""hi"", then",,42')" \
+  "$("$host" --mode=csv "$ext" "$q")"
+check json '[{"host":"a.example","s":"say \"hi\", then","n":null,"k":42}]' \
+  "$("$host" --mode=json "$ext" "$q")"
+check table "$(printf '+-----------+-----------------+------+----+\n| host      | s               | n    | k  |\n+-----------+-----------------+------+----+\n| a.example | say "hi", then  | NULL | 42 |\n+-----------+-----------------+------+----+\n1 row')" \
+  "$("$host" "$ext" "$q")"
+check "found beside it" "a.example" "$("$host" --mode=tsv -c "SELECT uri_host('http://a.example/')")"
+printf "LOAD '%s';\nSELECT uri_scheme('HTTP://x/')\n  AS s;\n.mode csv\n.headers on\nSELECT 1 AS one, 2 AS two;\n" "$ext" > "$work/q.sql"
+check "stdin with a LOAD and dot commands" "$(printf 'HTTP\none,two\n1,2')" \
+  "$("$host" --no-extension --mode=tsv < "$work/q.sql")"
+check "-f FILE" "$(printf 'HTTP\none,two\n1,2')" \
+  "$("$host" --no-extension --mode=tsv -f "$work/q.sql")"
+if "$host" "$ext" "SELECT nope()" > /dev/null 2> "$work/err"; then
+  echo "duckdb-test: shell: a failed statement exited 0"; status=1
+fi
+check "a failed statement's message" 1 "$(grep -c '^uriscan-duckdb: Catalog Error' "$work/err")"
+check "--timer" 1 "$("$host" --timer "$ext" "SELECT 1" 2>&1 >/dev/null | grep -c '^Run Time (s): real')"
+cmake --install "$build" --prefix "$work/prefix" > /dev/null
+check "installed" "b.example" \
+  "$("$work/prefix/bin/uriscan-duckdb" --mode=tsv -c "SELECT uri_host('http://b.example/')")"
 
 if [ $status -eq 0 ]; then echo "duckdb-test: PASS"; else echo "duckdb-test: FAIL"; fi
 exit $status

@@ -14,7 +14,7 @@ python=(python3 python3-dev python3-venv python3-pip python3-setuptools
         python3-pandas python3-dask python3-distributed python3-pytest)
 # python3-w3lib: the w3lib profile is tested against it (python/tests).
 test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
-      gzip zstd zsh "${python[@]}" python3-w3lib)
+      gzip zstd zsh chromium "${python[@]}" python3-w3lib)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 # The aarch64 cross build (tools/cross-test.sh): Debian's cross compiler,

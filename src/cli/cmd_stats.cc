@@ -1,13 +1,24 @@
 // SPDX-License-Identifier: MIT
 // uriscan stats: the counts the shared pipeline makes, reported on stdout;
 // with --from=clf|combined, of the request-targets of a server log.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <array>
+#include <cstdio>
+#include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "src/cli/command_run.h"
 #include "src/cli/extract.h"
 #include "src/cli/options.h"
+#include "src/cli/output.h"
 #include "src/cli/report.h"
+#include "uriscan/analytics.h"
+#include "uriscan/hosts.h"
 
 namespace uriscan {
 namespace cli {
@@ -21,7 +32,104 @@ constexpr char kHelp[] =
     "                              kind\n"
     "      [--field=X]             combined: target (default) or referer\n"
     "      [--base=URI]            clf, combined: targets resolved against\n"
-    "                              URI first, as extract does\n";
+    "                              URI first, as extract does\n"
+    "      [--top=N]               the N most frequent hosts (lower-cased),\n"
+    "                              registrable domains, schemes, decoded\n"
+    "                              parameter names and error kinds\n"
+    "      [--histograms]          the lengths of the lines and of the\n"
+    "                              valid references' hosts, paths and\n"
+    "                              queries, in power-of-two buckets\n"
+    "      [--format=text|json]    json: one object with stable keys\n"
+    "                              (docs/cli.md), --histograms and --top=10\n"
+    "                              unless --top says otherwise\n"
+    "      [--html=FILE]           also the report as one self-contained\n"
+    "                              HTML page with charts (no script, no\n"
+    "                              network), written whole into FILE\n";
+
+// Lengths in power-of-two buckets: 0, 1, 2-3, 4-7, ..., and the last
+// from 2^20 bytes on.
+constexpr int kBuckets = 22;
+int Bucket(size_t n) {
+  return n == 0 ? 0 : std::min(kBuckets - 1, 64 - __builtin_clzll(n));
+}
+using Histogram = std::array<uint64_t, kBuckets>;
+void AddTo(const Histogram& from, Histogram* to) {
+  for (int b = 0; b < kBuckets; ++b) (*to)[b] += from[b];
+}
+
+// The length histograms of the valid references (the URI: of every line).
+struct Histograms {
+  Histogram uri{}, host{}, path{}, query{};
+  void Add(const Histograms& o) {
+    AddTo(o.uri, &uri);
+    AddTo(o.host, &host);
+    AddTo(o.path, &path);
+    AddTo(o.query, &query);
+  }
+};
+
+// Counts of names, most frequent first on demand. Past `kKept` names the
+// counts are trimmed as in Misra and Gries' frequent-items summary: every
+// count falls by the count of the name ranked kKept + 1 and those at 0
+// go, so memory stays bounded on any input; a count is then short by at
+// most `undercount` (the sum of those falls), and a name above that is
+// certainly among the most frequent.
+class NameCounts {
+ public:
+  static constexpr size_t kKept = size_t{1} << 16;
+  void Add(std::string_view name, uint64_t n = 1) {
+    counts_[std::string(name)] += n;
+  }
+  void Merge(NameCounts* chunk) {
+    for (auto& [name, n] : chunk->counts_) counts_[name] += n;
+    chunk->counts_.clear();
+    if (counts_.size() > 2 * kKept) Trim();
+  }
+  std::vector<std::pair<std::string, uint64_t>> Top(size_t n) const {
+    std::vector<std::pair<std::string, uint64_t>> all(counts_.begin(),
+                                                      counts_.end());
+    // Most frequent first; ties by name, so the order is stable.
+    auto before = [](const auto& a, const auto& b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    };
+    const size_t k = std::min(n, all.size());
+    std::partial_sort(all.begin(), all.begin() + k, all.end(), before);
+    all.resize(k);
+    return all;
+  }
+  uint64_t undercount() const { return undercount_; }
+
+ private:
+  void Trim() {
+    std::vector<uint64_t> values;
+    values.reserve(counts_.size());
+    for (const auto& entry : counts_) values.push_back(entry.second);
+    std::nth_element(values.begin(), values.begin() + kKept, values.end(),
+                     std::greater<uint64_t>());
+    const uint64_t fall = values[kKept];
+    for (auto it = counts_.begin(); it != counts_.end();) {
+      if (it->second <= fall) {
+        it = counts_.erase(it);
+      } else {
+        it->second -= fall;
+        ++it;
+      }
+    }
+    undercount_ += fall;
+  }
+  std::unordered_map<std::string, uint64_t> counts_;
+  uint64_t undercount_ = 0;
+};
+
+struct Tops {
+  NameCounts hosts, domains, schemes, params;
+  void Merge(Tops* chunk) {
+    hosts.Merge(&chunk->hosts);
+    domains.Merge(&chunk->domains);
+    schemes.Merge(&chunk->schemes);
+    params.Merge(&chunk->params);
+  }
+};
 
 class StatsRun : public CommandRun {
  public:
@@ -40,8 +148,31 @@ class StatsRun : public CommandRun {
       field_ = v;
     });
     AddBaseOption(app, &base_);
+    AddValueOption(app, "--format", "text|json", [this](const std::string& v) {
+      if (v != "text" && v != "json")
+        throw UsageError(Allowed("--format", "text or json", v));
+      json_ = v == "json";
+    });
+    AddValueOption(app, "--top", "N", [this](const std::string& v) {
+      char* end = nullptr;
+      const unsigned long n = std::strtoul(v.c_str(), &end, 10);
+      if (v.empty() || v[0] < '0' || v[0] > '9' || *end != '\0' ||
+          n > 10000)
+        throw UsageError("--top takes a count from 0 to 10000");
+      top_ = n;
+      top_given_ = true;
+    });
+    AddFlag(app, "--histograms", [this] { histograms_ = true; });
+    AddValueOption(app, "--html", "FILE", [this](const std::string& v) {
+      if (v.empty()) throw UsageError("--html takes a file name");
+      html_ = v;
+    });
   }
   int Check() override {
+    if (json_ || !html_.empty()) {
+      histograms_ = true;
+      if (!top_given_) top_ = 10;
+    }
     if ((!field_.empty() || base_.given) && from_.empty())
       return Usage("--field and --base need --from=clf or --from=combined");
     log_.referer = field_ == "referer";
@@ -59,7 +190,19 @@ class StatsRun : public CommandRun {
   }
   int Begin(size_t window, std::string* /*out*/) override {
     targets_.resize(window);
+    chunk_histograms_.resize(window);
+    chunk_tops_.resize(window);
+    if (top_ > 0) suffixes_ = std::make_unique<PublicSuffixList>();
     return -1;
+  }
+  // The histograms and names of a chunk's rows, on its worker thread.
+  bool PrepareChunk(const Batch& rows, Chunk* c) override;
+  // Merged in input order on the main thread (the counts do not depend on
+  // the order, but the trimming of names past NameCounts::kKept does).
+  void Emit(const Chunk& c, std::string* /*out*/, Totals* /*t*/) override {
+    histograms_total_.Add(chunk_histograms_[c.slot]);
+    chunk_histograms_[c.slot] = Histograms{};
+    tops_total_.Merge(&chunk_tops_[c.slot]);
   }
   bool WantsRiskFlags() const override { return true; }
   // It keeps only totals: a chunk is taken 4096 rows at a time (see
@@ -68,16 +211,36 @@ class StatsRun : public CommandRun {
   size_t SegmentRows() const override { return from_.empty() ? 4096 : 0; }
   void ProcessChunk(Chunk* c) override;
   int Report(const Totals& t, bool /*stopped*/, double wall) override {
-    PrintStats(opt_, t, wall,
-               from_.empty() || !log_.referer ? from_ : from_ + ", referers");
-    return WriteStdout("");
+    const std::string from =
+        from_.empty() || !log_.referer ? from_ : from_ + ", referers";
+    if (!html_.empty() && !WriteHtml(t, wall)) return 2;
+    if (json_) return WriteStdout(Json(t, wall));
+    PrintStats(opt_, t, wall, from);
+    return WriteStdout(Extras(t));
   }
 
  private:
+  // --top and --histograms in text, after the counts; and --format=json.
+  std::string Extras(const Totals& t) const;
+  std::string Json(const Totals& t, double wall) const;
+  // --html=FILE: the report as one self-contained page (inline SVG, no
+  // script), written to FILE.tmp and renamed over FILE.
+  bool WriteHtml(const Totals& t, double wall) const;
+  std::vector<std::pair<std::string, uint64_t>> TopErrorKinds(
+      const Totals& t) const;
+
   ExtractOptions log_;
   std::string from_;  // --from, or empty
   std::string field_;  // --field, or empty
   BaseOption base_;
+  bool json_ = false, histograms_ = false, top_given_ = false;
+  std::string html_;  // --html, or empty
+  size_t top_ = 0;
+  std::unique_ptr<PublicSuffixList> suffixes_;
+  std::vector<Histograms> chunk_histograms_;
+  std::vector<Tops> chunk_tops_;
+  Histograms histograms_total_;
+  Tops tops_total_;
   std::vector<std::string> targets_;  // per slot: what the log's lines give
 };
 
@@ -109,6 +272,408 @@ void StatsRun::ProcessChunk(Chunk* c) {
   }
   c->input_lines = log.log_lines;
   Add(log, &c->totals);
+}
+
+bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
+  if (!histograms_ && top_ == 0) return true;
+  Histograms& h = chunk_histograms_[c->slot];
+  Tops& tops = chunk_tops_[c->slot];
+  thread_local std::string name;
+  for (size_t i = 0; i < c->spans.size(); ++i) {
+    const UriReference uri = c->spans.Row(i, rows.data);
+    if (uri.text().size() > opt_.max_line) continue;  // too-long: no URI
+    h.uri[Bucket(uri.text().size())]++;
+    if (!uri.valid()) continue;
+    if (uri.host()) h.host[Bucket(uri.host()->size())]++;
+    h.path[Bucket(uri.path().size())]++;
+    if (uri.query()) h.query[Bucket(uri.query()->size())]++;
+    if (top_ == 0) continue;
+    if (uri.scheme()) {
+      name.assign(*uri.scheme());
+      for (char& ch : name) ch = static_cast<char>(std::tolower(ch));
+      tops.schemes.Add(name);
+    }
+    if (uri.host() && uri.host_kind() == HostKind::kRegName &&
+        !uri.host()->empty()) {
+      name.assign(*uri.host());
+      for (char& ch : name) ch = static_cast<char>(std::tolower(ch));
+      tops.hosts.Add(name);
+      const auto domain = suffixes_->Lookup(*uri.host()).registrable_domain;
+      if (domain) tops.domains.Add(*domain);
+    } else if (uri.host() && !uri.host()->empty()) {
+      tops.hosts.Add(*uri.host());  // an IP address, as written
+    }
+  }
+  if (top_ > 0) {
+    thread_local QueryParams params;
+    ExtractQueryParams(rows.data, c->spans, &params);
+    for (size_t k = 0; k < params.size(); ++k) {
+      const std::string_view raw(rows.data + params.name_begin[k],
+                                 params.name_end[k] - params.name_begin[k]);
+      name.resize(raw.size());
+      name.resize(Decode(raw, Decoding::kForm, name.data()));
+      tops.params.Add(name);
+    }
+  }
+  return true;
+}
+
+std::vector<std::pair<std::string, uint64_t>> StatsRun::TopErrorKinds(
+    const Totals& t) const {
+  std::vector<std::pair<std::string, uint64_t>> kinds;
+  for (int k = 1; k < kErrorKindCount; ++k) {
+    if (t.by_error[k] > 0)
+      kinds.emplace_back(ErrorKindName(static_cast<ErrorKind>(k)),
+                         t.by_error[k]);
+  }
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a,
+                                                  const auto& b) {
+    return a.second > b.second;
+  });
+  if (kinds.size() > top_) kinds.resize(top_);
+  return kinds;
+}
+
+// "0", "1", "2-3", ..., "1048576-": bucket b's range.
+std::string BucketName(int b) {
+  if (b == 0) return "0";
+  const uint64_t low = uint64_t{1} << (b - 1);
+  if (b == kBuckets - 1) return std::to_string(low) + "-";
+  const uint64_t high = (uint64_t{1} << b) - 1;
+  return low == high ? std::to_string(low)
+                     : std::to_string(low) + "-" + std::to_string(high);
+}
+
+std::string StatsRun::Extras(const Totals& t) const {
+  std::string out;
+  char line[160];
+  const auto list = [&](const char* title,
+                        const std::vector<std::pair<std::string, uint64_t>>&
+                            top) {
+    std::snprintf(line, sizeof line, "  top %-12s (--top=%zu)\n", title, top_);
+    out += line;
+    for (const auto& [name, n] : top) {
+      // The name may be long or hold any byte (a decoded parameter name):
+      // written as a JSON string, so a line stays one line.
+      std::string quoted;
+      AppendJsonString(name, &quoted);
+      out += "    " + quoted + " " + std::to_string(n) + "\n";
+    }
+  };
+  if (top_ > 0) {
+    list("hosts", tops_total_.hosts.Top(top_));
+    list("domains", tops_total_.domains.Top(top_));
+    list("schemes", tops_total_.schemes.Top(top_));
+    list("parameters", tops_total_.params.Top(top_));
+    list("error kinds", TopErrorKinds(t));
+  }
+  if (histograms_) {
+    out += "  lengths in bytes: uri host path query (valid references "
+           "but uri)\n";
+    for (int b = 0; b < kBuckets; ++b) {
+      const Histograms& h = histograms_total_;
+      if (h.uri[b] + h.host[b] + h.path[b] + h.query[b] == 0) continue;
+      std::snprintf(line, sizeof line, "    %-16s %llu %llu %llu %llu\n",
+                    BucketName(b).c_str(),
+                    static_cast<unsigned long long>(h.uri[b]),
+                    static_cast<unsigned long long>(h.host[b]),
+                    static_cast<unsigned long long>(h.path[b]),
+                    static_cast<unsigned long long>(h.query[b]));
+      out += line;
+    }
+  }
+  return out;
+}
+
+std::string StatsRun::Json(const Totals& t, double wall) const {
+  std::string j = "{";
+  auto key = [&](const char* k) {
+    if (j.size() > 1 && j.back() != '{' && j.back() != '[') j += ',';
+    j += '"';
+    j += k;
+    j += "\":";
+  };
+  auto num = [&](const char* k, uint64_t v) {
+    key(k);
+    j += std::to_string(v);
+  };
+  auto str = [&](const char* k, std::string_view v) {
+    key(k);
+    AppendJsonString(v, &j);
+  };
+  auto pairs = [&](const char* k,
+                   const std::vector<std::pair<std::string, uint64_t>>& top,
+                   uint64_t undercount) {
+    key(k);
+    j += "{\"undercount\":" + std::to_string(undercount) + ",\"top\":[";
+    for (size_t i = 0; i < top.size(); ++i) {
+      if (i > 0) j += ',';
+      j += "{\"value\":";
+      AppendJsonString(top[i].first, &j);
+      j += ",\"count\":" + std::to_string(top[i].second) + "}";
+    }
+    j += "]}";
+  };
+  auto histogram = [&](const char* k, const Histogram& h) {
+    key(k);
+    j += '[';
+    for (int b = 0; b < kBuckets; ++b)
+      j += (b ? "," : "") + std::to_string(h[b]);
+    j += ']';
+  };
+  str("format", "uriscan-stats-1");
+  str("mode", opt_.lenient ? "lenient" : "strict");
+  key("inputs");
+  j += '[';
+  for (size_t i = 0; i < opt_.files.size(); ++i) {
+    if (i > 0) j += ',';
+    AppendJsonString(opt_.files[i] == "-" ? "<stdin>" : opt_.files[i], &j);
+  }
+  j += ']';
+  key("log");
+  if (from_.empty()) {
+    j += "null";
+  } else {
+    j += '{';
+    str("format", from_);
+    str("field", log_.referer ? "referer" : "target");
+    num("lines", t.log_lines);
+    num("references", t.extracted);
+    num("malformed", t.malformed);
+    key("no_reference");
+    j += '{';
+    for (size_t k = 0; k < kNoTargetKinds; ++k)
+      num(NoTargetName(static_cast<NoTarget>(k)), t.no_target[k]);
+    j += "}}";
+  }
+  num("lines", t.lines);
+  num("bytes", t.bytes);
+  num("valid", t.valid);
+  num("invalid", t.lines - t.valid);
+  key("errors");
+  j += '{';
+  for (int k = 1; k < kErrorKindCount; ++k)
+    num(ErrorKindName(static_cast<ErrorKind>(k)), t.by_error[k]);
+  j += '}';
+  num("repaired", t.repaired);
+  num("byte_order_marks", t.boms);
+  key("host_kinds");
+  j += '{';
+  num("name", t.by_host[0]);
+  num("ipv4", t.by_host[1]);
+  num("ipv6", t.by_host[2]);
+  num("ipvfuture", t.by_host[3]);
+  j += '}';
+  key("defined");
+  j += '{';
+  num("scheme", t.scheme);
+  num("authority", t.authority);
+  num("userinfo", t.userinfo);
+  num("port", t.port);
+  num("query", t.query);
+  num("fragment", t.fragment);
+  j += '}';
+  key("risk_flags");
+  j += '{';
+  num("lines", t.flagged);
+  for (int k = 0; k < risks::kCount; ++k) num(RiskFlagName(k), t.by_risk[k]);
+  j += '}';
+  key("top");
+  j += '{';
+  num("n", top_);
+  pairs("hosts", tops_total_.hosts.Top(top_), tops_total_.hosts.undercount());
+  pairs("registrable_domains", tops_total_.domains.Top(top_),
+        tops_total_.domains.undercount());
+  pairs("schemes", tops_total_.schemes.Top(top_),
+        tops_total_.schemes.undercount());
+  pairs("parameter_names", tops_total_.params.Top(top_),
+        tops_total_.params.undercount());
+  pairs("error_kinds", TopErrorKinds(t), 0);
+  j += '}';
+  key("histograms");
+  j += '{';
+  key("buckets");
+  j += '[';
+  for (int b = 0; b < kBuckets; ++b) {
+    if (b > 0) j += ',';
+    AppendJsonString(BucketName(b), &j);
+  }
+  j += ']';
+  histogram("uri_length", histograms_total_.uri);
+  histogram("host_length", histograms_total_.host);
+  histogram("path_length", histograms_total_.path);
+  histogram("query_length", histograms_total_.query);
+  j += '}';
+  key("throughput");
+  j += '{';
+  char v[64];
+  std::snprintf(v, sizeof v, "%.6f", t.scan_seconds);
+  key("scan_seconds");
+  j += v;
+  std::snprintf(v, sizeof v, "%.6f", wall);
+  key("wall_seconds");
+  j += v;
+  num("threads", opt_.threads);
+  str("target", DispatchedTargetName());
+  j += "}}\n";
+  return j;
+}
+
+// One section of the page: a horizontal bar chart (inline SVG) of
+// `rows` and a table of the same numbers, each cell with the JSON path of
+// its value in data-key, so that the page can be checked against
+// --format=json.
+struct ChartRow {
+  std::string label, key;  // key: the JSON path of the count
+  uint64_t count;
+};
+
+void AppendSection(const std::string& title, const std::vector<ChartRow>& rows,
+                   std::string* h, bool chart = true) {
+  *h += "<section><h2>";
+  AppendHtmlText(title, h);
+  *h += "</h2>\n";
+  uint64_t most = 1;
+  for (const ChartRow& r : rows) most = std::max(most, r.count);
+  if (!chart) {  // counts of different things: a table alone
+    *h += "<table>";
+    for (const ChartRow& r : rows) {
+      *h += "<tr><td>";
+      AppendHtmlText(r.label, h);
+      *h += "</td><td data-key=\"";
+      AppendHtmlText(r.key, h);
+      *h += "\">" + std::to_string(r.count) + "</td></tr>";
+    }
+    *h += "</table></section>\n";
+    return;
+  }
+  constexpr int kLabel = 220, kBars = 360, kBar = 18, kGap = 4;
+  const int height = static_cast<int>(rows.size()) * (kBar + kGap) + kGap;
+  *h += "<svg role=\"img\" width=\"" + std::to_string(kLabel + kBars + 80) +
+        "\" height=\"" + std::to_string(std::max(height, kBar)) +
+        "\" xmlns=\"http://www.w3.org/2000/svg\">";
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const int y = kGap + static_cast<int>(i) * (kBar + kGap);
+    const int w = static_cast<int>(
+        static_cast<double>(rows[i].count) / static_cast<double>(most) *
+        kBars);
+    std::string label = rows[i].label.substr(0, 40);
+    *h += "<text x=\"" + std::to_string(kLabel - 6) + "\" y=\"" +
+          std::to_string(y + 13) + "\" text-anchor=\"end\">";
+    AppendHtmlText(label, h);
+    *h += "</text><rect x=\"" + std::to_string(kLabel) + "\" y=\"" +
+          std::to_string(y) + "\" width=\"" + std::to_string(std::max(w, 1)) +
+          "\" height=\"" + std::to_string(kBar) +
+          "\" fill=\"#4878a8\"/><text x=\"" +
+          std::to_string(kLabel + std::max(w, 1) + 6) + "\" y=\"" +
+          std::to_string(y + 13) + "\">" + std::to_string(rows[i].count) +
+          "</text>";
+  }
+  *h += "</svg>\n<table>";
+  for (const ChartRow& r : rows) {
+    *h += "<tr><td>";
+    AppendHtmlText(r.label, h);
+    *h += "</td><td data-key=\"";
+    AppendHtmlText(r.key, h);
+    *h += "\">" + std::to_string(r.count) + "</td></tr>";
+  }
+  *h += "</table></section>\n";
+}
+
+bool StatsRun::WriteHtml(const Totals& t, double wall) const {
+  std::string h =
+      "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<title>uriscan stats</title><style>"
+      "body{font:14px sans-serif;margin:2em;max-width:64em;color:#222}"
+      "table{border-collapse:collapse;margin:.5em 0}"
+      "td{padding:1px 10px;border-bottom:1px solid #ddd}"
+      "td+td{text-align:right}svg text{font:12px sans-serif}"
+      "</style></head><body>\n<h1>uriscan stats</h1>\n<p>";
+  for (const std::string& f : opt_.files) {
+    AppendHtmlText(f == "-" ? "<stdin>" : f, &h);
+    h += " ";
+  }
+  h += opt_.lenient ? "(lenient)" : "(strict)";
+  h += "</p>\n";
+  std::vector<ChartRow> summary = {
+      {"lines", "lines", t.lines},     {"bytes", "bytes", t.bytes},
+      {"valid", "valid", t.valid},     {"invalid", "invalid", t.lines - t.valid},
+      {"repaired (--lenient)", "repaired", t.repaired},
+      {"byte-order marks dropped", "byte_order_marks", t.boms}};
+  if (!from_.empty()) {
+    summary.push_back({"log lines", "log.lines", t.log_lines});
+    summary.push_back({"log references", "log.references", t.extracted});
+    summary.push_back({"malformed log lines", "log.malformed", t.malformed});
+  }
+  AppendSection("Summary", summary, &h, /*chart=*/false);
+  std::vector<ChartRow> errors;
+  for (int k = 1; k < kErrorKindCount; ++k) {
+    const std::string name = ErrorKindName(static_cast<ErrorKind>(k));
+    errors.push_back({name, "errors." + name, t.by_error[k]});
+  }
+  AppendSection("Error kinds", errors, &h);
+  AppendSection("Host kinds",
+                {{"name", "host_kinds.name", t.by_host[0]},
+                 {"ipv4", "host_kinds.ipv4", t.by_host[1]},
+                 {"ipv6", "host_kinds.ipv6", t.by_host[2]},
+                 {"ipvfuture", "host_kinds.ipvfuture", t.by_host[3]}},
+                &h);
+  const auto top = [&](const char* title, const char* key,
+                       const std::vector<std::pair<std::string, uint64_t>>&
+                           list) {
+    std::vector<ChartRow> rows;
+    for (size_t i = 0; i < list.size(); ++i)
+      rows.push_back({list[i].first,
+                      std::string("top.") + key + "." + std::to_string(i),
+                      list[i].second});
+    AppendSection(title, rows, &h);
+  };
+  top("Top registrable domains", "registrable_domains",
+      tops_total_.domains.Top(top_));
+  top("Top hosts", "hosts", tops_total_.hosts.Top(top_));
+  top("Top parameter names", "parameter_names", tops_total_.params.Top(top_));
+  top("Schemes", "schemes", tops_total_.schemes.Top(top_));
+  const auto lengths = [&](const char* title, const char* key,
+                           const Histogram& hist) {
+    std::vector<ChartRow> rows;
+    for (int b = 0; b < kBuckets; ++b)
+      rows.push_back({BucketName(b) + " bytes",
+                      std::string("histograms.") + key + "." +
+                          std::to_string(b),
+                      hist[b]});
+    while (!rows.empty() && rows.back().count == 0) rows.pop_back();
+    AppendSection(title, rows, &h);
+  };
+  lengths("Line lengths", "uri_length", histograms_total_.uri);
+  lengths("Host lengths", "host_length", histograms_total_.host);
+  lengths("Path lengths", "path_length", histograms_total_.path);
+  lengths("Query lengths", "query_length", histograms_total_.query);
+  std::vector<ChartRow> flags = {{"lines with any", "risk_flags.lines", t.flagged}};
+  for (int k = 0; k < risks::kCount; ++k)
+    flags.push_back({RiskFlagName(k),
+                     std::string("risk_flags.") + RiskFlagName(k),
+                     t.by_risk[k]});
+  AppendSection("Risk flags (RFC 3986 section 7)", flags, &h);
+  char line[200];
+  const double scan = t.scan_seconds > 0 ? t.scan_seconds : 1e-9;
+  std::snprintf(line, sizeof line,
+                "<section><h2>Throughput</h2><p>%.1f MB/s scanning (%zu "
+                "thread%s, Highway target %s); %.3f s in all.</p></section>\n",
+                t.bytes / 1e6 / scan, opt_.threads,
+                opt_.threads == 1 ? "" : "s", DispatchedTargetName(), wall);
+  h += line;
+  h += "</body></html>\n";
+  const std::string tmp = html_ + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  const bool written = f && std::fwrite(h.data(), 1, h.size(), f) == h.size();
+  const bool closed = f && std::fclose(f) == 0;
+  if (!written || !closed || std::rename(tmp.c_str(), html_.c_str()) != 0) {
+    std::fprintf(stderr, "uriscan: stats: cannot write %s: %s\n",
+                 html_.c_str(), std::strerror(errno));
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
 }
 
 }  // namespace

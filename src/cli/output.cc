@@ -62,6 +62,30 @@ void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
 }
 
+void AppendHtmlText(std::string_view s, std::string* out) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    switch (c) {
+      case '&': out->append("&amp;"); continue;
+      case '<': out->append("&lt;"); continue;
+      case '>': out->append("&gt;"); continue;
+      case '"': out->append("&quot;"); continue;
+      case '\'': out->append("&#39;"); continue;
+      default: break;
+    }
+    if (c < 0x20 || c == 0x7f) {
+      out->append("\xEF\xBF\xBD");  // U+FFFD: no control byte in a page
+    } else if (c < 0x80) {
+      out->push_back(static_cast<char>(c));
+    } else if (const size_t n = Utf8SequenceAt(s, i)) {
+      out->append(s.substr(i, n));
+      i += n - 1;
+    } else {
+      out->append("\xEF\xBF\xBD");
+    }
+  }
+}
+
 void AppendPgText(std::string_view s, std::string* out) {
   size_t run = 0;  // bytes of s up to i that need no escape
   for (size_t i = 0; i < s.size(); ++i) {

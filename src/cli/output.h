@@ -62,6 +62,9 @@ void AppendTsvRecord(uint64_t line, const UriReference& uri, std::string* out);
 // A JSON string (RFC 8259) of s, quotes included; a byte that is not part
 // of well-formed UTF-8 becomes U+FFFD.
 void AppendJsonString(std::string_view s, std::string* out);
+// s as HTML text or an attribute's value: & < > " ' as references, a
+// control byte or a byte that is not part of well-formed UTF-8 as U+FFFD.
+void AppendHtmlText(std::string_view s, std::string* out);
 // s as a field of PostgreSQL's text format (COPY FROM, the default
 // format): a backslash, TAB, LF and CR each become a backslash and then
 // '\\', 't', 'n' or 'r'; every other byte is written as it is.

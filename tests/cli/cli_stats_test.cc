@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The uriscan command end to end, stats: the report's counts.
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+
 #include "tests/cli/cli_test.h"
 
 namespace uriscan_cli_test {
@@ -161,6 +165,156 @@ TEST_F(CliTest, StatsCountsHoldAcrossRunsOfRows) {
       EXPECT_EQ(counts(r.out), want) << opts << (mapped ? " file" : " stdin");
     }
   }
+}
+
+// --format=json: one object, its counts those of the text report and of
+// the input; --top and the histograms counted from the rows.
+TEST_F(CliTest, StatsJsonTopAndHistograms) {
+  const std::string in =
+      "http://A.example/x?q=1&utm=2\nhttp://a.example/y?q=3\n"
+      "https://b.example.co.uk/\nhttp://[::1]/\n%zz\nhttp://a b/\n";
+  const Result r = Run("stats --format=json --top=3", in);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["format"], "uriscan-stats-1");
+  EXPECT_EQ(j["lines"], 6);
+  EXPECT_EQ(j["valid"], 4);
+  EXPECT_EQ(j["errors"]["pct-encoded"], 1);
+  EXPECT_EQ(j["errors"]["disallowed-byte"], 1);
+  EXPECT_EQ(j["host_kinds"]["ipv6"], 1);
+  EXPECT_TRUE(j["log"].is_null());
+  const auto top = [&](const char* list) {
+    std::string s;
+    for (const auto& e : j["top"][list]["top"])
+      s += e["value"].get<std::string>() + "=" +
+           std::to_string(e["count"].get<int>()) + " ";
+    return s;
+  };
+  EXPECT_EQ(top("hosts"), "a.example=2 [::1]=1 b.example.co.uk=1 ");
+  EXPECT_EQ(top("registrable_domains"), "a.example=2 example.co.uk=1 ");
+  EXPECT_EQ(top("schemes"), "http=3 https=1 ");
+  EXPECT_EQ(top("parameter_names"), "q=2 utm=1 ");
+  EXPECT_EQ(top("error_kinds"), "disallowed-byte=1 pct-encoded=1 ");
+  EXPECT_EQ(j["top"]["hosts"]["undercount"], 0);
+  const auto sum = [&](const char* h) {
+    int n = 0;
+    for (const auto& v : j["histograms"][h]) n += v.get<int>();
+    return n;
+  };
+  EXPECT_EQ(sum("uri_length"), 6);
+  EXPECT_EQ(sum("host_length"), 4);
+  EXPECT_EQ(sum("path_length"), 4);
+  EXPECT_EQ(sum("query_length"), 2);
+  EXPECT_EQ(j["histograms"]["buckets"][3], "4-7");
+  // "%zz" (3 bytes) is in the 2-3 bucket of the lines' lengths.
+  EXPECT_EQ(j["histograms"]["uri_length"][2], 1);
+  // The same object, but for the times, whatever the threads and chunks.
+  nlohmann::json a = j, b = nlohmann::json::parse(
+      Run("stats --format=json --top=3 --threads=3 --chunk-size=16", in).out);
+  a.erase("throughput");
+  b.erase("throughput");
+  EXPECT_EQ(a, b);
+  // In text, after the counts.
+  const Result text = Run("stats --top=2 --histograms", in);
+  EXPECT_NE(text.out.find("  top hosts        (--top=2)\n    \"a.example\" 2\n"
+                          "    \"[::1]\" 1\n"),
+            std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("  lengths in bytes"), std::string::npos);
+  EXPECT_EQ(Run("stats --format=xml", in).status, 2);
+  EXPECT_EQ(Run("stats --top=-1", in).status, 2);
+}
+
+// Past NameCounts::kKept names, counts are trimmed with a bound that is
+// reported: a frequent host stays first among 200,000 others.
+TEST_F(CliTest, StatsTopStaysBoundedAndKeepsTheFrequent) {
+  std::string in;
+  for (int i = 0; i < 200000; ++i) {
+    in += "http://h" + std::to_string(i) + ".example/\n";
+    if (i % 200 == 0) in += "http://hot.example/\n";
+  }
+  Write(Path("many.txt"), in);
+  const Result r = Run("stats --format=json --top=1 " + Path("many.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const auto& hosts = j["top"]["hosts"];
+  EXPECT_EQ(hosts["top"][0]["value"], "hot.example");
+  const int count = hosts["top"][0]["count"].get<int>();
+  const int under = hosts["undercount"].get<int>();
+  EXPECT_LE(count, 1000);
+  EXPECT_GE(count + under, 1000);
+  EXPECT_GT(under, 0);  // trimmed: more names than it keeps
+}
+
+// --html=FILE: one page, no script and nothing fetched, whose every
+// number is --format=json's; rendered by a real browser (headless
+// Chromium, from Debian) without a console error.
+TEST_F(CliTest, StatsHtmlReportHoldsTheJsonNumbersAndRendersInChromium) {
+  const std::string input = kTricky + " " + Path("log.txt");
+  Write(Path("log.txt"), "http://www.example.com/a?x=1&%3Cb%3E=2\n"
+                         "http://a<b/\nhttps://example.com/\n");
+  const Result r = Run("stats --quiet --top=5 --html=" + Path("report.html") +
+                       " " + input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("uriscan stats: RFC 3986"), std::string::npos);
+  const nlohmann::json j =
+      nlohmann::json::parse(Run("stats --format=json --top=5 " + input).out);
+  const std::string page = Slurp(Path("report.html"));
+  EXPECT_EQ(page.rfind("<!DOCTYPE html>", 0), 0u);
+  for (const char* fetch : {"<script", "src=", "href=", "@import", "url("})
+    EXPECT_EQ(page.find(fetch), std::string::npos) << fetch;
+  // Every number of the page against the JSON value its data-key names.
+  const std::regex cell("data-key=\"([^\"]+)\">([0-9]+)<");
+  size_t checked = 0;
+  for (auto m = std::sregex_iterator(page.begin(), page.end(), cell);
+       m != std::sregex_iterator(); ++m) {
+    std::vector<std::string> path;
+    std::istringstream parts((*m)[1].str());
+    for (std::string p; std::getline(parts, p, '.');) path.push_back(p);
+    const nlohmann::json* v = &j;
+    if (path[0] == "top") {  // top.LIST.I: the count of the I-th entry
+      v = &j["top"][path[1]]["top"][std::stoul(path[2])]["count"];
+    } else {
+      for (const std::string& p : path) {
+        v = v->is_array() ? &(*v)[std::stoul(p)] : &(*v)[p];
+      }
+    }
+    ASSERT_TRUE(v->is_number()) << (*m)[1];
+    EXPECT_EQ(std::to_string(v->get<uint64_t>()), (*m)[2].str()) << (*m)[1];
+    ++checked;
+  }
+  EXPECT_GT(checked, 60u);
+  // A label with markup in it is text, not markup: the parameter name
+  // "%3Cb%3E" decodes to "<b>", which the page shows as text.
+  EXPECT_NE(page.find("&lt;b&gt;"), std::string::npos);
+  EXPECT_EQ(page.find("<b>"), std::string::npos);
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0)
+    GTEST_SKIP() << "chromium is not installed (tools/setup.sh test does)";
+  const std::string chromium =
+      "chromium --headless --no-sandbox --disable-gpu --no-first-run "
+      "--user-data-dir='" + Path("profile") + "' --enable-logging=stderr "
+      "--v=0 --window-size=1000,3000 ";
+  const Result shot = RunShell(
+      chromium + "--screenshot='" + Path("report.png") + "' 'file://" +
+          Path("report.html") + "' > '" + dir_ + "/stdout' 2> '" + dir_ +
+          "/stderr'",
+      dir_);
+  EXPECT_EQ(shot.status, 0) << shot.err;
+  const std::string png = Slurp(Path("report.png"));
+  EXPECT_EQ(png.substr(0, 4), "\x89PNG");
+  EXPECT_GT(png.size(), 10000u);  // drawn, not a blank page
+  EXPECT_EQ(shot.err.find("CONSOLE"), std::string::npos) << shot.err;
+  EXPECT_EQ(shot.err.find("Uncaught"), std::string::npos) << shot.err;
+  // The browser's own reading of the page holds every number too.
+  const Result dom = RunShell(
+      chromium + "--dump-dom 'file://" + Path("report.html") + "' > '" +
+          dir_ + "/stdout' 2> '" + dir_ + "/stderr'",
+      dir_);
+  size_t in_dom = 0;
+  for (auto m = std::sregex_iterator(dom.out.begin(), dom.out.end(), cell);
+       m != std::sregex_iterator(); ++m)
+    ++in_dom;
+  EXPECT_EQ(in_dom, checked);
+  EXPECT_EQ(Run("stats --html=/nonexistent/dir/r.html " + input).status, 2);
 }
 
 }  // namespace uriscan_cli_test
