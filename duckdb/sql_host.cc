@@ -282,6 +282,7 @@ bool Nested(duckdb_result* result) {
 class Shell {
  public:
   Shell(duckdb_connection c, Settings s) : c_(c), s_(s) {}
+  void set_timer(bool on) { s_.timer = on; }
 
   // Runs every statement of `sql`; false after the first that fails.
   bool Run(const std::string& sql) {
@@ -522,7 +523,9 @@ int main(int argc, char** argv) {
   if (load && !extension.empty()) {
     std::string quoted;
     for (const char ch : extension) quoted += ch == '\'' ? "''" : std::string(1, ch);
+    shell.set_timer(false);  // the user's statements are timed, not this
     ok = shell.Run("LOAD '" + quoted + "'");
+    shell.set_timer(s.timer);
   }
   for (size_t i = 0; ok && i < sql.size(); ++i) ok = shell.Run(sql[i]);
   if (ok && !file.empty()) {

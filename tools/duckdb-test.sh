@@ -219,7 +219,7 @@ check csv "$(printf 'host,s,n,k\na.example,"say ""hi"", then",,42')" \
   "$("$host" --mode=csv "$ext" "$q")"
 check json '[{"host":"a.example","s":"say \"hi\", then","n":null,"k":42}]' \
   "$("$host" --mode=json "$ext" "$q")"
-check table "$(printf '+-----------+-----------------+------+----+\n| host      | s               | n    | k  |\n+-----------+-----------------+------+----+\n| a.example | say "hi", then  | NULL | 42 |\n+-----------+-----------------+------+----+\n1 row')" \
+check table "$(printf '+-----------+----------------+------+----+\n| host      | s              |    n |  k |\n+-----------+----------------+------+----+\n| a.example | say "hi", then | NULL | 42 |\n+-----------+----------------+------+----+\n1 row')" \
   "$("$host" "$ext" "$q")"
 check "found beside it" "a.example" "$("$host" --mode=tsv -c "SELECT uri_host('http://a.example/')")"
 printf "LOAD '%s';\nSELECT uri_scheme('HTTP://x/')\n  AS s;\n.mode csv\n.headers on\nSELECT 1 AS one, 2 AS two;\n" "$ext" > "$work/q.sql"
