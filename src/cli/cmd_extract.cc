@@ -88,6 +88,11 @@ class ExtractRun : public CommandRun {
            extract_.field_name + "' in the header row\n";
   }
 
+  friend std::unique_ptr<CommandRun> cli::MakeExtractor(const Options&,
+                                                   const std::string&,
+                                                   const std::string&,
+                                                   const BaseOption&, int*);
+
   ExtractOptions extract_;
   std::string field_;          // --field, as given
   bool header_field_ = false;  // --field=NAME for tsv, csv
@@ -291,6 +296,26 @@ void ExtractRun::ProcessChunk(Chunk* c) {
 }
 
 }  // namespace
+
+std::unique_ptr<CommandRun> MakeExtractor(const Options& opt,
+                                          const std::string& from,
+                                          const std::string& field,
+                                          const BaseOption& base,
+                                          int* status) {
+  auto run = std::make_unique<ExtractRun>(opt);
+  if (!ParseLogFormat(from, &run->extract_.from)) {
+    *status = Usage(Allowed("--from", "text, clf, combined, tsv, csv or jsonl",
+                            from));
+    return nullptr;
+  }
+  run->field_ = field;
+  run->base_ = base;
+  *status = run->Check();
+  if (*status >= 0) return nullptr;
+  // The caller's scan repairs (and counts) what --lenient repairs.
+  run->extract_.lenient = false;
+  return run;
+}
 
 const CommandSpec kExtractCommand = {
     "extract", "[OPTIONS] [FILE...]", [] { return std::string(kHelp); }, true,

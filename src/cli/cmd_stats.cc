@@ -27,10 +27,12 @@ namespace {
 constexpr char kHelp[] =
     "  stats                       a summary: counts, error kinds, host\n"
     "                              kinds, risk flags, throughput\n"
-    "      [--from=F]              clf or combined: of the request-targets\n"
-    "                              of a web server log, and its lines by\n"
-    "                              kind\n"
-    "      [--field=X]             combined: target (default) or referer\n"
+    "      [--from=F]              of the references extract --from=F\n"
+    "                              writes (text, clf, combined, tsv, csv,\n"
+    "                              jsonl), and the input's lines by kind\n"
+    "      [--field=X]             as extract takes it: combined: target\n"
+    "                              or referer; tsv, csv: a column; jsonl:\n"
+    "                              a key\n"
     "      [--base=URI]            clf, combined: targets resolved against\n"
     "                              URI first, as extract does\n"
     "      [--top=N]               the N most frequent hosts (lower-cased),\n"
@@ -136,15 +138,12 @@ class StatsRun : public CommandRun {
   using CommandRun::CommandRun;
 
   void AddOptions(CLI::App* app) override {
+    // As extract takes them; extract's reader checks them (Check()).
     AddValueOption(app, "--from", "F", [this](const std::string& v) {
-      if (!ParseLogFormat(v, &log_.from) ||
-          (log_.from != LogFormat::kClf && log_.from != LogFormat::kCombined))
-        throw UsageError(Allowed("--from", "clf or combined", v));
       from_ = v;
     });
     AddValueOption(app, "--field", "X", [this](const std::string& v) {
-      if (v != "target" && v != "referer")
-        throw UsageError(Allowed("--field", "target or referer", v));
+      if (v.empty()) throw UsageError("--field takes a name or number");
       field_ = v;
     });
     AddBaseOption(app, &base_);
@@ -174,21 +173,14 @@ class StatsRun : public CommandRun {
       if (!top_given_) top_ = 10;
     }
     if ((!field_.empty() || base_.given) && from_.empty())
-      return Usage("--field and --base need --from=clf or --from=combined");
-    log_.referer = field_ == "referer";
-    if (log_.referer && log_.from == LogFormat::kClf)
-      return Usage("--field=referer needs --from=combined (the Common Log "
-                   "Format has no Referer)");
-    if (!base_.given) return -1;
-    if (log_.referer)
-      return Usage("--base applies to request targets, not to "
-                   "--field=referer");
-    const int status = CheckBase(&base_);
-    if (status >= 0) return status;
-    log_.base = &base_.uri;
-    return -1;
+      return Usage("--field and --base need --from");
+    if (from_.empty()) return -1;
+    int status = -1;
+    extractor_ = MakeExtractor(opt_, from_, field_, base_, &status);
+    return extractor_ ? -1 : status;
   }
-  int Begin(size_t window, std::string* /*out*/) override {
+  int Begin(size_t window, std::string* out) override {
+    if (extractor_) extractor_->Begin(window, out);
     targets_.resize(window);
     chunk_histograms_.resize(window);
     chunk_tops_.resize(window);
@@ -209,10 +201,18 @@ class StatsRun : public CommandRun {
   // validate). Not a log's: what extraction keeps per log line is bounded
   // by the reader's cap on a chunk's lines.
   size_t SegmentRows() const override { return from_.empty() ? 4096 : 0; }
+  // With --from: extract's records (a quoted field may hold line breaks)
+  // and header row.
+  bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override {
+    return !extractor_ || extractor_->TakeRecords(reader, c, error);
+  }
+  bool EmptyFile(const std::string& name, std::string* error) override {
+    return !extractor_ || extractor_->EmptyFile(name, error);
+  }
   void ProcessChunk(Chunk* c) override;
   int Report(const Totals& t, bool /*stopped*/, double wall) override {
     const std::string from =
-        from_.empty() || !log_.referer ? from_ : from_ + ", referers";
+        from_.empty() || field_.empty() ? from_ : from_ + ", " + field_;
     if (!html_.empty() && !WriteHtml(t, wall)) return 2;
     if (json_) return WriteStdout(Json(t, wall));
     PrintStats(opt_, t, wall, from);
@@ -229,7 +229,7 @@ class StatsRun : public CommandRun {
   std::vector<std::pair<std::string, uint64_t>> TopErrorKinds(
       const Totals& t) const;
 
-  ExtractOptions log_;
+  std::unique_ptr<CommandRun> extractor_;  // --from: extract's reading
   std::string from_;  // --from, or empty
   std::string field_;  // --field, or empty
   BaseOption base_;
@@ -249,28 +249,25 @@ class StatsRun : public CommandRun {
 // counts as malformed.
 void StatsRun::ProcessChunk(Chunk* c) {
   if (from_.empty()) return CommandRun::ProcessChunk(c);
+  extractor_->ProcessChunk(c);  // the references into c->out
   Totals log;
-  if (c->too_long_line) {
-    log.log_lines = log.malformed = 1;
+  log.log_lines = c->totals.lines;
+  log.malformed = c->totals.malformed;
+  log.extracted = c->totals.extracted;
+  log.no_target = c->totals.no_target;
+  const uint64_t log_lines = c->input_lines;
+  c->diagnostics.clear();  // counted as malformed; stats prints none
+  c->totals = Totals{};
+  if (c->too_long_line || log.extracted == 0) {
     c->rows = 0;
   } else {
-    thread_local std::string kept;
-    thread_local std::vector<uint64_t> long_lines;
-    thread_local std::vector<ExtractProblem> problems;
-    problems.clear();
     std::string& targets = targets_[c->slot];
-    targets.clear();
-    const ExtractCounts counts = Extract(
-        WithoutLongLines(c->input.text, opt_.max_line, &kept, &long_lines),
-        log_, 0, &targets, &problems);
-    log.log_lines = CountLines(c->input.text);
-    log.malformed = long_lines.size() + problems.size();
-    log.extracted = counts.references;
-    log.no_target = counts.no_target;
+    targets.swap(c->out);
+    c->out.clear();
     c->input.text = targets;
     CommandRun::ProcessChunk(c);
   }
-  c->input_lines = log.log_lines;
+  c->input_lines = log_lines;
   Add(log, &c->totals);
 }
 
@@ -436,7 +433,9 @@ std::string StatsRun::Json(const Totals& t, double wall) const {
   } else {
     j += '{';
     str("format", from_);
-    str("field", log_.referer ? "referer" : "target");
+    key("field");
+    if (field_.empty()) j += "null";
+    else AppendJsonString(field_, &j);
     num("lines", t.log_lines);
     num("references", t.extracted);
     num("malformed", t.malformed);

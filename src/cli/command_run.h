@@ -247,6 +247,19 @@ struct CommandSpec {
   std::unique_ptr<CommandRun> (*make)(const Options& opt);
 };
 
+struct BaseOption;
+// extract's reading of FILEs for another command (stats --from): its
+// records, header row and extraction, with --from, --field and --base as
+// extract takes them; each chunk's references in Chunk::out, one a line,
+// and its counts (lines, extracted, malformed, no_target) in Chunk::totals.
+// The references are extracted as written (the caller's --lenient applies
+// to its own scan of them). Null with *status after a usage error.
+std::unique_ptr<CommandRun> MakeExtractor(const Options& opt,
+                                          const std::string& from,
+                                          const std::string& field,
+                                          const BaseOption& base,
+                                          int* status);
+
 // CommandSpec::make of a command whose class is `Run`.
 template <typename Run>
 std::unique_ptr<CommandRun> MakeRun(const Options& opt) {

@@ -74,8 +74,9 @@ TEST_F(CliTest, StatsFromALogCountsItsLinesByKind) {
       Run("stats --from=combined --lenient " + Path("a.log"));
   EXPECT_NE(lenient.out.find("  repaired         1 "), std::string::npos)
       << lenient.out;
-  EXPECT_EQ(Run("stats --from=text").err,
-            "uriscan: --from takes clf or combined, not 'text'\n"
+  EXPECT_EQ(Run("stats --from=nope").err,
+            "uriscan: --from takes text, clf, combined, tsv, csv or jsonl, "
+            "not 'nope'\n"
             "try 'uriscan --help'\n");
 }
 
@@ -91,7 +92,7 @@ TEST_F(CliTest, StatsOfALogsReferersOrResolvedTargets) {
   EXPECT_EQ(r.status, 0) << r.err;
   const Result want = Run("extract --quiet --from=combined --field=referer " +
                           Path("b.log"));
-  EXPECT_NE(r.out.find("  log lines        3 (combined, referers), " +
+  EXPECT_NE(r.out.find("  log lines        3 (combined, referer), " +
                        std::to_string(CountLines(want.out)) +
                        " URI references"),
             std::string::npos) << r.out;
@@ -104,6 +105,32 @@ TEST_F(CliTest, StatsOfALogsReferersOrResolvedTargets) {
   EXPECT_NE(based.out.find("  defined          scheme 3, authority 3, "
                            "userinfo 0, port 0, query 1"),
             std::string::npos) << based.out;
+  // Every format extract reads: the references it writes, counted, and
+  // a record with line breaks in a quoted field read whole.
+  Write(Path("t.csv"), "n,url\n1,http://a.example/\n2,\"http://b.example/\"\n"
+                       "3,\"x\ny\"\n4,http://c.example/?q\n");
+  Write(Path("t.jsonl"), "{\"u\":\"http://a/\"}\n{\"v\":1}\n{\"u\":\"%zz\"}\n");
+  for (const char* args : {"--from=csv --field=url t.csv",
+                           "--from=jsonl --field=u t.jsonl",
+                           "--from=text t.csv"}) {
+    std::string a = args;
+    a.replace(a.rfind(' ') + 1, std::string::npos,
+              Path(a.substr(a.rfind(' ') + 1).c_str()));
+    const Result refs = Run("extract --quiet " + a);
+    const Result st = Run("stats --format=json " + a);
+    ASSERT_EQ(st.status, 0) << args << ": " << st.err;
+    const nlohmann::json j = nlohmann::json::parse(st.out);
+    EXPECT_EQ(j["lines"].get<size_t>(), CountLines(refs.out)) << args;
+    EXPECT_EQ(j["log"]["references"].get<size_t>(), CountLines(refs.out))
+        << args;
+  }
+  const nlohmann::json csv = nlohmann::json::parse(
+      Run("stats --format=json --from=csv --field=url " + Path("t.csv")).out);
+  EXPECT_EQ(csv["log"]["lines"], 6);  // the header row and a record of two
+  EXPECT_EQ(csv["valid"], 3);         // "x\ny" is a reference: invalid
+  EXPECT_EQ(csv["log"]["field"], "url");
+  EXPECT_EQ(Run("stats --from=csv --field=nope " + Path("t.csv")).status, 2);
+  EXPECT_EQ(Run("stats --from=jsonl " + Path("t.jsonl")).status, 2);
   EXPECT_EQ(Run("stats --field=referer").status, 2);
   EXPECT_EQ(Run("stats --from=clf --field=referer").status, 2);
   EXPECT_EQ(Run("stats --from=combined --field=x").status, 2);
