@@ -407,7 +407,7 @@ class Shell {
         }
       }
       if (prompt && !quit) {
-        std::fputs(pending.empty() ? "D " : "· ", stdout);
+        std::fputs(pending.empty() ? "D " : "> ", stdout);
         std::fflush(stdout);
       }
     }
