@@ -249,7 +249,7 @@ void Print(duckdb_result* result, const Settings& s) {
     else out += "\n";
     if (out.size() > (1u << 20)) flush();
   }
-  if (s.mode == Mode::kJson) out += rows ? "]\n" : "]\n";
+  if (s.mode == Mode::kJson) out += "]\n";
   flush();
 }
 

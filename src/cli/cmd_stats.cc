@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// uriscan stats: the counts the shared pipeline makes, reported on stdout;
-// with --from=clf|combined, of the request-targets of a server log.
+// uriscan stats: the counts the shared pipeline makes, reported on stdout
+// as text, JSON or an HTML page; with --from=F, of the references extract
+// would write from a log, CSV, TSV, JSON Lines or text.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -79,8 +80,14 @@ struct Histograms {
 class NameCounts {
  public:
   static constexpr size_t kKept = size_t{1} << 16;
-  void Add(std::string_view name, uint64_t n = 1) {
-    counts_[std::string(name)] += n;
+  // A name met again costs no allocation (C++17 maps look up by key type).
+  void Add(const std::string& name) {
+    const auto it = counts_.find(name);
+    if (it != counts_.end()) {
+      ++it->second;
+    } else {
+      counts_.emplace(name, 1);
+    }
   }
   void Merge(NameCounts* chunk) {
     for (auto& [name, n] : chunk->counts_) counts_[name] += n;
@@ -276,6 +283,11 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
   Histograms& h = chunk_histograms_[c->slot];
   Tops& tops = chunk_tops_[c->slot];
   thread_local std::string name;
+  const auto set_lower = [](std::string_view text) {  // ASCII (a valid URI)
+    name.assign(text);
+    for (char& ch : name)
+      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  };
   for (size_t i = 0; i < c->spans.size(); ++i) {
     const UriReference uri = c->spans.Row(i, rows.data);
     if (uri.text().size() > opt_.max_line) continue;  // too-long: no URI
@@ -286,25 +298,29 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
     if (uri.query()) h.query[Bucket(uri.query()->size())]++;
     if (top_ == 0) continue;
     if (uri.scheme()) {
-      name.assign(*uri.scheme());
-      for (char& ch : name) ch = static_cast<char>(std::tolower(ch));
+      set_lower(*uri.scheme());
       tops.schemes.Add(name);
     }
-    if (uri.host() && uri.host_kind() == HostKind::kRegName &&
-        !uri.host()->empty()) {
-      name.assign(*uri.host());
-      for (char& ch : name) ch = static_cast<char>(std::tolower(ch));
+    if (!uri.host() || uri.host()->empty()) continue;
+    if (uri.host_kind() != HostKind::kRegName) {
+      name.assign(*uri.host());  // an IP address, as written
       tops.hosts.Add(name);
-      const auto domain = suffixes_->Lookup(*uri.host()).registrable_domain;
-      if (domain) tops.domains.Add(*domain);
-    } else if (uri.host() && !uri.host()->empty()) {
-      tops.hosts.Add(*uri.host());  // an IP address, as written
+      continue;
+    }
+    set_lower(*uri.host());
+    tops.hosts.Add(name);
+    if (const auto domain = suffixes_->Lookup(*uri.host()).registrable_domain) {
+      name.assign(*domain);
+      tops.domains.Add(name);
     }
   }
   if (top_ > 0) {
     thread_local QueryParams params;
     ExtractQueryParams(rows.data, c->spans, &params);
     for (size_t k = 0; k < params.size(); ++k) {
+      const size_t r = params.row[k];  // a line over --max-line has none
+      if (c->spans.uri_end[r] - c->spans.uri_begin[r] > opt_.max_line)
+        continue;
       const std::string_view raw(rows.data + params.name_begin[k],
                                  params.name_end[k] - params.name_begin[k]);
       name.resize(raw.size());

@@ -48,6 +48,13 @@ std::vector<Values> OptionValues() {
           {"--decode", {"utf8", "bytes"}}};
 }
 
+// The words of `words`, one space between them.
+std::string Join(const std::vector<std::string>& words) {
+  std::string s;
+  for (const std::string& w : words) s += (s.empty() ? "" : " ") + w;
+  return s;
+}
+
 // Escapes text for a roff no-fill block: a backslash as \e, and a line
 // that starts with '.' or '\'' behind \&, so every line shows as written.
 std::string Roff(std::string_view text) {
@@ -139,9 +146,9 @@ bool WriteManPages(const std::string& dir, std::string* error) {
 }
 
 std::string Completion(std::string_view shell) {
-  std::string commands;
-  for (const CommandSpec* c : Commands()) commands += std::string(" ") + c->name;
-  commands.erase(0, 1);
+  std::vector<std::string> names;
+  for (const CommandSpec* c : Commands()) names.emplace_back(c->name);
+  const std::string commands = Join(names);
   const std::vector<Values> values = OptionValues();
   if (shell == "bash") {
     std::string s =
@@ -163,10 +170,8 @@ std::string Completion(std::string_view shell) {
         "    local list= before=\n"
         "    case $opt in\n";
     for (const Values& v : values) {
-      s += std::string("      ") + v.option + ") list=\"";
-      for (size_t i = 0; i < v.values.size(); ++i)
-        s += (i ? " " : "") + v.values[i];
-      s += "\" ;;\n";
+      s += std::string("      ") + v.option + ") list=\"" + Join(v.values) +
+           "\" ;;\n";
     }
     s += "    esac\n"
          "    # A list (--columns=a,b): the names after the last comma.\n"
@@ -188,8 +193,7 @@ std::string Completion(std::string_view shell) {
          "  case ${COMP_WORDS[1]} in\n";
     for (const CommandSpec* c : Commands()) {
       s += std::string("    ") + c->name + ") options=\"";
-      const std::vector<std::string> names = OptionNames(*c);
-      for (size_t i = 0; i < names.size(); ++i) s += (i ? " " : "") + names[i];
+      s += Join(OptionNames(*c));
       s += "\" ;;\n";
     }
     s += "  esac\n"
@@ -216,16 +220,14 @@ std::string Completion(std::string_view shell) {
       s += std::string("    ") + v.option + "=*)\n";
       s += std::string("      compset -P '") +
            (std::string_view(v.option) == "--columns" ? "*[=,]" : "*=") +
-           "'\n      compadd -S '' --";
-      for (const std::string& value : v.values) s += " " + value;
-      s += "\n      return ;;\n";
+           "'\n      compadd -S '' -- " + Join(v.values) +
+           "\n      return ;;\n";
     }
     s += "    -*)\n"
          "      case $words[2] in\n";
     for (const CommandSpec* c : Commands()) {
       s += std::string("        ") + c->name + ") options=(";
-      const std::vector<std::string> names = OptionNames(*c);
-      for (size_t i = 0; i < names.size(); ++i) s += (i ? " " : "") + names[i];
+      s += Join(OptionNames(*c));
       s += ") ;;\n";
     }
     s += "      esac\n"

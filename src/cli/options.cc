@@ -405,6 +405,22 @@ void AddBaseOption(CLI::App* app, BaseOption* base) {
 
 namespace {
 
+// Every option of `spec`'s command onto `app`: the shared ones and its
+// own (`command` reads them into its fields, `opt` the shared ones).
+void AddCommandOptions(CLI::App* app, const CommandSpec& spec,
+                       CommandRun* command, Options* opt) {
+  // The help is this command's own text (CommandHelp), not CLI11's.
+  app->set_help_flag();
+  app->add_flag("--help");
+  // An option given twice: the last one counts.
+  app->option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  // FILE arguments are what CLI11 leaves (a positional option would split a
+  // name such as "[a,b]" into a list); unknown options are told from them.
+  app->allow_extras();
+  AddSharedOptions(app, spec.reads_input, opt);
+  command->AddOptions(app);
+}
+
 // The command named `name` with its options read from the rest of argv:
 // null with *status after the help or a usage error.
 std::unique_ptr<CommandRun> ReadCommand(const CommandSpec& spec, int argc,
@@ -413,16 +429,7 @@ std::unique_ptr<CommandRun> ReadCommand(const CommandSpec& spec, int argc,
   std::unique_ptr<CommandRun> command = spec.make(*opt);
 
   CLI::App app("", std::string("uriscan ") + spec.name);
-  // The help is this command's own text (CommandHelp), not CLI11's.
-  app.set_help_flag();
-  app.add_flag("--help");
-  // An option given twice: the last one counts.
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  // FILE arguments are what CLI11 leaves (a positional option would split a
-  // name such as "[a,b]" into a list); unknown options are told from them.
-  app.allow_extras();
-  AddSharedOptions(&app, spec.reads_input, opt);
-  command->AddOptions(&app);
+  AddCommandOptions(&app, spec, command.get(), opt);
   try {
     std::vector<std::string> args = SplitEmptyValues(argc, argv);
     std::reverse(args.begin(), args.end());  // CLI11 takes them from the back
@@ -465,10 +472,7 @@ std::vector<std::string> OptionNames(const CommandSpec& spec) {
   Options opt;
   std::unique_ptr<CommandRun> command = spec.make(opt);
   CLI::App app("", std::string("uriscan ") + spec.name);
-  app.set_help_flag();
-  app.add_flag("--help");
-  AddSharedOptions(&app, spec.reads_input, &opt);
-  command->AddOptions(&app);
+  AddCommandOptions(&app, spec, command.get(), &opt);
   std::vector<std::string> names;
   for (const CLI::Option* o : app.get_options()) {
     for (const std::string& name : o->get_lnames())
