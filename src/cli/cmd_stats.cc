@@ -3,8 +3,6 @@
 // as text, JSON or an HTML page; with --from=F, of the references extract
 // would write from a log, CSV, TSV, JSON Lines or text.
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -18,6 +16,7 @@
 #include "src/cli/options.h"
 #include "src/cli/output.h"
 #include "src/cli/report.h"
+#include "src/store/output_file.h"
 #include "uriscan/analytics.h"
 #include "uriscan/hosts.h"
 
@@ -47,7 +46,7 @@ constexpr char kHelp[] =
     "                              unless --top says otherwise\n"
     "      [--html=FILE]           also the report as one self-contained\n"
     "                              HTML page with charts (no script, no\n"
-    "                              network), written whole into FILE\n";
+    "                              network), written whole into a new FILE\n";
 
 // Lengths in power-of-two buckets: 0, 1, 2-3, 4-7, ..., and the last
 // from 2^20 bytes on.
@@ -179,6 +178,15 @@ class StatsRun : public CommandRun {
       histograms_ = true;
       if (!top_given_) top_ = 10;
     }
+    if (!html_.empty()) {  // checked before any input is read
+      std::string error;
+      if (!html_file_.Resolve(html_, &error)) {
+        std::fprintf(stderr, "uriscan: stats: --html: %s\n", error.c_str());
+        return 2;
+      }
+      if (html_file_.Exists())
+        return Usage("--html " + html_ + " exists; stats writes a new file");
+    }
     if ((!field_.empty() || base_.given) && from_.empty())
       return Usage("--field and --base need --from");
     if (from_.empty()) return -1;
@@ -231,8 +239,9 @@ class StatsRun : public CommandRun {
   std::string Extras(const Totals& t) const;
   std::string Json(const Totals& t, double wall) const;
   // --html=FILE: the report as one self-contained page (inline SVG, no
-  // script), written to FILE.tmp and renamed over FILE.
-  bool WriteHtml(const Totals& t, double wall) const;
+  // script), written whole into a new FILE (OutputFile: a temporary file
+  // beside it, made with O_EXCL and no link followed, then renamed).
+  bool WriteHtml(const Totals& t, double wall);
   std::vector<std::pair<std::string, uint64_t>> TopErrorKinds(
       const Totals& t) const;
 
@@ -242,6 +251,7 @@ class StatsRun : public CommandRun {
   BaseOption base_;
   bool json_ = false, histograms_ = false, top_given_ = false;
   std::string html_;  // --html, or empty
+  OutputFile html_file_;
   size_t top_ = 0;
   std::unique_ptr<PublicSuffixList> suffixes_;
   std::vector<Histograms> chunk_histograms_;
@@ -595,7 +605,7 @@ void AppendSection(const std::string& title, const std::vector<ChartRow>& rows,
   *h += "</table></section>\n";
 }
 
-bool StatsRun::WriteHtml(const Totals& t, double wall) const {
+bool StatsRun::WriteHtml(const Totals& t, double wall) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
       "<title>uriscan stats</title><style>"
@@ -678,14 +688,11 @@ bool StatsRun::WriteHtml(const Totals& t, double wall) const {
                 opt_.threads == 1 ? "" : "s", DispatchedTargetName(), wall);
   h += line;
   h += "</body></html>\n";
-  const std::string tmp = html_ + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  const bool written = f && std::fwrite(h.data(), 1, h.size(), f) == h.size();
-  const bool closed = f && std::fclose(f) == 0;
-  if (!written || !closed || std::rename(tmp.c_str(), html_.c_str()) != 0) {
-    std::fprintf(stderr, "uriscan: stats: cannot write %s: %s\n",
-                 html_.c_str(), std::strerror(errno));
-    std::remove(tmp.c_str());
+  std::string error;
+  if (!html_file_.Open(&error, /*as_stdout=*/false) ||
+      !html_file_.Write(h, &error) || !html_file_.Sync(&error) ||
+      !html_file_.Publish(&error)) {
+    std::fprintf(stderr, "uriscan: stats: --html: %s\n", error.c_str());
     return false;
   }
   return true;

@@ -355,6 +355,15 @@ TEST_F(CliTest, StatsHtmlReportHoldsTheJsonNumbersAndRendersInChromium) {
       dir_);
   EXPECT_EQ(DataKeys(dom.out).size(), checked);
   EXPECT_EQ(Run("stats --html=/nonexistent/dir/r.html " + input).status, 2);
+  // A new file only: an existing one (or a link planted in its place) is
+  // refused before any input is read, and left as it was.
+  const Result again = Run("stats --html=" + Path("report.html") + " " + input);
+  EXPECT_EQ(again.status, 2);
+  EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
+  EXPECT_EQ(Slurp(Path("report.html")), page);
+  ASSERT_EQ(symlink(Path("target.html").c_str(), Path("link.html").c_str()), 0);
+  EXPECT_EQ(Run("stats --html=" + Path("link.html") + " " + input).status, 2);
+  EXPECT_EQ(access(Path("target.html").c_str(), F_OK), -1);
 }
 
 }  // namespace uriscan_cli_test
