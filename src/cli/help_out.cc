@@ -4,7 +4,9 @@
 // same tables as the help and the option parser, so they never disagree.
 #include "src/cli/help_out.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -100,15 +102,27 @@ std::string Page(const std::string& name, const std::string& summary,
          ".SH SEE ALSO\n" + see_also + "\n";
 }
 
+// Replaces the page at `path` (each build writes them again); a link in
+// its place is an error, never followed.
 bool WriteFile(const std::string& path, const std::string& text,
                std::string* error) {
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size() ||
-      std::fclose(f) != 0) {
+  const int fd = open(path.c_str(),
+                      O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                      0644);
+  size_t done = 0;
+  while (fd >= 0 && done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool ok = fd >= 0 && done == text.size();
+  if (!ok) *error = "cannot write " + path + ": " + std::strerror(errno);
+  if (fd >= 0 && close(fd) != 0 && ok) {
     *error = "cannot write " + path + ": " + std::strerror(errno);
     return false;
   }
-  return true;
+  return ok;
 }
 
 }  // namespace

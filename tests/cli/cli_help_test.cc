@@ -2,6 +2,8 @@
 // The man pages and shell completions the command writes: each page is its
 // command's --help, and the completions offer what the options parser
 // takes.
+#include <sys/stat.h>
+
 #include <set>
 
 #include "tests/cli/cli_test.h"
@@ -68,6 +70,12 @@ TEST_F(CliTest, ManPagesAreTheHelpText) {
     EXPECT_EQ(r.err, "");
   }
   EXPECT_EQ(Run("--man-pages=/nonexistent/dir").status, 2);
+  // A link planted in a page's place is refused, its target untouched.
+  ASSERT_EQ(mkdir(Path("linked").c_str(), 0755), 0);
+  ASSERT_EQ(symlink(Path("elsewhere").c_str(), Path("linked/uriscan.1").c_str()),
+            0);
+  EXPECT_EQ(Run("--man-pages=" + dir_ + "/linked").status, 2);
+  EXPECT_EQ(access(Path("elsewhere").c_str(), F_OK), -1);
   // A directory that is not there yet is made (one level).
   EXPECT_EQ(Run("--man-pages=" + dir_ + "/new").status, 0);
   EXPECT_EQ(Slurp(Path("new/uriscan.1")), page);
