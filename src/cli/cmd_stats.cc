@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "src/cli/command_run.h"
-#include "src/cli/extract.h"
+#include "src/cli/ingest.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
 #include "src/cli/report.h"

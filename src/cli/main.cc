@@ -16,6 +16,7 @@
 
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
+#include "src/ingest/mapped_file.h"
 
 namespace {
 
@@ -80,6 +81,10 @@ int main(int argc, char** argv) {
   // A reader that closes the output (`| head`) is a failed write, handled
   // as one (OutputError()), not a kill that skips the clean-up.
   std::signal(SIGPIPE, SIG_IGN);
+  // Input files are mapped, not copied; a file cut short while it is read
+  // then gives an error (its pages read as zeros, never output), not a
+  // SIGBUS (src/ingest/mapped_file.h).
+  uriscan::ingest::GuardMappedFiles();
   uriscan::cli::Options opt;
   int status = -1;
   const std::unique_ptr<uriscan::cli::CommandRun> command =

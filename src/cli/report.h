@@ -13,7 +13,7 @@
 #include <cstring>
 #include <string>
 
-#include "src/cli/extract.h"
+#include "src/cli/ingest.h"
 #include "src/cli/options.h"
 #include "uriscan/uriscan.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "src/cli/command_run.h"
-#include "src/cli/input.h"
+#include "src/cli/ingest.h"
 #include "src/cli/options.h"
 #include "src/cli/output.h"
 #include "src/cli/pipeline.h"
@@ -287,6 +287,22 @@ void Pipeline::EmitOldest() {
     pool_.Release(slot);
     return;
   }
+  if (c.input.mapped && c.input.mapped->faulted()) {
+    // The file shrank under its mapping: this run read zeros past the
+    // cut. Nothing of it is written; the run fails, as a failed read does.
+    halted_ = true;
+    status_ = 2;
+    FlushDiagnostics();
+    progress_.Clear();
+    std::fputs(("uriscan: error reading '" + *c.name + "' after line " +
+                std::to_string(lines_written_) +
+                ": the file shrank while it was read: the lines after the "
+                "cut were not read\n").c_str(),
+               stderr);
+    ReleaseRun(&c.input);
+    pool_.Release(slot);
+    return;
+  }
   stopped_ = c.failed;
   command_->Emit(c, &out_.buffer(), &totals_);
   if (c.out.size() >= kWriteThrough) {
@@ -307,7 +323,7 @@ void Pipeline::EmitOldest() {
   }
   lines_written_ += c.input_lines;
   Add(c.totals, &totals_);
-  ReleaseMapped(&c.input);  // memory follows the chunks in flight
+  ReleaseRun(&c.input);  // memory follows the chunks in flight
   pool_.Release(slot);
   if (out_.Full()) FlushOutput();
   FlushDiagnostics();
@@ -320,7 +336,8 @@ void Pipeline::FailWith(const std::string& message) {
   while (pool_.Pending()) EmitOldest();
   FlushDiagnostics();
   progress_.Clear();
-  std::fputs(message.c_str(), stderr);
+  // (A run that read a cut file's lost pages said so already: EmitOldest.)
+  if (status_ == 0) std::fputs(message.c_str(), stderr);
   status_ = 2;
 }
 
@@ -328,6 +345,7 @@ void Pipeline::ReadFile(const std::string& file) {
   static const std::string kStdin = "<stdin>";
   const std::string* name = file == "-" ? &kStdin : &file;
   std::string error;
+  reader_.set_map_files(true);  // (the command guards its mappings: main.cc)
   if (!reader_.Open(file, &error)) {
     FailWith("uriscan: cannot open '" + file + "': " + error + "\n");
     return;

@@ -8,18 +8,18 @@
 #include <string>
 #include <string_view>
 
-#include "src/cli/decompress.h"
+#include "src/ingest/decompress.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using uriscan::cli::Compression;
+  using uriscan::ingest::Compression;
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  const Compression compression = uriscan::cli::Sniff(bytes.substr(0, 4));
+  const Compression compression = uriscan::ingest::Sniff(bytes.substr(0, 4));
   if (compression == Compression::kNone) return 0;
-  uriscan::cli::CompressedSource source;
+  uriscan::ingest::CompressedSource source;
   // Half as bytes read while sniffing, half as a mapped file: both paths.
   source.head.assign(bytes.substr(0, size / 2));
   source.mapped = bytes.substr(size / 2);
-  uriscan::cli::Decoder decoder(compression, std::move(source));
+  uriscan::ingest::Decoder decoder(compression, std::move(source));
   char buf[4096];
   size_t total = 0;
   while (const size_t got = decoder.Read(buf, sizeof buf)) {

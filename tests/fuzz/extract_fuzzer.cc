@@ -11,14 +11,14 @@
 #include <string_view>
 #include <vector>
 
-#include "src/cli/extract.h"
+#include "src/ingest/extract.h"
 
 namespace {
 
-using uriscan::cli::Extract;
-using uriscan::cli::ExtractOptions;
-using uriscan::cli::ExtractProblem;
-using uriscan::cli::LogFormat;
+using uriscan::ingest::Extract;
+using uriscan::ingest::ExtractOptions;
+using uriscan::ingest::ExtractProblem;
+using uriscan::ingest::LogFormat;
 
 // References and "LINE:COL kind message" lines of `text`, its first line
 // numbered `first`.
@@ -61,7 +61,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // A chunk of whole lines ends where RecordsEnd() says; the rest follows.
   const size_t line_end = text.find('\n', text.size() * data[1] / 256);
   if (line_end == std::string_view::npos) return 0;
-  const size_t cut = uriscan::cli::RecordsEnd(text.substr(0, line_end + 1),
+  const size_t cut = uriscan::ingest::RecordsEnd(text.substr(0, line_end + 1),
                                               opt, false);
   if (cut == 0 || cut > line_end + 1) return 0;
   const std::string_view head = text.substr(0, cut), tail = text.substr(cut);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Decoder: gzip through ISA-L's igzip, zstd through libzstd, on a thread.
-#include "src/cli/decompress.h"
+#include "src/ingest/decompress.h"
 
 #include <isa-l/igzip_lib.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <utility>
 
 namespace uriscan {
-namespace cli {
+namespace ingest {
 namespace {
 
 // Decoded bytes travel in blocks of this size, at most kBlocksInFlight of
@@ -284,5 +284,5 @@ void Decoder::RunZstd() {
   Finish(std::move(error));
 }
 
-}  // namespace cli
+}  // namespace ingest
 }  // namespace uriscan

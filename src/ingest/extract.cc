@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Extract(): finds URI references in text, logs, tables and JSON Lines.
-#include "src/cli/extract.h"
+#include "src/ingest/extract.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,7 +11,7 @@
 #include "uriscan/resolve.h"
 
 namespace uriscan {
-namespace cli {
+namespace ingest {
 namespace {
 
 constexpr std::string_view kLogFormat = kLogFormatKind;
@@ -31,10 +31,13 @@ struct Sink {
   uint64_t first_line;
   std::string* out;
   std::vector<ExtractProblem>* problems;
+  std::vector<LogFields>* fields = nullptr;  // clf, combined: per reference
+  const LogFields* line_fields = nullptr;    // the current line's
   ExtractCounts counts;
 
   void Emit(uint64_t line, std::string_view ref) {
     ++counts.references;
+    if (fields) fields->push_back(*line_fields);
     if (opt.with_line) {
       out->append(std::to_string(first_line + line));
       out->push_back('\t');
@@ -565,6 +568,41 @@ bool IsToken(std::string_view s) {
   });
 }
 
+// A decimal number of at most 18 digits, or -1.
+int64_t LogNumber(std::string_view s) {
+  if (s.empty() || s.size() > 18) return -1;
+  int64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return -1;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// The fields of a log line that ExtractLogLine() split (agent null when
+// it did not parse, referer null when there is none).
+void TakeLogFields(std::string_view l, std::string_view date,
+                   std::string_view request, std::string_view status,
+                   std::string_view bytes, const std::string_view* referer,
+                   const std::string_view* agent, LogFields* f) {
+  thread_local std::string scratch;
+  f->client.assign(l.substr(0, l.find(' ')));
+  f->has_time = ParseLogTime(date, &f->time);
+  const size_t sp = request.find(' ');
+  f->method.clear();
+  if (request != "-" && sp != std::string_view::npos) {
+    const std::string_view method = Unescaped(request.substr(0, sp), &scratch);
+    if (IsToken(method)) f->method.assign(method);
+  }
+  const int64_t s = LogNumber(status);
+  f->status = s >= 0 && s <= 999 ? static_cast<int32_t>(s) : -1;
+  f->bytes = LogNumber(bytes);
+  f->has_referer = referer && *referer != "-";
+  f->referer.assign(f->has_referer ? Unescaped(*referer, &scratch) : "");
+  f->has_user_agent = agent && *agent != "-";
+  f->user_agent.assign(f->has_user_agent ? Unescaped(*agent, &scratch) : "");
+}
+
 void ExtractRequestTarget(std::string_view request, size_t request_at,
                           uint64_t line, Sink* sink);
 
@@ -582,6 +620,7 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
   }
   if (i >= l.size() || l[i] != '[')
     return sink->Problem(line, i + 1, "expected [date]");
+  const size_t date_at = i + 1;
   const size_t close = l.find(']', i);
   if (close == std::string_view::npos || close + 1 >= l.size() ||
       l[close + 1] != ' ')
@@ -592,23 +631,27 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
   if (!QuotedLogField(l, &i, &request))
     return sink->Problem(line, i + 1, "expected a quoted request line");
   // status and bytes
+  std::string_view status_and_bytes[2];
   for (int k = 0; k < 2; ++k) {
     if (i >= l.size() || l[i] != ' ')
       return sink->Problem(line, i + 1, "expected status and size");
     const size_t next = std::min(l.find(' ', i + 1), l.size());
     if (next == i + 1)
       return sink->Problem(line, i + 1, "expected status and size");
+    status_and_bytes[k] = l.substr(i + 1, next - i - 1);
     i = next;
   }
+  const std::string_view status = status_and_bytes[0];
+  const std::string_view bytes = status_and_bytes[1];
   // Combined's referer and user agent: a field that does not parse (a
   // truncated user agent) is diagnosed, and what parsed before it is kept.
   std::string_view referer;
   size_t referer_at = 0, bad_at = 0;
   const char* bad = nullptr;
   bool referer_read = false;
+  std::string_view agent;
   if (combined) {
     referer_at = i + 3;
-    std::string_view agent;
     if (i >= l.size() || l[i] != ' ' || !QuotedLogField(l, &++i, &referer)) {
       bad = "expected a quoted referer";
     } else {
@@ -617,6 +660,13 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
         bad = "expected a quoted user agent";
     }
     bad_at = i + 1;
+  }
+  if (sink->fields) {
+    thread_local LogFields f;
+    TakeLogFields(l, l.substr(date_at, close - date_at), request, status,
+                  bytes, referer_read ? &referer : nullptr,
+                  combined && !bad ? &agent : nullptr, &f);
+    sink->line_fields = &f;
   }
   if (sink->opt.referer) {
     thread_local std::string scratch;
@@ -745,6 +795,46 @@ bool ParseLogFormat(std::string_view name, LogFormat* format) {
   return false;
 }
 
+bool ParseLogTime(std::string_view s, int64_t* micros) {
+  // dd/Mon/yyyy:hh:mm:ss +hhmm
+  if (s.size() != 26 || s[2] != '/' || s[6] != '/' || s[11] != ':' ||
+      s[14] != ':' || s[17] != ':' || s[20] != ' ' ||
+      (s[21] != '+' && s[21] != '-'))
+    return false;
+  const auto num = [&](size_t at, size_t n, int64_t* v) {
+    *v = LogNumber(s.substr(at, n));
+    return *v >= 0;
+  };
+  static constexpr char kMonths[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  int64_t day, year, hour, minute, second, zone;
+  const std::string_view month = s.substr(3, 3);
+  const size_t m = std::string_view(kMonths).find(month);
+  if (m == std::string_view::npos || m % 3 != 0 || !num(0, 2, &day) ||
+      !num(7, 4, &year) || !num(12, 2, &hour) || !num(15, 2, &minute) ||
+      !num(18, 2, &second) || !num(22, 4, &zone))
+    return false;
+  const int64_t mon = static_cast<int64_t>(m / 3) + 1;
+  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day < 1 || day > kDays[mon - 1] || (mon == 2 && day == 29 && !leap) ||
+      hour > 23 || minute > 59 || second > 60 || zone % 100 > 59)
+    return false;
+  // Days since 1970-01-01 of a proleptic Gregorian date (the era method:
+  // 400-year eras of 146097 days, years counted from March).
+  const int64_t y = year - (mon <= 2);
+  const int64_t era = y / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (mon + (mon > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = era * 146097 + doe - 719468;
+  int64_t offset = (zone / 100) * 3600 + (zone % 100) * 60;
+  if (s[21] == '-') offset = -offset;
+  const int64_t seconds =
+      days * 86400 + hour * 3600 + minute * 60 + second - offset;
+  *micros = seconds * 1000000;
+  return true;
+}
+
 const char* NoTargetName(NoTarget kind) {
   static constexpr const char* kNames[kNoTargetKinds] = {
       "no-request", "not-http", "asterisk-form"};
@@ -753,8 +843,9 @@ const char* NoTargetName(NoTarget kind) {
 
 ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
                       uint64_t first_line, std::string* out,
-                      std::vector<ExtractProblem>* problems) {
-  Sink sink{opt, first_line, out, problems, {}};
+                      std::vector<ExtractProblem>* problems,
+                      std::vector<LogFields>* fields) {
+  Sink sink{opt, first_line, out, problems, fields, nullptr, {}};
   switch (opt.from) {
     case LogFormat::kText:
       ExtractText(text, &sink);
@@ -898,5 +989,5 @@ bool FindColumn(std::string_view text, const ExtractOptions& opt,
   return false;
 }
 
-}  // namespace cli
+}  // namespace ingest
 }  // namespace uriscan

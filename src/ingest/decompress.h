@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // gzip and zstd input, told apart by magic bytes and decoded on a thread of
 // its own while the line reader hands the decoded bytes to the scanners.
-#ifndef URISCAN_SRC_CLI_DECOMPRESS_H_
-#define URISCAN_SRC_CLI_DECOMPRESS_H_
+#ifndef URISCAN_SRC_INGEST_DECOMPRESS_H_
+#define URISCAN_SRC_INGEST_DECOMPRESS_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -17,7 +17,7 @@
 #include <vector>
 
 namespace uriscan {
-namespace cli {
+namespace ingest {
 
 enum class Compression { kNone, kGzip, kZstd };
 
@@ -90,7 +90,7 @@ class Decoder {
   std::thread thread_;
 };
 
-}  // namespace cli
+}  // namespace ingest
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_CLI_DECOMPRESS_H_
+#endif  // URISCAN_SRC_INGEST_DECOMPRESS_H_

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Streams newline-separated lines from a file or stdin in bounded memory.
-#ifndef URISCAN_SRC_CLI_INPUT_H_
-#define URISCAN_SRC_CLI_INPUT_H_
+#ifndef URISCAN_SRC_INGEST_LINE_READER_H_
+#define URISCAN_SRC_INGEST_LINE_READER_H_
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -12,33 +13,34 @@
 #include <string_view>
 #include <vector>
 
-#include "src/cli/decompress.h"
+#include "src/ingest/decompress.h"
+#include "src/ingest/mapped_file.h"
 
 namespace uriscan {
-namespace cli {
+namespace ingest {
 
-// A run of whole lines handed out by LineReader: `text`, which points into
-// `mapping` (a regular file, mapped read-only: no copy) or into `storage`
-// (a pipe or a terminal, read into it). Either stays valid as long as this
-// object does, whatever the reader does next.
+// A run of whole lines handed out by LineReader: `text` points into a
+// buffer that `owner` keeps alive (each run owns the buffer it was read
+// into), so it stays valid as long as this object does, whatever the
+// reader does next; memory is then the runs in flight, not the file.
 struct Lines {
   std::string_view text;
-  std::string storage;
-  std::shared_ptr<const void> mapping;
-  // The bytes handed out of the mapping (text may point elsewhere later:
-  // the lines --lenient repaired), for ReleaseMapped().
-  std::string_view mapped;
+  std::shared_ptr<const char> owner;
+  // The mapped file text was handed out of (the command maps regular
+  // files: MappedFile), and the bytes handed out of it, for ReleaseRun().
+  const MappedFile* mapped = nullptr;
+  std::string_view mapped_bytes;
   // How many lines the reader counted in the text it handed out, when it
   // did (0 bytes counted when it did not); see LineCount().
   const char* counted_at = nullptr;
   size_t counted_bytes = 0;
   size_t counted_lines = 0;
 };
-// Gives the pages that only l's mapped bytes fill back to the system (they
-// stay in the page cache, and are read again if touched): a file's run
-// keeps in memory the chunks in flight, not the whole file. Call it once
-// nothing reads l.text any more.
-void ReleaseMapped(Lines* l);
+// Lets go of a run once nothing reads it: its buffer, or the pages of the
+// mapping it was handed out of. False when those pages were lost to a
+// truncation (MappedFile::faulted()): the run read zeros, not the file.
+bool ReleaseRun(Lines* l);
+
 // The lines of l.text (as CountLines counts them): the reader's count when
 // it still applies, else counted here.
 size_t LineCount(const Lines& l);
@@ -46,8 +48,10 @@ size_t LineCount(const Lines& l);
 size_t CountedLines(const Lines& l);
 
 // Reads a stream in chunks and hands out batches of whole lines. Memory stays
-// below about 2 * chunk + max_line bytes whatever the input size (a regular
-// file is mapped, not read, so its bytes stay in the page cache). A line
+// below about 2 * chunk + max_line bytes whatever the input size, plus the
+// runs the caller still holds. Every input is read with read(2), never
+// mapped: a file cut short while it is read (logrotate's copytruncate)
+// ends in an error after the lines before the cut, never in a signal. A line
 // longer than max_line is not kept: it comes out alone as kTooLongLine (its
 // bytes are skipped up to the next "\n"), so line numbering never shifts.
 // gzip and zstd input (told by its first bytes, whatever the name) is decoded
@@ -60,7 +64,7 @@ size_t CountedLines(const Lines& l);
 // the caller write out what it has.
 class LineReader {
  public:
-  enum class Status { kLines, kTooLongLine, kEnd, kError };
+  enum class Status { kLines, kTooLongLine, kEnd, kError, kStopped };
   // A run of lines holds at most chunk_bytes / kMinBytesPerRow of them
   // (unless a minimum is set), so that what a command keeps per row (about
   // 100 to 150 bytes: spans, keys, output) is bounded by the chunk's size
@@ -72,15 +76,22 @@ class LineReader {
   LineReader(const LineReader&) = delete;
   LineReader& operator=(const LineReader&) = delete;
 
+  // Maps regular files (plain text) rather than reading them, where the
+  // process guards its mappings (GuardMappedFiles(): the command does).
+  void set_map_files(bool on) { map_files_ = on; }
   // Opens `path`, or stdin for "-". On failure returns false with a message.
+  // A FIFO is opened without waiting for its writer.
   bool Open(const std::string& path, std::string* error);
   // The next run of whole lines, raw, "\n"s included (the last line of the
-  // stream may lack one) into `*lines` (kLines); one over-long line
-  // (kTooLongLine, `*lines` empty); the end (kEnd); or an I/O error (kError,
-  // message in error()).
-  Status Next(std::string* lines);
-  // The same into `*out`, without a copy when the input is a mapped file.
+  // stream may lack one) into `*out` (kLines); one over-long line
+  // (kTooLongLine, `*out` empty); the end (kEnd); an I/O error, or a file
+  // that shrank while it was read (kError, message in error()); or a stop
+  // (kStopped: stop() or the thread's interrupt check, SetInterruptCheck in
+  // uriscan/normalize.h, said so while the reader waited or skipped).
   Status Next(Lines* out);
+  // Makes every wait of the reader end (from any thread): Next() then
+  // returns kStopped.
+  void stop() { stop_.store(true, std::memory_order_relaxed); }
   const std::string& error() const { return error_; }
   // True when error() is damage in a compressed stream ("gzip: ... at
   // compressed byte N"), not a failed read.
@@ -98,7 +109,7 @@ class LineReader {
   size_t max_rows() const { return max_rows_; }
   // True when Next() would return kEnd.
   bool at_end() const {
-    return mapping_ ? begin_ >= mapped_size_ : eof_ && begin_ == end_;
+    return mapping_ ? begin_ >= mapping_->size() : eof_ && begin_ == end_;
   }
   // True when this stream began with a UTF-8 byte-order mark (dropped).
   bool dropped_bom() const { return dropped_bom_; }
@@ -120,26 +131,38 @@ class LineReader {
   uint64_t position() const;
 
  private:
-  bool Fill();  // reads more; false on EOF or error
+  bool Fill();  // reads more; false on EOF, error or stop
+  Status NextRun(Lines* out);
+  Status NextMapped(Lines* out);
+  // Bytes [begin_, begin_ + n) of the buffer into *out (its owner), the
+  // rest moved to a buffer of the reader's own.
+  void HandOut(size_t n, Lines* out);
+  // Room for `more` bytes after end_, the pending bytes moved to the front.
+  void Reserve(size_t more);
   // on_wait before a read of fd_, as set_on_wait says; false to stop.
   bool WaitTurn();
   // True when a read of fd_ would not wait (more bytes, the end or an
   // error), waiting up to `ms` for it.
   bool Ready(int ms) const;
+  // Waits until fd_ can be read, looking at the stop flag and the
+  // interrupt check every 100 ms; false when told to stop.
+  bool WaitReadable();
+  bool Stopping();
   void Close();
-  // Reads the first bytes of a stream that is not mapped, and starts a
-  // decoder when they name a compression.
+  // Reads the first bytes of the stream, and starts a decoder when they
+  // name a compression.
   void SniffStream();
   void DropBom(const char* data, size_t size, size_t* begin);
-  bool Map();  // maps a regular file of fd_; false to read it instead
   // The first n bytes at p (whole lines) cut back to max_rows_ lines
   // (counted into counted_lines_), unless records span lines (min_bytes_)
   // or the caller bounds its rows itself (set_count_rows).
   size_t CapRows(const char* p, size_t n);
-  Status NextMapped(Lines* out);
 
   int fd_ = -1;
   bool owns_fd_ = false;
+  bool regular_ = false;  // a regular file: read() never waits
+  bool map_files_ = false;
+  std::shared_ptr<MappedFile> mapping_;  // the whole file, when mapped
   bool eof_ = false;
   bool skipping_ = false;  // discarding the rest of an over-long line
   size_t chunk_;
@@ -150,23 +173,26 @@ class LineReader {
   size_t counted_lines_ = kUncounted;
   size_t min_bytes_ = 0;
   bool count_rows_ = true;
-  std::vector<char> buf_;
+  std::shared_ptr<char> buf_;
+  size_t capacity_ = 0;
   size_t begin_ = 0, end_ = 0;
   size_t no_newline_ = 0;  // bytes from begin_ that hold no '\n' (Next)
+  Lines last_;  // what Next() handed out last (for Unread)
+  bool last_copied_ = false;  // ... copied: its bytes are before begin_
   std::string error_;
-  std::shared_ptr<const void> mapping_;  // the whole file, when mapped
-  size_t mapped_size_ = 0;
   std::unique_ptr<Decoder> decoder_;  // a compressed stream
   bool damaged_ = false;
   bool at_start_ = true;  // the byte-order mark is not checked yet
   bool dropped_bom_ = false;
+  bool stopped_ = false;
+  std::atomic<bool> stop_{false};
   std::function<Flight()> on_wait_;
   std::chrono::steady_clock::time_point last_wait_{};
   uint64_t size_ = 0;
   uint64_t read_ = 0;  // bytes read from fd_
 };
 
-}  // namespace cli
+}  // namespace ingest
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_CLI_INPUT_H_
+#endif  // URISCAN_SRC_INGEST_LINE_READER_H_

@@ -2,8 +2,8 @@
 // `uriscan extract`: the URI references in free text (RFC 3986 Appendix C),
 // web server logs, RFC 4180 tables and JSON Lines (docs/design.md,
 // "Input").
-#ifndef URISCAN_SRC_CLI_EXTRACT_H_
-#define URISCAN_SRC_CLI_EXTRACT_H_
+#ifndef URISCAN_SRC_INGEST_EXTRACT_H_
+#define URISCAN_SRC_INGEST_EXTRACT_H_
 
 #include <array>
 #include <cstddef>
@@ -15,7 +15,7 @@
 #include "uriscan/uri.h"
 
 namespace uriscan {
-namespace cli {
+namespace ingest {
 
 enum class LogFormat { kText, kClf, kCombined, kTsv, kCsv, kJsonl };
 bool ParseLogFormat(std::string_view name, LogFormat* format);
@@ -62,12 +62,34 @@ struct ExtractCounts {
   std::array<uint64_t, kNoTargetKinds> no_target{};  // by NoTarget
 };
 
+// clf, combined: the fields of a log line beside its reference (read_uris'
+// columns, `extract --columns`). A field the line lacks, or writes as "-",
+// is absent (has_* false, or -1).
+struct LogFields {
+  std::string client;  // %h, as written
+  // %t as microseconds since 1970-01-01T00:00:00Z (its offset applied)
+  int64_t time = 0;
+  bool has_time = false;
+  std::string method;  // of the request line, unescaped
+  int32_t status = -1;  // %>s
+  int64_t bytes = -1;   // %b
+  std::string referer, user_agent;  // combined, unescaped
+  bool has_referer = false, has_user_agent = false;
+};
+
 // Appends the references found in `text` (whole records) to *out, one per
 // line, each after "LINE\t" with --with-line (`first_line` is the number of
-// the text's first line).
+// the text's first line). `fields` (clf, combined), when given, gets one
+// entry per reference: the fields of its line.
 ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
                       uint64_t first_line, std::string* out,
-                      std::vector<ExtractProblem>* problems);
+                      std::vector<ExtractProblem>* problems,
+                      std::vector<LogFields>* fields = nullptr);
+
+// "[10/Oct/2000:13:55:36 -0700]"'s inside (strftime's %d/%b/%Y:%H:%M:%S %z,
+// the time of the Common Log Format) as microseconds since the epoch, UTC;
+// false when it is not that.
+bool ParseLogTime(std::string_view s, int64_t* micros);
 
 // For tsv and csv, whose quoted fields may hold line breaks: `text` with
 // each record that holds a line longer than `max_line` left as empty lines
@@ -115,7 +137,7 @@ class RecordEnd {
 bool FindColumn(std::string_view text, const ExtractOptions& opt,
                 size_t* column, size_t* header_end);
 
-}  // namespace cli
+}  // namespace ingest
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_CLI_EXTRACT_H_
+#endif  // URISCAN_SRC_INGEST_EXTRACT_H_

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// libFuzzer harness of the ingest layer as every front end drives it
+// (LogReader, uriscan/ingest.h). The first byte picks the format and its
+// options, the second the run size, the third how a pipe splits the input
+// and where a truncation cuts it; the rest is the file. The rows and
+// problems must not depend on how the bytes arrive: read from the file in
+// small runs, in one large run, and through a pipe in short writes, they
+// are the same, or the same error. A file cut short while it is read must
+// end in rows and an error, never a crash or a hang. Any difference aborts.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "uriscan/ingest.h"
+
+namespace {
+
+// Rows and problems as text, or the error that ended the read.
+std::string ReadAll(const std::string& path, const uriscan::LogReaderOptions& o,
+                    size_t truncate_after_batch = SIZE_MAX,
+                    off_t truncate_to = 0) {
+  std::string out;
+  try {
+    uriscan::LogReader reader({path}, o);
+    uriscan::LogBatch batch;
+    size_t batches = 0;
+    while (reader.Next(&batch)) {
+      for (size_t i = 0; i < batch.rows.size(); ++i) {
+        const uriscan::LogRow& r = batch.rows[i];
+        out += std::to_string(r.line) + "\t" + std::string(batch.uri(i));
+        if (o.log_fields) {
+          out += "\t" + std::string(batch.Text(r.client)) + "\t" +
+                 std::to_string(r.has_time ? r.time : -1) + "\t" +
+                 std::string(batch.Text(r.method)) + "\t" +
+                 std::to_string(r.status) + "\t" + std::to_string(r.bytes) +
+                 "\t" + std::string(batch.Text(r.referer)) + "\t" +
+                 std::string(batch.Text(r.user_agent));
+        }
+        out += "\n";
+      }
+      for (const uriscan::LogProblem& p : batch.problems)
+        out += std::to_string(p.line) + ":" + std::to_string(p.column) + " " +
+               p.kind + " " + p.message + "\n";
+      if (++batches == truncate_after_batch &&
+          ::truncate(path.c_str(), truncate_to) != 0)
+        std::abort();
+    }
+  } catch (const uriscan::LogReadError& e) {
+    // The file's name and "error reading after line N" differ between a
+    // file and a pipe; what failed must not.
+    const std::string what = e.what();
+    out += "error:" + what.substr(what.find(": ") + 1) + "\n";
+  }
+  return out;
+}
+
+void Check(bool ok, const char* what, const std::string& a,
+           const std::string& b) {
+  if (ok) return;
+  std::fprintf(stderr, "ingest fuzzer: %s\n--- a\n%s--- b\n%s", what,
+               a.c_str(), b.c_str());
+  std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size < 3) return 0;
+  static const char* const kFormats[] = {"lines", "text", "clf",  "combined",
+                                         "tsv",   "csv",  "jsonl"};
+  uriscan::LogReaderOptions o;
+  o.format = kFormats[data[0] % 7];
+  const bool table = o.format == "tsv" || o.format == "csv";
+  const bool log = o.format == "clf" || o.format == "combined";
+  if (o.format == "jsonl") o.field = "u";
+  if (table && (data[0] & 0x08)) o.field = (data[0] & 0x20) ? "u" : "2";
+  if (o.format == "combined" && (data[0] & 0x40)) o.field = "referer";
+  o.log_fields = log && (data[0] & 0x10);
+  o.max_line = (data[0] & 0x80) ? 64 : 4096;
+  o.chunk_bytes = 8 + size_t{data[1]} * 2;
+  const std::string_view text(reinterpret_cast<const char*>(data) + 3,
+                              size - 3);
+  static const std::string path =
+      "/tmp/uriscan-ingest-fuzz-" + std::to_string(::getpid());
+  const auto write_file = [&] {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f || std::fwrite(text.data(), 1, text.size(), f) != text.size())
+      std::abort();
+    std::fclose(f);
+  };
+  write_file();
+  const std::string small = ReadAll(path, o);
+  uriscan::LogReaderOptions big = o;
+  big.chunk_bytes = 1 << 20;
+  const std::string large = ReadAll(path, big);
+  Check(small == large, "small and large runs differ", small, large);
+
+  // Through a pipe, in writes of 1 to 8 bytes.
+  int fds[2];
+  if (::pipe(fds) != 0) std::abort();
+  const size_t piece = (data[2] & 7) + 1;
+  std::thread writer([&] {
+    for (size_t pos = 0; pos < text.size(); pos += piece) {
+      const size_t n = std::min(piece, text.size() - pos);
+      if (::write(fds[1], text.data() + pos, n) != static_cast<ssize_t>(n))
+        break;
+    }
+    ::close(fds[1]);
+  });
+  const std::string piped =
+      ReadAll("/dev/fd/" + std::to_string(fds[0]), o);
+  writer.join();
+  ::close(fds[0]);
+  Check(piped == small, "a pipe and a file differ", piped, small);
+
+  // Cut short after the first run: rows, then an error or the end.
+  write_file();
+  ReadAll(path, o, 1, static_cast<off_t>(text.size() * data[2] / 256));
+  return 0;
+}
