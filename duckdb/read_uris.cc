@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -23,9 +25,8 @@
 
 #include "duckdb/api.h"
 #include "kernels/utf8.h"
-#include "src/cli/extract.h"
-#include "src/cli/input.h"
-#include "uriscan/uriscan.h"
+#include "uriscan/ingest.h"
+#include "uriscan/normalize.h"
 
 DUCKDB_EXTENSION_EXTERN
 
@@ -33,23 +34,18 @@ namespace uriscan {
 namespace duck {
 namespace {
 
-using cli::ExtractOptions;
-using cli::LineReader;
-using cli::LogFormat;
-
-// The command's defaults: --chunk-size and --max-line.
-constexpr size_t kChunkBytes = 4u << 20;
-constexpr size_t kMaxLine = 16u << 20;
-
 struct Options {
   std::vector<std::string> files;
-  bool lines = true;  // format 'lines': every line is a row
-  ExtractOptions extract;
-  bool header_field = false;  // tsv, csv: field names a header column
-  bool lenient = false;
-  std::string base_text;
-  UriReference base;
+  LogReaderOptions reader;  // the command's --chunk-size and --max-line
+  bool clf = false, combined = false;  // the log's fields are columns
 };
+
+// uriscan_duckdb_interrupt(): DuckDB's C API lets a table function see no
+// duckdb_interrupt() while it waits for input that brings no row (a FIFO
+// with no writer, /dev/zero), so a host calls this beside it. Each scan
+// notes the count when it starts; a scan that sees it move ends with an
+// error (a scan of another connection too: an error, never fewer rows).
+std::atomic<uint64_t> interrupts{0};
 
 // VARCHAR holds UTF-8: each maximal subpart of an ill-formed sequence (a
 // Latin-1 byte of a log line, a cut sequence) becomes one U+FFFD, the
@@ -86,147 +82,119 @@ void AppendUtf8(std::string_view s, std::string* out) {
   }
 }
 
-// The rows read but not yet handed to DuckDB.
-struct Row {
-  uint64_t line;
-  size_t begin, end;  // in Pending::text
-};
-struct Pending {
-  size_t file = 0;  // the rows' file, in Options::files
-  std::string text;
-  std::vector<Row> rows;
-  size_t next = 0;
-  void Clear() {
-    text.clear();
-    rows.clear();
-    next = 0;
-  }
-  // `repair`: the line as --lenient repairs it (format 'lines'; the
-  // extractors repair what they find themselves).
-  void Add(uint64_t line, std::string_view uri, bool repair) {
-    const size_t begin = text.size();
-    thread_local std::string repaired;
-    if (repair) {
-      repaired.clear();
-      RepairReference(uri, &repaired);
-      uri = repaired;
-    }
-    AppendUtf8(uri, &text);
-    rows.push_back({line, begin, text.size()});
-  }
-};
-
-// The files, read a run of lines at a time into rows.
-struct State {
-  const Options* options;
-  size_t file = 0;  // the file being read, or files.size() at the end
-  std::unique_ptr<LineReader> reader;
-  uint64_t line = 0;  // lines of the file handed out so far
-  size_t column = 0;  // tsv, csv: the header's column
-};
 
 [[noreturn]] void Fail(const std::string& message) {
   throw std::runtime_error(message);
 }
 
-// Opens file s->file; false past the last.
-bool OpenNext(State* s) {
-  s->reader.reset();
-  if (s->file >= s->options->files.size()) return false;
-  const std::string& path = s->options->files[s->file];
-  auto reader = std::make_unique<LineReader>(kChunkBytes, kMaxLine);
-  std::string error;
-  if (!reader->Open(path, &error)) Fail(path + ": " + error);
-  s->reader = std::move(reader);
-  s->line = 0;
-  return true;
-}
-
-// Next() with the reader's failures as errors.
-LineReader::Status NextLines(State* s, cli::Lines* lines) {
-  const LineReader::Status st = s->reader->Next(lines);
-  if (st == LineReader::Status::kError)
-    Fail(s->options->files[s->file] + ": " + s->reader->error());
-  return st;
-}
-
-// Reads the next run of the current file into *p; false at the file's end.
-bool ReadMore(State* s, Pending* p) {
-  const Options& o = *s->options;
-  cli::Lines lines;
-  LineReader::Status st = NextLines(s, &lines);
-  if (st == LineReader::Status::kEnd) return false;
-  if (st == LineReader::Status::kTooLongLine) {  // skipped, as the command
-    ++s->line;
-    return true;
-  }
-  if (o.lines) {
-    std::string_view text = lines.text;
-    while (!text.empty()) {
-      const size_t nl = std::min(text.find('\n'), text.size());
-      std::string_view line = text.substr(0, nl);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      p->Add(++s->line, line, o.lenient);
-      text.remove_prefix(std::min(nl + 1, text.size()));
+// The rows of a batch as DuckDB takes them: its text made valid UTF-8.
+struct Pending {
+  size_t file = 0;
+  LogBatch batch;
+  std::string text;  // each row's strings, as VARCHAR, in order
+  struct Row {
+    uint32_t uri, client, method, referer, user_agent, end;  // in text
+  };
+  std::vector<Row> rows;
+  size_t next = 0;
+  void Take(LogBatch* b) {
+    file = b->file;
+    std::swap(batch, *b);
+    text.clear();
+    rows.resize(batch.rows.size());
+    next = 0;
+    for (size_t i = 0; i < batch.rows.size(); ++i) {
+      const LogRow& r = batch.rows[i];
+      Row& out = rows[i];
+      const auto put = [&](TextSpan span, uint32_t* at) {
+        *at = static_cast<uint32_t>(text.size());
+        AppendUtf8(batch.Text(span), &text);
+      };
+      put(r.uri, &out.uri);
+      put(r.client, &out.client);
+      put(r.method, &out.method);
+      put(r.referer, &out.referer);
+      put(r.user_agent, &out.user_agent);
+      out.end = static_cast<uint32_t>(text.size());
     }
-    return true;
   }
-  // Whole records: what RecordsEnd() says ends on a record boundary,
-  // reading on (doubling) when a record goes past the run.
-  size_t keep = cli::RecordsEnd(lines.text, o.extract, s->reader->at_end());
-  size_t want = lines.text.size();
-  while (keep == 0 && want < 2 * kMaxLine) {
-    s->reader->Unread(lines.text.size());
-    want *= 2;
-    s->reader->set_min_bytes(want);
-    st = NextLines(s, &lines);
-    s->reader->set_min_bytes(0);
-    if (st != LineReader::Status::kLines) return st != LineReader::Status::kEnd;
-    keep = cli::RecordsEnd(lines.text, o.extract, s->reader->at_end());
+};
+
+// A thread of the function's own reads ahead of DuckDB, which takes the
+// batches in order: two wait at most (a few MiB). Every wait is bounded:
+// the reader's stop ends its waits, DuckDB's waits look at the interrupt
+// count every 100 ms.
+class Prefetch {
+ public:
+  explicit Prefetch(const Options* o)
+      : reader_(o->files, o->reader),
+        started_(interrupts.load(std::memory_order_acquire)) {
+    thread_ = std::thread([this] { Produce(); });
   }
-  if (keep == 0) keep = lines.text.size();  // a record past --max-line
-  s->reader->Unread(lines.text.size() - keep);
-  std::string_view text = lines.text.substr(0, keep);
-  ExtractOptions x = o.extract;
-  x.with_line = true;
-  x.lenient = o.lenient;  // the extractor repairs, before --base resolves
-  size_t skip = 0;
-  if (s->line == 0 && o.header_field) {
-    if (!cli::FindColumn(text, x, &s->column, &skip))
-      Fail(o.files[s->file] + ": no column named '" + x.field_name +
-           "' in the header row");
+  ~Prefetch() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    reader_.Stop();  // a LIMIT met, an error: the reader's waits end
+    cv_.notify_all();
+    thread_.join();
   }
-  x.column = o.header_field ? s->column : x.column;
-  const uint64_t header_lines =
-      std::count(text.begin(), text.begin() + skip, '\n');
-  thread_local std::string kept, out;
-  thread_local std::vector<uint64_t> long_lines, long_records;
-  thread_local std::vector<cli::ExtractProblem> problems;
-  long_lines.clear();
-  long_records.clear();
-  problems.clear();
-  out.clear();
-  const std::string_view body =
-      x.from == LogFormat::kTsv || x.from == LogFormat::kCsv
-          ? cli::WithoutLongRecords(text.substr(skip), kMaxLine, x, &kept,
-                                    &long_lines, &long_records)
-          : cli::WithoutLongLines(text.substr(skip), kMaxLine, &kept,
-                                  &long_lines);
-  cli::Extract(body, x, s->line + header_lines + 1, &out, &problems);
-  s->line += CountLines(text);
-  // "LINE\tURI\n" per reference.
-  std::string_view rest = out;
-  while (!rest.empty()) {
-    const size_t nl = rest.find('\n');
-    const std::string_view record = rest.substr(0, nl);
-    const size_t tab = record.find('\t');
-    uint64_t n = 0;
-    for (char c : record.substr(0, tab)) n = n * 10 + static_cast<uint64_t>(c - '0');
-    p->Add(n, record.substr(tab + 1), false);
-    rest.remove_prefix(nl + 1);
+  enum class Got { kBatch, kNone, kEnd };
+  // The next batch into *p; with `wait`, until one is read (or the end);
+  // else kNone when none is ready. A reading error comes after the rows
+  // before it.
+  Got Take(Pending* p, bool wait) {
+    std::unique_lock<std::mutex> lock(m_);
+    for (;;) {
+      if (!ready_.empty()) {
+        p->Take(&ready_.front());
+        ready_.pop_front();
+        cv_.notify_all();
+        return Got::kBatch;
+      }
+      if (done_) {
+        if (!error_.empty()) Fail(error_);
+        return Got::kEnd;
+      }
+      if (!wait) return Got::kNone;
+      cv_.wait_for(lock, std::chrono::milliseconds(100));
+      if (interrupts.load(std::memory_order_acquire) != started_)
+        Fail("interrupted");
+    }
   }
-  return true;
-}
+
+ private:
+  void Produce() {
+    try {
+      for (;;) {
+        LogBatch b;
+        if (!reader_.Next(&b)) break;
+        if (b.rows.empty()) continue;
+        std::unique_lock<std::mutex> lock(m_);
+        cv_.wait(lock, [&] { return stop_ || ready_.size() < 2; });
+        if (stop_) return;
+        ready_.push_back(std::move(b));
+        cv_.notify_all();
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(m_);
+      error_ = e.what();
+    }
+    std::lock_guard<std::mutex> lock(m_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
+  LogReader reader_;  // the producer's alone (but for Stop())
+  const uint64_t started_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<LogBatch> ready_;
+  bool done_ = false, stop_ = false;
+  std::string error_;
+  std::thread thread_;
+};
 
 // Bind: the arguments, checked as the command checks its options.
 std::vector<std::string> FilesOf(duckdb_value path) {
@@ -241,10 +209,12 @@ std::vector<std::string> FilesOf(duckdb_value path) {
     const idx_t n = duckdb_get_list_size(path);
     for (idx_t k = 0; k < n; ++k) {
       duckdb_value item = duckdb_get_list_child(path, k);
-      char* text = duckdb_get_varchar(item);
+      const bool null = !item || duckdb_is_null_value(item);
+      char* text = null ? nullptr : duckdb_get_varchar(item);
+      if (item) duckdb_destroy_value(&item);
+      if (null || !text) Fail("path: NULL");
       patterns.emplace_back(text);
       duckdb_free(text);
-      duckdb_destroy_value(&item);
     }
   } else {
     Fail("path: expected a file name, a glob or a list of them");
@@ -287,127 +257,6 @@ std::string TextOf(duckdb_value v) {
   return out;
 }
 
-void CheckOptions(const std::string& format, const std::string& field,
-                  bool has_field, bool has_base, Options* o) {
-  ExtractOptions& x = o->extract;
-  o->lines = format == "lines";
-  if (!o->lines && !cli::ParseLogFormat(format, &x.from))
-    Fail("format: '" + format +
-         "' is not a format; expected lines, text, clf, combined, tsv, csv "
-         "or jsonl");
-  x.max_record = kMaxLine;
-  if (has_field && field.empty()) Fail("field: takes a name or a number");
-  if (o->lines || x.from == LogFormat::kText) {
-    if (has_field) Fail("field: format '" + format + "' takes no field");
-  } else if (x.from == LogFormat::kClf || x.from == LogFormat::kCombined) {
-    if (has_field && field != "target" && field != "referer")
-      Fail("field: '" + field + "'; expected target or referer");
-    if (field == "referer" && x.from == LogFormat::kClf)
-      Fail("field: referer needs format 'combined' (the Common Log Format "
-           "has no Referer)");
-    x.referer = field == "referer";
-  } else if (x.from == LogFormat::kTsv || x.from == LogFormat::kCsv) {
-    if (has_field &&
-        field.find_first_not_of("0123456789") == std::string::npos) {
-      const unsigned long n =
-          field.size() > 9 ? 0 : std::strtoul(field.c_str(), nullptr, 10);
-      if (n == 0) Fail("field: columns are numbered from 1 to 999999999");
-      x.column = n - 1;
-    } else if (has_field) {
-      o->header_field = true;
-      x.field_name = field;
-    }
-  } else if (x.from == LogFormat::kJsonl) {
-    if (!has_field) Fail("field: format 'jsonl' needs the key to read");
-    x.field_name = field;
-  }
-  if (has_base) {
-    if (o->lines || (x.from != LogFormat::kClf &&
-                     x.from != LogFormat::kCombined))
-      Fail("base: applies to formats 'clf' and 'combined'");
-    if (x.referer) Fail("base: applies to request targets, not to referers");
-    o->base = ParseUriReference(o->base_text);
-    if (!o->base.valid() || !o->base.scheme())
-      Fail("base: '" + o->base_text +
-           "' is not an absolute URI (RFC 3986 sec. 5.1)");
-    x.base = &o->base;
-  }
-}
-
-// The rows of the next run (of one file); false after the last file.
-bool NextRun(State* s, Pending* p) {
-  for (;;) {
-    if (!s->reader && !OpenNext(s)) return false;
-    p->Clear();
-    p->file = s->file;
-    if (ReadMore(s, p)) return true;  // (it may hold no row)
-    ++s->file;
-    s->reader.reset();
-  }
-}
-
-// A thread of the function's own reads and extracts the runs ahead of
-// DuckDB, which takes them in order: two runs wait at most (a few MiB).
-class Prefetch {
- public:
-  explicit Prefetch(const Options* o) {
-    state_.options = o;
-    thread_ = std::thread([this] { Produce(); });
-  }
-  ~Prefetch() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  // The next run into *p; false after the last. A reading error comes
-  // after the runs before it.
-  bool Take(Pending* p) {
-    std::unique_lock<std::mutex> lock(m_);
-    cv_.wait(lock, [&] { return !ready_.empty() || done_; });
-    if (!ready_.empty()) {
-      *p = std::move(ready_.front());
-      ready_.pop_front();
-      cv_.notify_all();
-      return true;
-    }
-    if (!error_.empty()) Fail(error_);
-    return false;
-  }
-
- private:
-  void Produce() {
-    try {
-      for (;;) {
-        Pending p;
-        if (!NextRun(&state_, &p)) break;
-        if (p.rows.empty()) continue;
-        std::unique_lock<std::mutex> lock(m_);
-        cv_.wait(lock, [&] { return stop_ || ready_.size() < 2; });
-        if (stop_) return;
-        ready_.push_back(std::move(p));
-        cv_.notify_all();
-      }
-    } catch (const std::exception& e) {
-      std::lock_guard<std::mutex> lock(m_);
-      error_ = e.what();
-    }
-    std::lock_guard<std::mutex> lock(m_);
-    done_ = true;
-    cv_.notify_all();
-  }
-
-  State state_;  // the producer's alone
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::deque<Pending> ready_;
-  bool done_ = false, stop_ = false;
-  std::string error_;
-  std::thread thread_;
-};
-
 struct Scanning {
   const Options* options;
   std::unique_ptr<Prefetch> prefetch;
@@ -417,6 +266,12 @@ struct Scanning {
 void DestroyOptions(void* p) { delete static_cast<Options*>(p); }
 void DestroyScanning(void* p) { delete static_cast<Scanning*>(p); }
 
+void AddColumn(duckdb_bind_info info, const char* name, duckdb_type id) {
+  duckdb_logical_type type = duckdb_create_logical_type(id);
+  duckdb_bind_add_result_column(info, name, type);
+  duckdb_destroy_logical_type(&type);
+}
+
 void Bind(duckdb_bind_info info) {
   auto o = std::make_unique<Options>();
   try {
@@ -425,38 +280,51 @@ void Bind(duckdb_bind_info info) {
       if (path) duckdb_destroy_value(&path);
       Fail("path: NULL");
     }
-    o->files = FilesOf(path);
+    try {
+      o->files = FilesOf(path);
+    } catch (...) {
+      duckdb_destroy_value(&path);
+      throw;
+    }
     duckdb_destroy_value(&path);
-    std::string format = "lines", field;
-    bool has_field = false, has_base = false;
+    LogReaderOptions& r = o->reader;
     const auto named = [&](const char* name, auto take) {
       duckdb_value v = duckdb_bind_get_named_parameter(info, name);
       if (v && !duckdb_is_null_value(v)) take(v);
       if (v) duckdb_destroy_value(&v);
     };
-    named("format", [&](duckdb_value v) { format = TextOf(v); });
+    bool has_field = false;
+    named("format", [&](duckdb_value v) { r.format = TextOf(v); });
     named("field", [&](duckdb_value v) {
-      field = TextOf(v);
+      r.field = TextOf(v);
       has_field = true;
     });
-    named("base", [&](duckdb_value v) {
-      o->base_text = TextOf(v);
-      has_base = true;
-    });
-    named("lenient", [&](duckdb_value v) { o->lenient = duckdb_get_bool(v); });
-    CheckOptions(format, field, has_field, has_base, o.get());
+    named("base", [&](duckdb_value v) { r.base = TextOf(v); });
+    named("lenient", [&](duckdb_value v) { r.lenient = duckdb_get_bool(v); });
+    if (has_field && r.field.empty()) Fail("field: takes a name or a number");
+    o->clf = r.format == "clf";
+    o->combined = r.format == "combined";
+    r.log_fields = o->clf || o->combined;
+    LogReader check(o->files, r);  // the options, as the command checks them
   } catch (const std::exception& e) {
     const std::string message = std::string("read_uris: ") + e.what();
     duckdb_bind_set_error(info, message.c_str());
     return;
   }
-  duckdb_logical_type text = duckdb_create_logical_type(DUCKDB_TYPE_VARCHAR);
-  duckdb_logical_type number = duckdb_create_logical_type(DUCKDB_TYPE_UBIGINT);
-  duckdb_bind_add_result_column(info, "file", text);
-  duckdb_bind_add_result_column(info, "line", number);
-  duckdb_bind_add_result_column(info, "uri", text);
-  duckdb_destroy_logical_type(&text);
-  duckdb_destroy_logical_type(&number);
+  AddColumn(info, "file", DUCKDB_TYPE_VARCHAR);
+  AddColumn(info, "line", DUCKDB_TYPE_UBIGINT);
+  AddColumn(info, "uri", DUCKDB_TYPE_VARCHAR);
+  if (o->clf || o->combined) {
+    AddColumn(info, "client", DUCKDB_TYPE_VARCHAR);
+    AddColumn(info, "time", DUCKDB_TYPE_TIMESTAMP);
+    AddColumn(info, "method", DUCKDB_TYPE_VARCHAR);
+    AddColumn(info, "status", DUCKDB_TYPE_INTEGER);
+    AddColumn(info, "bytes", DUCKDB_TYPE_BIGINT);
+  }
+  if (o->combined) {
+    AddColumn(info, "referer", DUCKDB_TYPE_VARCHAR);
+    AddColumn(info, "user_agent", DUCKDB_TYPE_VARCHAR);
+  }
   duckdb_bind_set_bind_data(info, o.release(), DestroyOptions);
 }
 
@@ -467,30 +335,101 @@ void Init(duckdb_init_info info) {
   duckdb_init_set_max_threads(info, 1);  // input order
 }
 
+// A column of the log's fields: NULL where the line lacks the field.
+struct Column {
+  duckdb_vector vector;
+  uint64_t* validity = nullptr;
+  explicit Column(duckdb_data_chunk output, idx_t k)
+      : vector(duckdb_data_chunk_get_vector(output, k)) {}
+  void Null(idx_t row) {
+    if (!validity) {
+      duckdb_vector_ensure_validity_writable(vector);
+      validity = duckdb_vector_get_validity(vector);
+    }
+    duckdb_validity_set_row_invalid(validity, row);
+  }
+  template <class T>
+  T* Data() {
+    return static_cast<T*>(duckdb_vector_get_data(vector));
+  }
+  void Text(idx_t row, const std::string& text, uint32_t begin, uint32_t end) {
+    duckdb_vector_assign_string_element_len(vector, row, text.data() + begin,
+                                            end - begin);
+  }
+};
+
 void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto* s = static_cast<Scanning*>(duckdb_function_get_init_data(info));
   try {
+    const Options& o = *s->options;
     if (!s->prefetch) s->prefetch = std::make_unique<Prefetch>(s->options);
     const size_t capacity = duckdb_vector_size();
     size_t n = 0;
-    duckdb_vector file_v = duckdb_data_chunk_get_vector(output, 0);
-    duckdb_vector line_v = duckdb_data_chunk_get_vector(output, 1);
-    duckdb_vector uri_v = duckdb_data_chunk_get_vector(output, 2);
-    auto* lines = static_cast<uint64_t*>(duckdb_vector_get_data(line_v));
+    Column file_c(output, 0), line_c(output, 1), uri_c(output, 2);
+    auto* lines = line_c.Data<uint64_t>();
+    const bool logs = o.clf || o.combined;
+    std::unique_ptr<Column> client, time, method, status, bytes, referer, agent;
+    if (logs) {
+      client = std::make_unique<Column>(output, 3);
+      time = std::make_unique<Column>(output, 4);
+      method = std::make_unique<Column>(output, 5);
+      status = std::make_unique<Column>(output, 6);
+      bytes = std::make_unique<Column>(output, 7);
+    }
+    if (o.combined) {
+      referer = std::make_unique<Column>(output, 8);
+      agent = std::make_unique<Column>(output, 9);
+    }
     while (n < capacity) {
       Pending& p = s->current;
       if (p.next == p.rows.size()) {
-        if (!s->prefetch->Take(&p)) break;
+        // Rows in hand go out at once rather than wait for more input
+        // (a LIMIT may be met by them; the next file may be a FIFO).
+        const Prefetch::Got got = s->prefetch->Take(&p, n == 0);
+        if (got != Prefetch::Got::kBatch) break;
         continue;
       }
-      const std::string& file = s->options->files[p.file];
+      const std::string& file = o.files[p.file];
       for (; p.next < p.rows.size() && n < capacity; ++p.next, ++n) {
-        const Row& r = p.rows[p.next];
-        duckdb_vector_assign_string_element_len(file_v, n, file.data(),
+        const LogRow& r = p.batch.rows[p.next];
+        const Pending::Row& t = p.rows[p.next];
+        duckdb_vector_assign_string_element_len(file_c.vector, n, file.data(),
                                                 file.size());
         lines[n] = r.line;
-        duckdb_vector_assign_string_element_len(
-            uri_v, n, p.text.data() + r.begin, r.end - r.begin);
+        uri_c.Text(n, p.text, t.uri, t.client);
+        if (!logs) continue;
+        client->Text(n, p.text, t.client, t.method);
+        if (r.has_time) {
+          time->Data<duckdb_timestamp>()[n].micros = r.time;
+        } else {
+          time->Null(n);
+        }
+        if (t.method == t.referer) {
+          method->Null(n);
+        } else {
+          method->Text(n, p.text, t.method, t.referer);
+        }
+        if (r.status >= 0) {
+          status->Data<int32_t>()[n] = r.status;
+        } else {
+          status->Null(n);
+        }
+        if (r.bytes >= 0) {
+          bytes->Data<int64_t>()[n] = r.bytes;
+        } else {
+          bytes->Null(n);
+        }
+        if (!o.combined) continue;
+        if (r.has_referer) {
+          referer->Text(n, p.text, t.referer, t.user_agent);
+        } else {
+          referer->Null(n);
+        }
+        if (r.has_user_agent) {
+          agent->Text(n, p.text, t.user_agent, t.end);
+        } else {
+          agent->Null(n);
+        }
       }
     }
     duckdb_data_chunk_set_size(output, n);
@@ -526,3 +465,10 @@ bool RegisterReadUris(duckdb_connection connection) {
 
 }  // namespace duck
 }  // namespace uriscan
+
+// For a host that embeds DuckDB: call beside duckdb_interrupt() to end a
+// read_uris that waits for input (see `interrupts` above).
+extern "C" __attribute__((visibility("default"))) void
+uriscan_duckdb_interrupt() {
+  uriscan::duck::interrupts.fetch_add(1, std::memory_order_acq_rel);
+}

@@ -13,16 +13,22 @@
 // Exit status 0, 1 after a failed statement (DuckDB's message on stderr;
 // the statements after it are not run), 2 for a usage error.
 #include <duckdb.h>
+#include <dlfcn.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -54,6 +60,8 @@ constexpr char kUsage[] =
     "                         format: \\N for NULL, \\t \\n \\r \\\\ escaped)\n"
     "  --timer                each statement's time on stderr\n"
     "  --no-extension         load none (a LOAD in the SQL still works)\n"
+    "  --interrupt-after=MS   interrupt the statement running after MS\n"
+    "                         milliseconds, as Ctrl-C does (for tests)\n"
     "\n"
     "In the input, lines that start with '.' between statements:\n"
     "  .mode MODE, .headers on|off, .timer on|off, .help, .quit\n";
@@ -450,8 +458,72 @@ int Usage(const std::string& message) {
 
 }  // namespace
 
+// Ctrl-C (SIGINT) ends the statement running, not the shell: the signal
+// handler writes a byte into a pipe, a thread of the shell's own reads it
+// and interrupts the connection. duckdb_interrupt() alone cannot end a
+// read_uris that waits for input with no row (DuckDB's C API shows a table
+// function no interrupt): the extension's uriscan_duckdb_interrupt() is
+// called beside it.
+class Interrupter {
+ public:
+  Interrupter(duckdb_connection c, std::string extension)
+      : c_(c), extension_(std::move(extension)) {
+    if (::pipe(fds_) != 0) return;
+    self_ = this;
+    struct sigaction sa = {};
+    sa.sa_handler = [](int) {
+      const char byte = 1;
+      if (self_) (void)!::write(self_->fds_[1], &byte, 1);
+    };
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    ::sigaction(SIGINT, &sa, nullptr);
+    thread_ = std::thread([this] {
+      char byte;
+      while (::read(fds_[0], &byte, 1) == 1 && byte == 1) Interrupt();
+    });
+  }
+  ~Interrupter() {
+    std::signal(SIGINT, SIG_DFL);
+    self_ = nullptr;
+    if (thread_.joinable()) {
+      const char stop = 0;
+      (void)!::write(fds_[1], &stop, 1);
+      thread_.join();
+    }
+  }
+  // After `ms` milliseconds, as if Ctrl-C were pressed (for tests).
+  void After(int ms) {
+    timer_ = std::thread([this, ms] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+      const char byte = 1;
+      (void)!::write(fds_[1], &byte, 1);
+    });
+    timer_.detach();
+  }
+
+ private:
+  void Interrupt() {
+    if (!extension_.empty()) {
+      if (void* h = ::dlopen(extension_.c_str(), RTLD_NOW | RTLD_NOLOAD)) {
+        if (void* f = ::dlsym(h, "uriscan_duckdb_interrupt"))
+          reinterpret_cast<void (*)()>(f)();
+        ::dlclose(h);
+      }
+    }
+    duckdb_interrupt(c_);
+  }
+  static Interrupter* self_;
+  duckdb_connection c_;
+  std::string extension_;
+  int fds_[2] = {-1, -1};
+  std::thread thread_, timer_;
+};
+Interrupter* Interrupter::self_ = nullptr;
+
 int main(int argc, char** argv) {
   Settings s;
+  int interrupt_after = -1;
   bool header_given = false, load = true;
   std::string extension, database, file;
   std::vector<std::string> sql;
@@ -488,6 +560,8 @@ int main(int argc, char** argv) {
       if (!ParseMode(v, &s.mode))
         return Usage("--mode takes table, csv, tsv, json or line, not '" + v +
                      "'");
+    } else if (value("--interrupt-after", &v)) {
+      interrupt_after = std::atoi(v.c_str());
     } else if (value("--database", &database)) {
     } else if (value("-f", &file)) {
     } else if (value("-c", &v)) {
@@ -519,6 +593,8 @@ int main(int argc, char** argv) {
   duckdb_connection c;
   if (duckdb_connect(db, &c) == DuckDBError) return 1;
   Shell shell(c, s);
+  Interrupter interrupter(c, load ? extension : std::string());
+  if (interrupt_after >= 0) interrupter.After(interrupt_after);
   bool ok = true;
   if (load && !extension.empty()) {
     std::string quoted;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <stdexcept>
 #include <string>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "src/analytics.h"
+#include "src/read_log.h"
 #include "src/rows.h"
 #include "src/spans.h"
 #include "src/store/state_dedup.h"
@@ -398,6 +400,9 @@ at fault.
       names.append(py::str(name));
     return names;
   });
+  m.def("_read_log", &ReadLog, py::arg("paths"), py::arg("format"),
+        py::arg("field"), py::arg("base"), py::arg("lenient"),
+        "The columns of uriscan.read_log.");
   m.def("_set_chunk_limit", &SetChunkLimit, py::arg("bytes"));
   m.def("_chunk_limit", &ChunkLimit);
 }

@@ -14,6 +14,9 @@ on it with the GIL released, so Python threads scale:
 - ``risks(urls)``: the risk flags of RFC 3986 section 7, as ``uriscan audit``.
 - ``params(urls)``: every query parameter as a pandas DataFrame (``row``,
   ``name``, ``value``), as ``uriscan params``.
+- ``read_log(path, format)``: the references of files (lists, text, web
+  server logs with their fields, tables, JSON Lines; plain, gzip, zstd) as
+  a pandas DataFrame, as ``uriscan extract`` and DuckDB's ``read_uris``.
 - ``columns(urls, names)``: the columns of ``uriscan parse --columns``
   (components, decoded components, path segments, parameters, host parts
   from the Public Suffix List, SURT keys, keys and normal forms) as a
@@ -48,7 +51,8 @@ __all__ = [
     "Batch", "Spans", "scan", "normalize", "resolve", "fingerprint",
     "first_occurrence", "risks", "risk_names", "error_name", "params",
     "columns", "COLUMNS", "DEFAULT_TRACKING_PARAMS",
-    "dispatched_target", "PROFILES", "COMPONENTS", "__version__",
+    "dispatched_target", "PROFILES", "COMPONENTS", "read_log",
+    "__version__",
 ]
 
 __version__: str = _uriscan.__version__
@@ -300,6 +304,64 @@ def columns(urls: Any, names: Sequence[str], profile: str = "scheme",
         elif name == "at":
             data[name] = pd.array(data[name], dtype="Int64")
     return pd.DataFrame(data, columns=names, index=_pandas_index(urls))
+
+
+def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
+             base: Optional[str] = None, lenient: bool = False) -> Any:
+    """The URI references of files as a pandas DataFrame, as DuckDB's
+    ``read_uris`` and ``uriscan extract --with-line`` give them.
+
+    ``path`` is a file name or a list of them (plain, gzip or zstd, told by
+    their first bytes). ``format`` is ``lines`` (every line a reference),
+    ``text``, ``clf``, ``combined``, ``tsv``, ``csv`` or ``jsonl``;
+    ``field``, ``base`` and ``lenient`` are those of ``uriscan extract``.
+    Columns: ``file``, ``line`` (uint64, from 1) and ``uri`` (str); for
+    ``clf`` and ``combined`` also ``client``, ``time``
+    (``datetime64[us]``, UTC), ``method``, ``status`` (``Int32``),
+    ``bytes`` (``Int64``), and for ``combined`` ``referer`` and
+    ``user_agent``; a field the line lacks (or writes as ``-``) is
+    missing. Text that is not UTF-8 reads with U+FFFD in place of each
+    ill-formed part. Raises ValueError for options that do not hold
+    together, RuntimeError naming a file that cannot be read (missing,
+    damaged, cut short while it was read); Ctrl-C stops a read that waits
+    for input.
+    """
+    import pandas as pd
+
+    paths = [path] if isinstance(path, (str, bytes)) or hasattr(
+        path, "__fspath__") else list(path)
+    paths = [p.decode() if isinstance(p, bytes) else str(p) for p in paths]
+    c = _uriscan._read_log(paths, format, field or "", base or "", lenient)
+    n = len(c["uri"])
+    data = {
+        "file": pd.Series(c["file"], dtype=object),
+        "line": _np.frombuffer(c["line"], dtype=_np.uint64),
+        "uri": pd.Series(c["uri"], dtype=object),
+    }
+    if "client" in c:
+        time = _np.frombuffer(c["time"], dtype=_np.int64).astype(
+            "datetime64[us]")
+        time[_np.frombuffer(c["has_time"], dtype=_np.uint8) == 0] = \
+            _np.datetime64("NaT")
+        status = pd.array(_np.frombuffer(c["status"], dtype=_np.int32),
+                          dtype="Int32")
+        status[_np.frombuffer(c["has_status"], dtype=_np.uint8) == 0] = pd.NA
+        size = pd.array(_np.frombuffer(c["bytes"], dtype=_np.int64),
+                        dtype="Int64")
+        size[_np.frombuffer(c["has_bytes"], dtype=_np.uint8) == 0] = pd.NA
+        data.update({
+            "client": pd.Series(c["client"], dtype=object),
+            "time": time,
+            "method": pd.Series(c["method"], dtype=object),
+            "status": status,
+            "bytes": size,
+        })
+        if "referer" in c:
+            data["referer"] = pd.Series(c["referer"], dtype=object)
+            data["user_agent"] = pd.Series(c["user_agent"], dtype=object)
+    frame = pd.DataFrame(data)
+    assert len(frame) == n
+    return frame
 
 
 # The namespace holds the API only (__all__), not the names it is made with.

@@ -282,6 +282,7 @@ class DedupRun : public CommandRun {
       std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
       return 2;
     }
+    SetOutputName(output_name_);
     digest_.reset(XXH3_createState());
     const std::string options =
         std::to_string(fingerprinter_->seed()) + " keys=" +

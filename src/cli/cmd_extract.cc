@@ -31,7 +31,42 @@ constexpr char kHelp[] =
     "                              1, default 1) or a name in the header row;\n"
     "                              jsonl: a top-level key (required)\n"
     "      [--base=URI]            clf, combined: resolve targets against URI\n"
-    "      [--with-line]           each reference as LINE<TAB>REFERENCE\n";
+    "      [--with-line]           each reference as LINE<TAB>REFERENCE\n"
+    "      [--columns=LIST]        each reference as a TSV row of these\n"
+    "                              columns: line, uri and, for clf and\n"
+    "                              combined, client, time (UTC), method,\n"
+    "                              status, bytes; for combined also referer,\n"
+    "                              user_agent (\\N where the line has none)\n";
+
+// Microseconds since the epoch as "YYYY-MM-DD HH:MM:SS" (UTC; the text of
+// a SQL TIMESTAMP): the proleptic Gregorian date of a day count (eras of
+// 400 years, years counted from March).
+void AppendUtcTime(int64_t micros, std::string* out) {
+  int64_t seconds = micros / 1000000;
+  if (micros % 1000000 < 0) --seconds;
+  int64_t days = seconds / 86400, rest = seconds % 86400;
+  if (rest < 0) {
+    rest += 86400;
+    --days;
+  }
+  const int64_t z = days + 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const int64_t doe = z - era * 146097;
+  const int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const int64_t mp = (5 * doy + 2) / 153;
+  const int64_t day = doy - (153 * mp + 2) / 5 + 1;
+  const int64_t month = mp < 10 ? mp + 3 : mp - 9;
+  const int64_t year = yoe + era * 400 + (month <= 2);
+  char text[128];  // (room for any int64_t in each field)
+  std::snprintf(text, sizeof(text), "%04lld-%02lld-%02lld %02lld:%02lld:%02lld",
+                static_cast<long long>(year), static_cast<long long>(month),
+                static_cast<long long>(day),
+                static_cast<long long>(rest / 3600),
+                static_cast<long long>(rest / 60 % 60),
+                static_cast<long long>(rest % 60));
+  out->append(text);
+}
 
 // extract reads records, not lines (a quoted field or a wrapped "<...>"
 // may hold line breaks): its chunks are whole records, and not scanned.
@@ -70,6 +105,21 @@ class ExtractRun : public CommandRun {
  private:
   using Records = RecordInfo;
 
+  // --columns
+  enum Column {
+    kLine, kUri, kClient, kTime, kMethod, kStatus, kBytes, kReferer,
+    kUserAgent
+  };
+  static constexpr size_t kColumnCount = 9;
+  static constexpr const char* kColumnNames[kColumnCount] = {
+      "line", "uri", "client", "time", "method", "status", "bytes", "referer",
+      "user_agent"};
+  // The references of `lines` ("LINE\tREFERENCE\n" each) as --columns
+  // rows, fields[k] the log fields of reference k.
+  void AppendRows(std::string_view lines,
+                  const std::vector<ingest::LogFields>& fields,
+                  std::string* out) const;
+
   friend std::unique_ptr<CommandRun> cli::MakeExtractor(const Options&,
                                                    const std::string&,
                                                    const std::string&,
@@ -80,6 +130,8 @@ class ExtractRun : public CommandRun {
   bool header_field_ = false;  // --field=NAME for tsv, csv
   BaseOption base_;            // --base
   RecordCutter cutter_{extract_, 0};  // set up by Check()
+  std::vector<Column> columns_;  // --columns
+  bool fields_ = false;          // ... names a field of the log
   std::vector<Records> records_;  // per slot
 };
 
@@ -95,6 +147,22 @@ void ExtractRun::AddOptions(CLI::App* app) {
   });
   AddBaseOption(app, &base_);
   AddFlag(app, "--with-line", [this] { extract_.with_line = true; });
+  AddValueOption(app, "--columns", "LIST", [this](const std::string& v) {
+    columns_.clear();
+    for (size_t pos = 0; pos <= v.size();) {
+      const size_t comma = std::min(v.find(',', pos), v.size());
+      const std::string name = v.substr(pos, comma - pos);
+      size_t k = 0;
+      while (k < kColumnCount && name != kColumnNames[k]) ++k;
+      if (k == kColumnCount)
+        throw UsageError(Allowed("--columns",
+                                 "a list of line, uri, client, time, "
+                                 "method, status, bytes, referer, user_agent",
+                                 name));
+      columns_.push_back(static_cast<Column>(k));
+      pos = comma + 1;
+    }
+  });
 }
 
 // --field and --base for the --from given.
@@ -134,6 +202,17 @@ int ExtractRun::Check() {
       x.field_name = f;
       break;
   }
+  const bool log = x.from == LogFormat::kClf || x.from == LogFormat::kCombined;
+  for (const Column c : columns_) {
+    if (c >= Column::kClient && !log)
+      return Usage(std::string("--columns=") + kColumnNames[c] +
+                   " needs --from=clf or --from=combined");
+    if (c >= Column::kReferer && x.from != LogFormat::kCombined)
+      return Usage(std::string("--columns=") + kColumnNames[c] +
+                   " needs --from=combined");
+    fields_ |= c >= Column::kClient;
+  }
+  if (!columns_.empty()) x.with_line = true;
   if (base_.given && x.from != LogFormat::kClf &&
       x.from != LogFormat::kCombined)
     return Usage("--base applies to --from=clf or --from=combined");
@@ -173,15 +252,86 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   const Records& r = records_[c->slot];
   if (r.overlong_lines > 0) c->input_lines = c->totals.lines = r.overlong_lines;
   thread_local std::vector<ExtractProblem> problems;
+  thread_local std::vector<ingest::LogFields> fields;
+  thread_local std::string lines;
   problems.clear();
-  const ExtractCounts counts =
-      ExtractRecords(c->input.text, r, extract_, opt_.max_line, c->first_line,
-                     &c->out, &problems);
+  fields.clear();
+  lines.clear();
+  const ExtractCounts counts = ExtractRecords(
+      c->input.text, r, extract_, opt_.max_line, c->first_line,
+      columns_.empty() ? &c->out : &lines, &problems,
+      fields_ ? &fields : nullptr);
+  if (!columns_.empty()) AppendRows(lines, fields, &c->out);
   c->totals.extracted = counts.references;
   c->totals.no_target = counts.no_target;
   for (const ExtractProblem& p : problems)
     c->diagnostics.push_back({p.line, p.column, p.kind, p.message});
   c->totals.malformed += problems.size();
+}
+
+void ExtractRun::AppendRows(std::string_view lines,
+                            const std::vector<ingest::LogFields>& fields,
+                            std::string* out) const {
+  size_t k = 0;
+  while (!lines.empty()) {
+    const size_t nl = lines.find('\n');
+    const std::string_view record = lines.substr(0, nl);
+    lines.remove_prefix(nl + 1);
+    const size_t tab = record.find('\t');
+    const ingest::LogFields* f = fields_ ? &fields[k] : nullptr;
+    ++k;
+    const auto number = [&](int64_t v) {
+      if (v < 0) {
+        out->append("\\N");
+      } else {
+        out->append(std::to_string(v));
+      }
+    };
+    const auto text = [&](bool has, const std::string& v) {
+      if (has) {
+        AppendPgText(v, out);
+      } else {
+        out->append("\\N");
+      }
+    };
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (i > 0) out->push_back('\t');
+      switch (columns_[i]) {
+        case kLine:
+          out->append(record.substr(0, tab));
+          break;
+        case kUri:
+          AppendPgText(record.substr(tab + 1), out);
+          break;
+        case kClient:
+          text(true, f->client);
+          break;
+        case kTime:
+          if (f->has_time) {
+            AppendUtcTime(f->time, out);
+          } else {
+            out->append("\\N");
+          }
+          break;
+        case kMethod:
+          text(!f->method.empty(), f->method);
+          break;
+        case kStatus:
+          number(f->status);
+          break;
+        case kBytes:
+          number(f->bytes);
+          break;
+        case kReferer:
+          text(f->has_referer, f->referer);
+          break;
+        case kUserAgent:
+          text(f->has_user_agent, f->user_agent);
+          break;
+      }
+    }
+    out->push_back('\n');
+  }
 }
 
 }  // namespace

@@ -81,6 +81,9 @@ int main(int argc, char** argv) {
   // A reader that closes the output (`| head`) is a failed write, handled
   // as one (OutputError()), not a kill that skips the clean-up.
   std::signal(SIGPIPE, SIG_IGN);
+  // A file-size limit (ulimit -f) is a failed write too (EFBIG), named as
+  // one, not a kill.
+  std::signal(SIGXFSZ, SIG_IGN);
   // Input files are mapped, not copied; a file cut short while it is read
   // then gives an error (its pages read as zeros, never output), not a
   // SIGBUS (src/ingest/mapped_file.h).

@@ -27,8 +27,22 @@ int Usage(const std::string& message) {
   return 2;
 }
 
+namespace {
+std::string& OutputName() {
+  static std::string name;
+  return name;
+}
+}  // namespace
+
+void SetOutputName(const std::string& name) { OutputName() = name; }
+
 int OutputError(int error) {
-  if (error != EPIPE) std::fprintf(stderr, "uriscan: error writing output\n");
+  if (error == EPIPE) return 2;
+  const std::string& name = OutputName();
+  std::fprintf(stderr, "uriscan: error writing %s: %s\n",
+               name.empty() ? "standard output"
+                            : ("'" + name + "'").c_str(),
+               error != 0 ? std::strerror(error) : "unknown error");
   return 2;
 }
 

@@ -103,9 +103,12 @@ int Usage(const std::string& message);
 // closed pipe), as for every other output of the command.
 int WriteStdout(const std::string& text);
 // A write to stdout failed with `error` (an errno): "uriscan: error writing
-// output" on stderr, unless the reader closed the pipe (EPIPE: `| head`
+// standard output: <strerror>" (or 'FILE', SetOutputName()) on stderr, unless the reader closed the pipe (EPIPE: `| head`
 // has what it wanted, so the run ends quietly); exit status 2 either way.
 int OutputError(int error);
+// The file the output goes to (dedup --output=FILE), for OutputError()'s
+// message; standard output else.
+void SetOutputName(const std::string& name);
 
 // "--opt takes a, b or c, not 'x'": the allowed values of an option.
 std::string Allowed(const char* option, const char* values,

@@ -3,6 +3,7 @@
 // over-long records, damaged streams, full disks and hostile options. Each
 // test stands for a reproduction of a defect that once passed.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -128,14 +129,6 @@ TEST_F(CliTest, HostileLongLineInsideAQuotedCsvFieldDropsItsRecordOnly) {
   }
 }
 
-// Runs `sh -c SCRIPT` in the test's directory, with URISCAN for the
-// command, under `timeout SECONDS`: the status is 124 when it timed out.
-Result Sh(const std::string& dir, const std::string& script, int seconds) {
-  return RunShell("cd '" + dir + "' && URISCAN='" + URISCAN_CLI +
-                      "' timeout " + std::to_string(seconds) + " sh -c '" +
-                      script + "' > stdout 2> stderr",
-                  dir);
-}
 
 // What a chunk costs follows its bytes, not its line count: 5 MB of empty
 // lines once took 748 MB (and an abort with no message under a limit).
@@ -421,7 +414,27 @@ TEST_F(CliTest, HostileStateReportToAFullDisk) {
   ASSERT_EQ(Run("dedup --quiet --state=" + Path("s"), "http://a/\n").status, 0);
   const Result r = Sh(dir_, "$URISCAN state s > /dev/full", 20);
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("error writing output"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("uriscan: error writing standard output: No space "
+                       "left on device"),
+            std::string::npos)
+      << r.err;
+}
+
+// A full disk under dedup --output printed "error writing output", naming
+// neither the file nor the error. A file-size limit stands in for the
+// full disk here (the write fails the same way, with EFBIG).
+TEST_F(CliTest, HostileOutputFileWriteErrorNamesTheFile) {
+  std::string lines;
+  for (int i = 0; i < 200000; ++i)
+    lines += "http://a.example/" + std::to_string(i) + "\n";
+  Write(Path("in.txt"), lines);
+  const Result r = Sh(dir_, "ulimit -f 64; $URISCAN dedup --quiet "
+                            "--output=out.txt in.txt", 20);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("uriscan: error writing 'out.txt': File too large"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(access(Path("out.txt").c_str(), F_OK), -1);  // never put in place
 }
 
 // After an output error the input was read to its end (for minutes, from
@@ -433,7 +446,7 @@ TEST_F(CliTest, HostileOutputErrorStopsReading) {
                                           "$URISCAN ") + command +
                                   " --quiet > /dev/full", 20);
     EXPECT_EQ(r.status, 2) << command;
-    EXPECT_NE(r.err.find("error writing output"), std::string::npos)
+    EXPECT_NE(r.err.find("error writing standard output"), std::string::npos)
         << command << ": " << r.err;
   }
 }

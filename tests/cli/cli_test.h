@@ -37,6 +37,15 @@ inline Result RunShell(const std::string& cmd, const std::string& dir) {
   return r;
 }
 
+// Runs `sh -c SCRIPT` in the test's directory, with URISCAN for the
+// command, under `timeout SECONDS`: the status is 124 when it timed out.
+inline Result Sh(const std::string& dir, const std::string& script, int seconds) {
+  return RunShell("cd '" + dir + "' && URISCAN='" + URISCAN_CLI +
+                      "' timeout " + std::to_string(seconds) + " sh -c '" +
+                      script + "' > stdout 2> stderr",
+                  dir);
+}
+
 class CliTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+// The command over the ingest layer: a file cut short while it is read,
+// extract --columns (a log's fields beside its references), and the
+// memory of a 16 MiB line.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "tests/cli/cli_test.h"
+
+namespace uriscan_cli_test {
+namespace {
+
+// logrotate's copytruncate cuts a live file under its reader. The mapped
+// pages past the cut are gone; reading them raised SIGBUS (exit 135). Now
+// the run gives the lines before the cut and an error naming the file, or
+// (cut too late) every line; never a signal.
+TEST_F(CliTest, FileCutShortWhileReadIsAnErrorNotASignal) {
+  std::string line = "http://a.example/b?c=d\n";
+  std::string block;
+  for (int i = 0; i < 4096; ++i) block += line;
+  std::string big;
+  for (int i = 0; i < 1024; ++i) big += block;  // 92 MiB, 4 Mi lines
+  const std::string one = Run("normalize --profile=crawler", line).out;
+  ASSERT_FALSE(one.empty());
+  for (const int delay_ms : {5, 20, 60, 150}) {
+    Write(Path("t.txt"), big);
+    const Result r = Sh(dir_, "($URISCAN normalize --profile=crawler t.txt "
+                              "> out.txt; echo $? > status) & sleep " +
+                                  std::to_string(delay_ms / 1000.0) +
+                                  "; truncate -s 1M t.txt; wait; "
+                                  "cat status; wc -l < out.txt",
+                        60);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const int status = std::stoi(r.out);
+    const size_t written = std::stoul(r.out.substr(r.out.find('\n') + 1));
+    if (status == 0) {  // done before the cut
+      EXPECT_EQ(written, 4194304u);
+      continue;
+    }
+    EXPECT_EQ(status, 2) << r.err;
+    EXPECT_NE(r.err.find("uriscan: error reading 't.txt' after line "),
+              std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("the file shrank"), std::string::npos) << r.err;
+    // The lines written are whole, and those of lines before the cut.
+    std::string want;
+    for (size_t i = 0; i < written; ++i) want += one;
+    EXPECT_TRUE(Slurp(Path("out.txt")) == want);
+    EXPECT_LT(written, 4194304u);
+  }
+}
+
+TEST_F(CliTest, ExtractColumnsGiveTheLogsFields) {
+  const std::string log =
+      "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a?b=c HTTP/1.0\" 200 "
+      "2326 \"http://r.example/\" \"Mozilla/4.08 [en]\"\n"
+      "5.6.7.8 - - [31/Dec/1999:23:59:60 +0000] \"POST /x HTTP/1.1\" 404 - "
+      "\"-\" \"tab\\there\"\n"
+      "9.9.9.9 - - [bad] \"GET /y HTTP/1.1\" 200 5 \"-\" \"-\"\n"
+      "8.8.8.8 - - [01/Mar/2024:00:00:00 +0530] \"-\" 408 0 \"-\" \"-\"\n";
+  Write(Path("a.log"), log);
+  Result r = Run("extract --quiet --from=combined --columns=line,client,time,"
+                 "method,status,bytes,referer,user_agent,uri " +
+                 Path("a.log"));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "1\t1.2.3.4\t2000-10-10 20:55:36\tGET\t200\t2326\t"
+            "http://r.example/\tMozilla/4.08 [en]\t/a?b=c\n"
+            "2\t5.6.7.8\t2000-01-01 00:00:00\tPOST\t404\t\\N\t\\N\t"
+            "tab\\there\t/x\n"
+            "3\t9.9.9.9\t\\N\tGET\t200\t5\t\\N\t\\N\t/y\n");
+  // clf has no referer; a column that is no field is a usage error.
+  r = Run("extract --from=clf --columns=uri,referer " + Path("a.log"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--columns=referer needs --from=combined"),
+            std::string::npos)
+      << r.err;
+  r = Run("extract --from=text --columns=line,status " + Path("a.log"));
+  EXPECT_EQ(r.status, 2);
+  r = Run("extract --from=combined --columns=line,host " + Path("a.log"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--columns takes"), std::string::npos) << r.err;
+  // line,uri is --with-line, for every format.
+  Write(Path("t.txt"), "see <http://a/> and http://b/\n");
+  EXPECT_EQ(Run("extract --quiet --columns=line,uri " + Path("t.txt")).out,
+            Run("extract --quiet --with-line " + Path("t.txt")).out);
+}
+
+}  // namespace
+}  // namespace uriscan_cli_test
