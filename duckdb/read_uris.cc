@@ -36,7 +36,7 @@ namespace {
 
 struct Options {
   std::vector<std::string> files;
-  LogReaderOptions reader;  // the command's --chunk-size and --max-line
+  LogReaderOptions reader;  // the command's --max-line
   bool clf = false, combined = false;  // the log's fields are columns
 };
 
@@ -93,8 +93,12 @@ struct Pending {
   LogBatch batch;
   std::string text;  // each row's strings, as VARCHAR, in order
   struct Row {
-    uint32_t uri, client, method, referer, user_agent, end;  // in text
+    uint32_t uri, end;  // in text
   };
+  struct FieldsRow {
+    uint32_t client, method, referer, user_agent, end;  // in text
+  };
+  std::vector<FieldsRow> fields;
   std::vector<Row> rows;
   size_t next = 0;
   void Take(LogBatch* b) {
@@ -102,19 +106,22 @@ struct Pending {
     std::swap(batch, *b);
     text.clear();
     rows.resize(batch.rows.size());
+    fields.resize(batch.fields.size());
     next = 0;
+    const auto put = [&](TextSpan span, uint32_t* at) {
+      *at = static_cast<uint32_t>(text.size());
+      AppendUtf8(batch.Text(span), &text);
+    };
     for (size_t i = 0; i < batch.rows.size(); ++i) {
-      const LogRow& r = batch.rows[i];
-      Row& out = rows[i];
-      const auto put = [&](TextSpan span, uint32_t* at) {
-        *at = static_cast<uint32_t>(text.size());
-        AppendUtf8(batch.Text(span), &text);
-      };
-      put(r.uri, &out.uri);
-      put(r.client, &out.client);
-      put(r.method, &out.method);
-      put(r.referer, &out.referer);
-      put(r.user_agent, &out.user_agent);
+      put(batch.rows[i].uri, &rows[i].uri);
+      rows[i].end = static_cast<uint32_t>(text.size());
+      if (i >= batch.fields.size()) continue;
+      const LogFieldsRow& f = batch.fields[i];
+      FieldsRow& out = fields[i];
+      put(f.client, &out.client);
+      put(f.method, &out.method);
+      put(f.referer, &out.referer);
+      put(f.user_agent, &out.user_agent);
       out.end = static_cast<uint32_t>(text.size());
     }
   }
@@ -288,6 +295,9 @@ void Bind(duckdb_bind_info info) {
     }
     duckdb_destroy_value(&path);
     LogReaderOptions& r = o->reader;
+    // Runs of 1 MiB: memory is a few runs in flight (the reader's, two
+    // waiting, DuckDB's), each held as bytes, rows and VARCHAR text.
+    r.chunk_bytes = size_t{1} << 20;
     const auto named = [&](const char* name, auto take) {
       duckdb_value v = duckdb_bind_get_named_parameter(info, name);
       if (v && !duckdb_is_null_value(v)) take(v);
@@ -391,13 +401,14 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
       }
       const std::string& file = o.files[p.file];
       for (; p.next < p.rows.size() && n < capacity; ++p.next, ++n) {
-        const LogRow& r = p.batch.rows[p.next];
-        const Pending::Row& t = p.rows[p.next];
+        const Pending::Row& u = p.rows[p.next];
         duckdb_vector_assign_string_element_len(file_c.vector, n, file.data(),
                                                 file.size());
-        lines[n] = r.line;
-        uri_c.Text(n, p.text, t.uri, t.client);
+        lines[n] = p.batch.rows[p.next].line;
+        uri_c.Text(n, p.text, u.uri, u.end);
         if (!logs) continue;
+        const LogFieldsRow& r = p.batch.fields[p.next];
+        const Pending::FieldsRow& t = p.fields[p.next];
         client->Text(n, p.text, t.client, t.method);
         if (r.has_time) {
           time->Data<duckdb_timestamp>()[n].micros = r.time;

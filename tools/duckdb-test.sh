@@ -149,6 +149,106 @@ if [ -d "$shared" ]; then
     compare "read_uris $1 field $2" "$work/want" "$work/got"
   done
 
+  # The log's fields beside each reference, as `extract --columns` gives
+  # them, plain and compressed.
+  cols=line,client,time,method,status,bytes,referer,user_agent,uri
+  for input in "$log" "$work/log.zst"; do
+    "$uriscan" extract --quiet --from=combined --columns=$cols "$input" 2>/dev/null | utf8 > "$work/want"
+    sql "SELECT line, client, time, method, status, bytes, referer, user_agent, uri FROM read_uris('$input', format := 'combined')" > "$work/got"
+    compare "read_uris log fields $(basename "$input")" "$work/want" "$work/got"
+  done
+  "$uriscan" extract --quiet --from=clf --columns=line,client,time,method,status,bytes,uri "$log" 2>/dev/null | utf8 > "$work/want"
+  sql "SELECT line, client, time, method, status, bytes, uri FROM read_uris('$log', format := 'clf')" > "$work/got"
+  compare "read_uris clf fields" "$work/want" "$work/got"
+fi
+
+# Records as the command cuts them: a csv record left open by a quote and
+# longer than --max-line (skipped whole, as one problem), and quoted fields
+# with line breaks across read_uris' 1 MiB runs, plain and compressed.
+/usr/bin/python3 - "$work" <<'PY'
+import sys
+work = sys.argv[1]
+with open(work + "/open.csv", "w") as f:
+    f.write('"http://a/\n' + "http://b/,x\n" * 1600000)
+with open(work + "/quoted.csv", "w") as f:
+    f.write("u,v\n")
+    for i in range(200000):
+        f.write('"http://q.example/%d\n%s",http://v/%d\n' % (i, "x" * (i % 97), i))
+PY
+gzip -c "$work/quoted.csv" > "$work/quoted.csv.gz"
+zstd -q -c "$work/quoted.csv" > "$work/quoted.csv.zst"
+for t in "open.csv 1" "quoted.csv u" "quoted.csv v" "quoted.csv.gz 2" "quoted.csv.zst v"; do
+  set -- $t
+  "$uriscan" extract --quiet --with-line --from=csv --field="$2" "$work/$1" 2>/dev/null | utf8 > "$work/want"
+  raw_sql "SELECT line, uri FROM read_uris('$work/$1', format := 'csv', field := '$2')" > "$work/got"
+  compare "read_uris csv records $1 field $2" "$work/want" "$work/got"
+done
+
+# A file cut short while read_uris reads it (logrotate's copytruncate):
+# the count, or an error naming the file; never a signal that takes the
+# database with it.
+(yes 'http://a.example/b?c=d' || true) | head -c 200M > "$work/cut.txt"
+(sql "SELECT count(*) FROM read_uris('$work/cut.txt')" > "$work/got" 2> "$work/err"; echo $? > "$work/status") &
+sleep 0.1
+truncate -s 1M "$work/cut.txt"
+wait
+cut_status=$(cat "$work/status")
+if [ "$cut_status" -ge 128 ]; then
+  echo "duckdb-test: a file cut while read_uris reads it: killed by a signal ($cut_status)"
+  status=1
+elif [ "$cut_status" != 0 ] && ! grep -q "cut.txt: .*shrank" "$work/err"; then
+  echo "duckdb-test: a file cut while read_uris reads it: $(cat "$work/err")"
+  status=1
+else
+  echo "duckdb-test: a file cut while read: exit $cut_status, no signal"
+fi
+
+# An interrupt ends read_uris within a second whatever it waits for: data
+# that brings no row (/dev/zero), a FIFO with no writer, a glob that
+# reaches one.
+mkfifo "$work/fifo" "$work/g-2.txt"
+printf 'http://a/\n' > "$work/g-1.txt"
+for target in "'/dev/zero'" "'$work/fifo'" "'$work/g-*.txt'"; do
+  start=$(date +%s%N)
+  if "$host" --mode=tsv --interrupt-after=300 "$ext" "SELECT count(*) FROM read_uris($target)" > /dev/null 2> "$work/err"; then
+    echo "duckdb-test: read_uris($target) was not interrupted"
+    status=1
+  fi
+  took=$(( ($(date +%s%N) - start) / 1000000 ))
+  if [ "$took" -gt 1300 ] || ! grep -q "interrupted" "$work/err"; then
+    echo "duckdb-test: read_uris($target) interrupted after ${took} ms: $(cat "$work/err")"
+    status=1
+  else
+    echo "duckdb-test: read_uris($target) interrupted after ${took} ms"
+  fi
+done
+# A LIMIT met ends the reader, which waits on a FIFO whose writer never
+# closes it.
+(printf 'http://f/\n'; sleep 30) > "$work/fifo" &
+writer=$!
+start=$(date +%s%N)
+sql "SELECT uri FROM read_uris(['$work/g-1.txt', '$work/fifo']) LIMIT 1" > "$work/got"
+took=$(( ($(date +%s%N) - start) / 1000000 ))
+kill $writer 2>/dev/null || true
+printf 'http://a/\n' > "$work/want"
+compare "read_uris LIMIT over a FIFO (${took} ms)" "$work/want" "$work/got"
+if [ "$took" -gt 2000 ]; then
+  echo "duckdb-test: the LIMIT took ${took} ms"
+  status=1
+fi
+
+# Memory stays that of the runs in flight: a 1 GiB file in at most 64 MB.
+(yes 'http://a.example/some/path/to/a/page.html?query=1&x=2' || true) | head -c 1G > "$work/big.txt"
+/usr/bin/time -f %M -o "$work/rss" "$host" --mode=tsv "$ext" "SELECT count(*) FROM read_uris('$work/big.txt')" > "$work/got"
+rm -f "$work/big.txt"
+rss=$(tail -1 "$work/rss")
+echo "duckdb-test: read_uris over 1 GiB: $(cat "$work/got") rows, peak RSS $((rss / 1024)) MB"
+if [ "$rss" -gt 65536 ]; then
+  echo "duckdb-test: read_uris over 1 GiB took more than 64 MB"
+  status=1
+fi
+
+if [ -d "$shared" ]; then
   # One thread and two give the same answers: a table of several row
   # groups (122,880 rows each), which two threads scan at once.
   make="CREATE TABLE t AS SELECT uri FROM read_uris('$shared/*.txt'), range(4)"

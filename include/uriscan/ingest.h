@@ -48,8 +48,12 @@ struct TextSpan {
 struct LogRow {
   uint64_t line = 0;  // from 1, in its file
   TextSpan uri;
-  // With LogReaderOptions::log_fields (clf, combined); a field the line
-  // lacks, or writes as "-", is absent (has_* false, or -1).
+};
+
+// The fields of a reference's log line (LogReaderOptions::log_fields, clf
+// and combined). A field the line lacks, or writes as "-", is absent
+// (has_* false, an empty span, or -1).
+struct LogFieldsRow {
   TextSpan client, method, referer, user_agent;
   int64_t time = 0;  // microseconds since 1970-01-01T00:00:00Z
   int64_t bytes = -1;
@@ -70,6 +74,7 @@ struct LogBatch {
   size_t file = 0;  // the index of its file in LogReader's list
   std::string text;
   std::vector<LogRow> rows;
+  std::vector<LogFieldsRow> fields;  // with log_fields: one per row
   std::vector<LogProblem> problems;
   std::string_view Text(TextSpan s) const {
     return std::string_view(text).substr(s.begin, s.end - s.begin);

@@ -47,6 +47,11 @@ typedef enum uriscan_status {
   URISCAN_OUT_OF_MEMORY = 5,
   /* A bug: an unexpected exception inside the library. */
   URISCAN_INTERNAL_ERROR = 6,
+  /* A file could not be read: missing, unreadable, damaged (gzip, zstd),
+     cut short while it was read (uriscan_log_reader_next()). */
+  URISCAN_READ_ERROR = 7,
+  /* uriscan_log_reader_stop() ended the reading. */
+  URISCAN_STOPPED = 8,
   /* Not a status. The *_MAX_ENUM values give each enum the range of a
      32-bit int, so that any value from 0 up may be passed and is checked
      (an unknown one is URISCAN_INVALID_ARGUMENT, or a NULL name). */
@@ -349,6 +354,52 @@ typedef struct uriscan_params {
 URISCAN_EXPORT uriscan_status uriscan_query_params(
     uriscan_scanner* scanner, const char* data, const uint32_t* offsets,
     size_t count, const uriscan_params* out, size_t capacity, size_t* params);
+
+/* ---------------------------------------------------------------------- */
+/* Reading files of references: lists, text, web server logs, tables.    */
+
+/* A reader of files (uriscan/ingest.h's LogReader): plain, gzip or zstd,
+   told by their first bytes; a run of whole records at a time, in bounded
+   memory whatever the size of a file or of its lines. */
+typedef struct uriscan_log_reader uriscan_log_reader;
+
+/* One reference of a run: its file (an index into the paths given), its
+   line (from 1) and its bytes, valid until the next call on the reader. */
+typedef struct uriscan_log_ref {
+  size_t file;
+  uint64_t line;
+  const char* uri;
+  size_t uri_length;
+} uriscan_log_ref;
+
+/* A reader of the `count` NUL-terminated `paths`, read one after the
+   other. `format` is "lines" (every line a reference), "text", "clf",
+   "combined", "tsv", "csv" or "jsonl"; `field` and `base` (NULL for none)
+   and `lenient` (0 or 1) are those of `uriscan extract`. Files are opened
+   as they are reached. NULL when the options do not hold together, with
+   the reason (NUL-terminated, cut to `error_size` bytes) in `error` when
+   it is not NULL. */
+URISCAN_EXPORT uriscan_log_reader* uriscan_log_reader_new(
+    const char* const* paths, size_t count, const char* format,
+    const char* field, const char* base, int lenient, char* error,
+    size_t error_size);
+URISCAN_EXPORT void uriscan_log_reader_free(uriscan_log_reader* reader);
+
+/* The next run's references into *refs and *count (*count may be 0: a run
+   of records that hold none): URISCAN_OK; URISCAN_OK with *refs NULL and
+   *count 0 after the last file; URISCAN_READ_ERROR for a file that cannot
+   be read (after the references before the failure), the message, which
+   names the file, in `error`; URISCAN_STOPPED after
+   uriscan_log_reader_stop(); URISCAN_INVALID_ARGUMENT for a NULL reader,
+   refs or count. */
+URISCAN_EXPORT uriscan_status uriscan_log_reader_next(
+    uriscan_log_reader* reader, const uriscan_log_ref** refs, size_t* count,
+    char* error, size_t error_size);
+
+/* Makes a reader that waits for input (a FIFO, a terminal) stop within
+   100 ms: its uriscan_log_reader_next() returns URISCAN_STOPPED. The one
+   function that may be called on a reader from another thread. */
+URISCAN_EXPORT void uriscan_log_reader_stop(uriscan_log_reader* reader);
 
 #ifdef __cplusplus
 } /* extern "C" */

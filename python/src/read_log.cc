@@ -106,26 +106,27 @@ py::dict ReadLog(const std::vector<std::string>& paths,
       c.line.push_back(r.line);
       Append(&c.uri, Str(batch.uri(i)));
       if (!logs) continue;
-      Append(&c.client, Str(batch.Text(r.client)));
-      c.time.push_back(r.time);
-      c.has_time.push_back(r.has_time);
-      if (r.method.begin == r.method.end) {
+      const LogFieldsRow& f = batch.fields[i];
+      Append(&c.client, Str(batch.Text(f.client)));
+      c.time.push_back(f.time);
+      c.has_time.push_back(f.has_time);
+      if (f.method.begin == f.method.end) {
         c.method.append(py::none());
       } else {
-        Append(&c.method, Str(batch.Text(r.method)));
+        Append(&c.method, Str(batch.Text(f.method)));
       }
-      c.status.push_back(r.status);
-      c.has_status.push_back(r.status >= 0);
-      c.bytes.push_back(r.bytes);
-      c.has_bytes.push_back(r.bytes >= 0);
+      c.status.push_back(f.status);
+      c.has_status.push_back(f.status >= 0);
+      c.bytes.push_back(f.bytes);
+      c.has_bytes.push_back(f.bytes >= 0);
       if (format != "combined") continue;
-      if (r.has_referer) {
-        Append(&c.referer, Str(batch.Text(r.referer)));
+      if (f.has_referer) {
+        Append(&c.referer, Str(batch.Text(f.referer)));
       } else {
         c.referer.append(py::none());
       }
-      if (r.has_user_agent) {
-        Append(&c.user_agent, Str(batch.Text(r.user_agent)));
+      if (f.has_user_agent) {
+        Append(&c.user_agent, Str(batch.Text(f.user_agent)));
       } else {
         c.user_agent.append(py::none());
       }

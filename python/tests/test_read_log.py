@@ -58,7 +58,7 @@ COMBINED = re.compile(
 @pytest.mark.skipif(not LOG.is_file(), reason="no shared corpus")
 def test_combined_fields_match_the_log():
     frame = uriscan.read_log(LOG, format="combined")
-    assert str(frame["time"].dtype) == "datetime64[us]"
+    assert frame["time"].dtype.kind == "M"  # datetime64 (ns in pandas 1.x)
     assert str(frame["status"].dtype) == "Int32"
     assert str(frame["bytes"].dtype) == "Int64"
     by_line = frame.set_index("line")

@@ -317,7 +317,7 @@ def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
     ``field``, ``base`` and ``lenient`` are those of ``uriscan extract``.
     Columns: ``file``, ``line`` (uint64, from 1) and ``uri`` (str); for
     ``clf`` and ``combined`` also ``client``, ``time``
-    (``datetime64[us]``, UTC), ``method``, ``status`` (``Int32``),
+    (``datetime64``, UTC), ``method``, ``status`` (``Int32``),
     ``bytes`` (``Int64``), and for ``combined`` ``referer`` and
     ``user_agent``; a field the line lacks (or writes as ``-``) is
     missing. Text that is not UTF-8 reads with U+FFFD in place of each

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -15,6 +16,7 @@
 #include "uriscan/analytics.h"
 #include "uriscan/error.h"
 #include "uriscan/fingerprint.h"
+#include "uriscan/ingest.h"
 #include "uriscan/normalize.h"
 #include "uriscan/spans.h"
 #include "uriscan/uri.h"
@@ -238,6 +240,8 @@ const char* uriscan_status_name(uriscan_status status) {
     case URISCAN_TOO_LARGE: return "too-large";
     case URISCAN_OUT_OF_MEMORY: return "out-of-memory";
     case URISCAN_INTERNAL_ERROR: return "internal-error";
+    case URISCAN_READ_ERROR: return "read-error";
+    case URISCAN_STOPPED: return "stopped";
     case URISCAN_STATUS_MAX_ENUM: break;
   }
   return nullptr;
@@ -483,3 +487,91 @@ uriscan_status uriscan_query_params(uriscan_scanner* scanner,
 }
 
 }  // extern "C"
+
+// --- reading files ------------------------------------------------------
+
+struct uriscan_log_reader {
+  std::unique_ptr<uriscan::LogReader> reader;
+  uriscan::LogBatch batch;
+  std::vector<uriscan_log_ref> refs;
+};
+
+namespace {
+
+void CopyError(const char* what, char* error, size_t error_size) {
+  if (!error || error_size == 0) return;
+  const size_t n = std::min(std::strlen(what), error_size - 1);
+  std::memcpy(error, what, n);
+  error[n] = '\0';
+}
+
+}  // namespace
+
+uriscan_log_reader* uriscan_log_reader_new(const char* const* paths,
+                                           size_t count, const char* format,
+                                           const char* field, const char* base,
+                                           int lenient, char* error,
+                                           size_t error_size) {
+  try {
+    if ((!paths && count > 0) || !format) {
+      CopyError("paths and format are required", error, error_size);
+      return nullptr;
+    }
+    std::vector<std::string> files;
+    for (size_t i = 0; i < count; ++i) {
+      if (!paths[i]) {
+        CopyError("path: NULL", error, error_size);
+        return nullptr;
+      }
+      files.emplace_back(paths[i]);
+    }
+    uriscan::LogReaderOptions options;
+    options.format = format;
+    options.field = field ? field : "";
+    options.base = base ? base : "";
+    options.lenient = lenient != 0;
+    auto r = std::make_unique<uriscan_log_reader>();
+    r->reader = std::make_unique<uriscan::LogReader>(std::move(files), options);
+    return r.release();
+  } catch (const std::exception& e) {
+    CopyError(e.what(), error, error_size);
+    return nullptr;
+  }
+}
+
+void uriscan_log_reader_free(uriscan_log_reader* reader) { delete reader; }
+
+void uriscan_log_reader_stop(uriscan_log_reader* reader) {
+  if (reader) reader->reader->Stop();
+}
+
+uriscan_status uriscan_log_reader_next(uriscan_log_reader* reader,
+                                       const uriscan_log_ref** refs,
+                                       size_t* count, char* error,
+                                       size_t error_size) {
+  if (!reader || !refs || !count) return URISCAN_INVALID_ARGUMENT;
+  *refs = nullptr;
+  *count = 0;
+  return uriscan::Guard([&] {
+    try {
+      if (!reader->reader->Next(&reader->batch)) return URISCAN_OK;
+    } catch (const uriscan::LogReadError& e) {
+      CopyError(e.what(), error, error_size);
+      return URISCAN_READ_ERROR;
+    } catch (const uriscan::Interrupted&) {
+      CopyError("stopped", error, error_size);
+      return URISCAN_STOPPED;
+    }
+    const uriscan::LogBatch& b = reader->batch;
+    reader->refs.resize(b.rows.size());
+    for (size_t i = 0; i < b.rows.size(); ++i) {
+      const std::string_view uri = b.uri(i);
+      reader->refs[i] = {b.file, b.rows[i].line, uri.data(), uri.size()};
+    }
+    // (a run with no reference still has a non-NULL array, of 0 refs)
+    static const uriscan_log_ref kNone{};
+    *refs = reader->refs.empty() ? &kNone : reader->refs.data();
+    *count = reader->refs.size();
+    return URISCAN_OK;
+  });
+}

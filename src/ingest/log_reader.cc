@@ -204,16 +204,18 @@ void LogReader::Impl::Records(ingest::Lines* input, LogBatch* batch) {
     row.uri = Append(record.substr(tab + 1), &batch->text);
     if (options.log_fields && k < fields.size()) {
       const ingest::LogFields& f = fields[k];
-      row.client = Append(f.client, &batch->text);
-      row.method = Append(f.method, &batch->text);
-      row.referer = Append(f.referer, &batch->text);
-      row.user_agent = Append(f.user_agent, &batch->text);
-      row.time = f.time;
-      row.has_time = f.has_time;
-      row.status = f.status;
-      row.bytes = f.bytes;
-      row.has_referer = f.has_referer;
-      row.has_user_agent = f.has_user_agent;
+      LogFieldsRow r;
+      r.client = Append(f.client, &batch->text);
+      r.method = Append(f.method, &batch->text);
+      r.referer = Append(f.referer, &batch->text);
+      r.user_agent = Append(f.user_agent, &batch->text);
+      r.time = f.time;
+      r.has_time = f.has_time;
+      r.status = f.status;
+      r.bytes = f.bytes;
+      r.has_referer = f.has_referer;
+      r.has_user_agent = f.has_user_agent;
+      batch->fields.push_back(r);
     }
     ++k;
     batch->rows.push_back(row);
@@ -226,6 +228,7 @@ bool LogReader::Next(LogBatch* batch) {
   Impl& s = *impl_;
   batch->text.clear();
   batch->rows.clear();
+  batch->fields.clear();
   batch->problems.clear();
   for (;;) {
     if (!s.open) {

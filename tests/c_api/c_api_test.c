@@ -3,8 +3,10 @@
    argument checks. Plain C with no framework: each failed check prints its
    line, and the exit status is the number of failures (capped at 1). Also
    built against an installed uriscan by tools/package-test.sh. */
+#define _POSIX_C_SOURCE 200809L /* mkstemp, fdopen */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "uriscan/uriscan_c.h"
@@ -355,6 +357,56 @@ static void TestDecode(void) {
   CHECK(n == 0 && out[0] == '\0');
 }
 
+/* A combined log read through the reader: its request targets with their
+   lines, a problem line that gives none, and a file that is missing. */
+static void TestLogReader(void) {
+  char path[] = "/tmp/uriscan_c_api_log_XXXXXX";
+  int fd = mkstemp(path);
+  FILE* f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  CHECK(f != NULL);
+  if (!f) return;
+  fputs("1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a?b=c HTTP/1.0\" "
+        "200 5 \"-\" \"x\"\n"
+        "not a log line\n"
+        "5.6.7.8 - - [10/Oct/2000:13:55:37 -0700] \"GET /d HTTP/1.1\" "
+        "404 - \"http://r/\" \"y\"\n",
+        f);
+  fclose(f);
+  const char* paths[2] = {path, "/nonexistent/uriscan.log"};
+  char error[256] = "";
+  CHECK(uriscan_log_reader_new(paths, 1, "xml", NULL, NULL, 0, error,
+                               sizeof error) == NULL);
+  CHECK(strstr(error, "format") != NULL);
+  uriscan_log_reader* r = uriscan_log_reader_new(
+      paths, 2, "combined", NULL, "http://h.example/", 0, error, sizeof error);
+  CHECK(r != NULL);
+  if (!r) return;
+  const char* want[2] = {"http://h.example/a?b=c", "http://h.example/d"};
+  const uint64_t want_line[2] = {1, 3};
+  size_t seen = 0;
+  uriscan_status st;
+  for (;;) {
+    const uriscan_log_ref* refs = NULL;
+    size_t count = 0;
+    st = uriscan_log_reader_next(r, &refs, &count, error, sizeof error);
+    if (st != URISCAN_OK || refs == NULL) break;
+    for (size_t i = 0; i < count && seen < 2; ++i, ++seen) {
+      CHECK(refs[i].file == 0);
+      CHECK(refs[i].line == want_line[seen]);
+      CHECK(refs[i].uri_length == strlen(want[seen]) &&
+            memcmp(refs[i].uri, want[seen], refs[i].uri_length) == 0);
+    }
+  }
+  CHECK(seen == 2);
+  CHECK(st == URISCAN_READ_ERROR);
+  CHECK(strstr(error, "/nonexistent/uriscan.log") != NULL);
+  CHECK(strcmp(uriscan_status_name(URISCAN_READ_ERROR), "read-error") == 0);
+  CHECK(uriscan_log_reader_next(NULL, NULL, NULL, NULL, 0) ==
+        URISCAN_INVALID_ARGUMENT);
+  uriscan_log_reader_free(r);
+  remove(path);
+}
+
 int main(void) {
   uriscan_scanner* s = uriscan_scanner_new();
   CHECK(s != NULL);
@@ -367,6 +419,7 @@ int main(void) {
   TestFingerprints(s);
   TestQueryParams(s);
   TestDecode();
+  TestLogReader();
   uriscan_scanner_free(s);
   uriscan_scanner_free(NULL); /* allowed */
   if (failures == 0) {

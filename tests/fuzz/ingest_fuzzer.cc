@@ -37,12 +37,13 @@ std::string ReadAll(const std::string& path, const uriscan::LogReaderOptions& o,
         const uriscan::LogRow& r = batch.rows[i];
         out += std::to_string(r.line) + "\t" + std::string(batch.uri(i));
         if (o.log_fields) {
-          out += "\t" + std::string(batch.Text(r.client)) + "\t" +
-                 std::to_string(r.has_time ? r.time : -1) + "\t" +
-                 std::string(batch.Text(r.method)) + "\t" +
-                 std::to_string(r.status) + "\t" + std::to_string(r.bytes) +
-                 "\t" + std::string(batch.Text(r.referer)) + "\t" +
-                 std::string(batch.Text(r.user_agent));
+          const uriscan::LogFieldsRow& f = batch.fields.at(i);
+          out += "\t" + std::string(batch.Text(f.client)) + "\t" +
+                 std::to_string(f.has_time ? f.time : -1) + "\t" +
+                 std::string(batch.Text(f.method)) + "\t" +
+                 std::to_string(f.status) + "\t" + std::to_string(f.bytes) +
+                 "\t" + std::string(batch.Text(f.referer)) + "\t" +
+                 std::string(batch.Text(f.user_agent));
         }
         out += "\n";
       }
