@@ -171,13 +171,14 @@ work = sys.argv[1]
 with open(work + "/open.csv", "w") as f:
     f.write('"http://a/\n' + "http://b/,x\n" * 1600000)
 with open(work + "/quoted.csv", "w") as f:
-    f.write("u,v\n")
+    f.write("u,note,v\n")
     for i in range(200000):
-        f.write('"http://q.example/%d\n%s",http://v/%d\n' % (i, "x" * (i % 97), i))
+        f.write('"http://q.example/%d","a ""note""\nover %s\nlines",http://v/%d\n'
+                % (i, "x" * (i % 97), i))
 PY
 gzip -c "$work/quoted.csv" > "$work/quoted.csv.gz"
 zstd -q -c "$work/quoted.csv" > "$work/quoted.csv.zst"
-for t in "open.csv 1" "quoted.csv u" "quoted.csv v" "quoted.csv.gz 2" "quoted.csv.zst v"; do
+for t in "open.csv 1" "quoted.csv u" "quoted.csv v" "quoted.csv.gz 3" "quoted.csv.zst u"; do
   set -- $t
   "$uriscan" extract --quiet --with-line --from=csv --field="$2" "$work/$1" 2>/dev/null | utf8 > "$work/want"
   raw_sql "SELECT line, uri FROM read_uris('$work/$1', format := 'csv', field := '$2')" > "$work/got"
@@ -188,7 +189,7 @@ done
 # the count, or an error naming the file; never a signal that takes the
 # database with it.
 (yes 'http://a.example/b?c=d' || true) | head -c 200M > "$work/cut.txt"
-(sql "SELECT count(*) FROM read_uris('$work/cut.txt')" > "$work/got" 2> "$work/err"; echo $? > "$work/status") &
+(st=0; sql "SELECT count(*) FROM read_uris('$work/cut.txt')" > "$work/got" 2> "$work/err" || st=$?; echo $st > "$work/status") &
 sleep 0.1
 truncate -s 1M "$work/cut.txt"
 wait

@@ -11,9 +11,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-20}
 bash tools/fuzz-build.sh uriscan_fuzz_extract uriscan_fuzz_decompress \
-  uriscan_fuzz_state uriscan_fuzz_options uriscan_cli
+  uriscan_fuzz_ingest uriscan_fuzz_state uriscan_fuzz_options uriscan_cli
 seeds=build/fuzz/seeds-inputs
-rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,state,options}
+rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,ingest,state,options}
 
 # extract: the golden inputs of every format, each behind a byte that picks
 # its format (text clf combined tsv csv jsonl = 0..5) and a cut at the middle.
@@ -26,6 +26,23 @@ for f in text.txt:0 clf.log:1 combined.log:2 table.tsv:3 table.csv:4 \
   i=$((i + 1))
 done
 split -l 4 corpus/handmade/tricky.txt "$seeds/extract/tricky-"
+
+# ingest: the same inputs whole, behind three bytes: the format (lines
+# text clf combined tsv csv jsonl = 0..6, with bits for --field and
+# log fields), the run size and the pipe's write size and truncation.
+i=0
+for f in handmade/tricky.txt:0:0 extract/text.txt:1:0 extract/clf.log:2:16 \
+         extract/combined.log:3:16 extract/table.tsv:4:8 \
+         extract/table.csv:5:40 extract/events.jsonl:6:0; do
+  IFS=: read -r name format bits <<< "$f"
+  for run in 3 200; do
+    { printf "\\$(printf %o $((format + bits)))\\$(printf %o "$run")\\200"
+      head -c 6000 "corpus/$name"; } > "$seeds/ingest/$i-$run"
+  done
+  i=$((i + 1))
+done
+gzip -c corpus/extract/combined.log | head -c 3000 \
+  | { printf '\023\020\100'; cat; } > "$seeds/ingest/cut.gz"
 
 # gzip and zstd: the same lines as one and as two members (frames), a
 # skippable zstd frame first, and a truncated member.
@@ -87,7 +104,7 @@ for line in 'dedup --memory=64M --bloom=1G --profile=crawler' \
   i=$((i + 1))
 done
 
-for harness in extract decompress state options; do
+for harness in extract decompress ingest state options; do
   dict=()
   [ "$harness" = decompress ] && dict=(-dict="$seeds/magic.dict")
   echo "== uriscan_fuzz_$harness ($seconds s)"

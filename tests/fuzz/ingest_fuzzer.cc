@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // libFuzzer harness of the ingest layer as every front end drives it
-// (LogReader, uriscan/ingest.h). The first byte picks the format and its
-// options, the second the run size, the third how a pipe splits the input
+// (LogReader, uriscan/ingest.h). The first byte picks the format (its low
+// three bits) and its options (the others), the second the run size, the third how a pipe splits the input
 // and where a truncation cuts it; the rest is the file. The rows and
 // problems must not depend on how the bytes arrive: read from the file in
 // small runs, in one large run, and through a pipe in short writes, they
@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const char* const kFormats[] = {"lines", "text", "clf",  "combined",
                                          "tsv",   "csv",  "jsonl"};
   uriscan::LogReaderOptions o;
-  o.format = kFormats[data[0] % 7];
+  o.format = kFormats[(data[0] & 7) % 7];
   const bool table = o.format == "tsv" || o.format == "csv";
   const bool log = o.format == "clf" || o.format == "combined";
   if (o.format == "jsonl") o.field = "u";
