@@ -437,6 +437,10 @@ LineReader::Status LineReader::NextRun(Lines* out) {
     if (stopped_) return Status::kStopped;
     return error_.empty() ? Status::kEnd : Status::kError;
   };
+  // A failed read or a stop is final: what is left in the buffer (lines
+  // given back with Unread() among them) is not handed out again, so a
+  // caller that reads on for a whole record cannot loop on it.
+  if (eof_ && (stopped_ || !error_.empty())) return ended();
   for (;;) {
     if (skipping_) {
       const void* nl = std::memchr(buf_.get() + begin_, '\n', end_ - begin_);
