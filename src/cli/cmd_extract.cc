@@ -273,11 +273,8 @@ void ExtractRun::AppendRows(std::string_view lines,
                             const std::vector<ingest::LogFields>& fields,
                             std::string* out) const {
   size_t k = 0;
-  while (!lines.empty()) {
-    const size_t nl = lines.find('\n');
-    const std::string_view record = lines.substr(0, nl);
-    lines.remove_prefix(nl + 1);
-    const size_t tab = record.find('\t');
+  ingest::ForEachNumbered(lines, [&](std::string_view line,
+                                     std::string_view uri) {
     const ingest::LogFields* f = fields_ ? &fields[k] : nullptr;
     ++k;
     const auto number = [&](int64_t v) {
@@ -298,10 +295,10 @@ void ExtractRun::AppendRows(std::string_view lines,
       if (i > 0) out->push_back('\t');
       switch (columns_[i]) {
         case kLine:
-          out->append(record.substr(0, tab));
+          out->append(line);
           break;
         case kUri:
-          AppendPgText(record.substr(tab + 1), out);
+          AppendPgText(uri, out);
           break;
         case kClient:
           text(true, f->client);
@@ -331,7 +328,7 @@ void ExtractRun::AppendRows(std::string_view lines,
       }
     }
     out->push_back('\n');
-  }
+  });
 }
 
 }  // namespace

@@ -190,18 +190,12 @@ void LogReader::Impl::Records(ingest::Lines* input, LogBatch* batch) {
   for (const ingest::ExtractProblem& p : problems)
     batch->problems.push_back({line + 1 + p.line, p.column,
                                std::string(p.kind), std::string(p.message)});
-  // "LINE\tREFERENCE\n" per reference.
-  std::string_view rest = out;
   size_t k = 0;
-  while (!rest.empty()) {
-    const size_t nl = rest.find('\n');
-    const std::string_view record = rest.substr(0, nl);
-    rest.remove_prefix(nl + 1);
-    const size_t tab = record.find('\t');
+  ingest::ForEachNumbered(out, [&](std::string_view number,
+                                   std::string_view uri) {
     LogRow row;
-    for (char c : record.substr(0, tab))
-      row.line = row.line * 10 + static_cast<uint64_t>(c - '0');
-    row.uri = Append(record.substr(tab + 1), &batch->text);
+    for (char c : number) row.line = row.line * 10 + static_cast<uint64_t>(c - '0');
+    row.uri = Append(uri, &batch->text);
     if (options.log_fields && k < fields.size()) {
       const ingest::LogFields& f = fields[k];
       LogFieldsRow r;
@@ -219,7 +213,7 @@ void LogReader::Impl::Records(ingest::Lines* input, LogBatch* batch) {
     }
     ++k;
     batch->rows.push_back(row);
-  }
+  });
   line += info.overlong_lines > 0 ? info.overlong_lines
                                   : CountLines(input->text);
 }

@@ -68,6 +68,19 @@ ExtractCounts ExtractRecords(std::string_view text, const RecordInfo& info,
                              std::vector<ExtractProblem>* problems,
                              std::vector<LogFields>* fields = nullptr);
 
+// Calls f(line, reference) for each "LINE\tREFERENCE\n" of `out` (what
+// Extract() writes with_line), in order; `line` is the number as written.
+template <class F>
+void ForEachNumbered(std::string_view out, F f) {
+  while (!out.empty()) {
+    const size_t nl = out.find('\n');
+    const std::string_view record = out.substr(0, nl);
+    out.remove_prefix(nl + 1);
+    const size_t tab = record.find('\t');
+    f(record.substr(0, tab), record.substr(tab + 1));
+  }
+}
+
 }  // namespace ingest
 }  // namespace uriscan
 
