@@ -291,6 +291,14 @@ for bad in "uri_normalize('http://a/', 'nope')" "uri_key('http://a/', 'nope')" \
     echo "duckdb-test: SELECT $bad fails: $(head -1 "$work/err")"
   fi
 done
+# A NULL in the list of paths is named as such, not an internal error.
+sql "SELECT * FROM read_uris(['$root/README.md', NULL])" > /dev/null 2> "$work/err" || true
+if ! grep -q "read_uris: path: NULL" "$work/err" || grep -q INTERNAL "$work/err"; then
+  echo "duckdb-test: a NULL path: $(head -1 "$work/err")"
+  status=1
+else
+  echo "duckdb-test: a NULL path: as expected"
+fi
 
 # uri_param with its arguments swapped is an error that says so; a name
 # that only looks odd is not.
