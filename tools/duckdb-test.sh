@@ -144,9 +144,13 @@ if [ -d "$shared" ]; then
   awk '{ gsub(/\\/, "\\\\"); gsub(/"/, "\\\""); printf "{\"n\":%d,\"url\":\"%s\"}\n", NR, $0 }' "$work/refs" > "$work/t.jsonl"
   for t in "csv url" "tsv url" "csv 2" "jsonl url"; do
     set -- $t
-    "$uriscan" extract --quiet --with-line --from="$1" --field="$2" "$work/t.$1" 2>/dev/null | utf8 > "$work/want"
-    raw_sql "SELECT line, uri FROM read_uris('$work/t.$1', format := '$1', field := '$2')" > "$work/got"
-    compare "read_uris $1 field $2" "$work/want" "$work/got"
+    gzip -c "$work/t.$1" > "$work/t.$1.gz"
+    zstd -q -c "$work/t.$1" > "$work/t.$1.zst"
+    for input in "$work/t.$1" "$work/t.$1.gz" "$work/t.$1.zst"; do
+      "$uriscan" extract --quiet --with-line --from="$1" --field="$2" "$input" 2>/dev/null | utf8 > "$work/want"
+      raw_sql "SELECT line, uri FROM read_uris('$input', format := '$1', field := '$2')" > "$work/got"
+      compare "read_uris $1 field $2 $(basename "$input")" "$work/want" "$work/got"
+    done
   done
 
   # The log's fields beside each reference, as `extract --columns` gives
