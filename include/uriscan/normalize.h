@@ -190,6 +190,9 @@ struct URISCAN_EXPORT Interrupted : std::exception {
   const char* what() const noexcept override;
 };
 URISCAN_EXPORT void SetInterruptCheck(bool (*check)());
+// Asks the calling thread's check, if it has one: true when it says to
+// stop (what the long loops above and LogReader's waits ask).
+URISCAN_EXPORT bool InterruptRequested();
 
 }  // namespace uriscan
 

@@ -14,7 +14,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "src/transform/scratch.h"
+#include "uriscan/normalize.h"
 #include "uriscan/spans.h"
 
 namespace uriscan {
@@ -152,8 +152,7 @@ bool LineReader::Ready(int ms) const {
 }
 
 bool LineReader::Stopping() {
-  if (stop_.load(std::memory_order_relaxed) ||
-      (internal::interrupt_check && internal::interrupt_check()))
+  if (stop_.load(std::memory_order_relaxed) || InterruptRequested())
     stopped_ = true;
   return stopped_;
 }

@@ -34,6 +34,10 @@ const char* Interrupted::what() const noexcept {
 
 void SetInterruptCheck(bool (*check)()) { internal::interrupt_check = check; }
 
+bool InterruptRequested() {
+  return internal::interrupt_check && internal::interrupt_check();
+}
+
 namespace {
 
 // sec. 6.2.3 for the schemes we know; anything else is left alone.
@@ -179,6 +183,7 @@ bool AppendCrawlerQueryAs(std::string_view query, const NormalizeOptions& opt,
   kept.clear();
   if (query.size() > kLongQueryBytes) {
     kept.reserve(std::count(query.begin(), query.end(), '&') + 1);
+    out->reserve(out->size() + 1 + query.size());  // grown without a copy
   }
   size_t begin = 0, steps = 0;
   bool drop_cftoken = false;  // the parameter before was a dropped cfid
@@ -435,9 +440,13 @@ bool Normalize(const UriReference& uri, Profile profile, std::string* out,
     if (crawler) {
       thread_local std::string q;
       const internal::LetGoIfLarge<std::string> let_go(q);
-      q.clear();
-      AppendPctNormal(*query, false, &q);
-      AppendCrawlerQuery(q, options, out);
+      std::string_view normal = *query;  // as it is without a triplet
+      if (normal.find('%') != std::string_view::npos) {
+        q.clear();
+        AppendPctNormal(*query, false, &q);
+        normal = q;
+      }
+      AppendCrawlerQuery(normal, options, out);
     } else {
       out->push_back('?');
       AppendPctNormal(*query, false, out);
@@ -614,6 +623,7 @@ void NormalizeBatch(const Batch& in, const ComponentSpans& s, Profile profile,
   thread_local std::vector<uint32_t> shift;
   thread_local std::vector<size_t> rewritten;
   thread_local std::string row;
+  const internal::LetGoIfLarge<std::string> let_go_row(row);
   shift.resize(n);
   rewritten.clear();
   for (size_t i = 0; i < n; ++i) {
