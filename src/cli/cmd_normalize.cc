@@ -61,7 +61,6 @@ class NormalizeRun : public CommandRun {
   // "\n", are copied in one piece; only the others are normalized.
   void WriteChunk(const Batch& rows, Chunk* c) {
     thread_local std::vector<uint8_t> as_is;
-    thread_local std::string normal;
     CountWholeChunk(c);
     const ComponentSpans& s = c->spans;
     MarkAlreadyNormal(rows, s, profile_.profile, &as_is, profile_.normalize);
@@ -76,6 +75,7 @@ class NormalizeRun : public CommandRun {
                s.uri_begin[last + 1] == s.uri_end[last] + 1)
           ++last;
         out.append(data + s.uri_begin[i], s.uri_end[last] - s.uri_begin[i]);
+        c->SpillOut();  // (before a byte is added to a long line: no copy)
         out.push_back('\n');
         i = last;
         continue;
@@ -91,21 +91,23 @@ class NormalizeRun : public CommandRun {
             out.append(text);
           }
           out.push_back('\n');
+          c->SpillOut();
         }
         continue;
       }
       if (as_is[i]) {
         out.append(text);
-      } else {
-        normal.clear();
-        (void)Normalize(s.Row(i, data), profile_.profile, &normal,
+      } else {  // normalized in place: a huge line is not held twice
+        const size_t begin = out.size();
+        (void)Normalize(s.Row(i, data), profile_.profile, &out,
                         profile_.normalize);
-        c->totals.rewritten += normal != text;
-        out.append(normal);
+        c->totals.rewritten += std::string_view(out).substr(begin) != text;
       }
+      c->SpillOut();
       if (crawler) {  // a valid line has no byte that TSV text escapes
         out.push_back('\t');
         out.append(text);
+        c->SpillOut();
       }
       out.push_back('\n');
     }
@@ -120,11 +122,13 @@ class NormalizeRun : public CommandRun {
     const std::string_view normal = normalized_rows.Get(i);
     c->out.append(normal);
     c->totals.rewritten += normal != uri.text();
+    c->SpillOut();
     if (crawler) {
       c->out.push_back('\t');
       // PostgreSQL's text format: the line as read may hold a backslash
       // or a TAB (--lenient repairs them in the key only).
       AppendPgText(c->AsRead(i, uri.text()), &c->out);
+      c->SpillOut();
     }
     c->out.push_back('\n');
     return true;

@@ -78,6 +78,7 @@ class ParamsRun : public CommandRun {
               digits);
         }
         AppendParam(k, std::string_view(digits, digits_size), &c->out);
+        c->SpillOut();
       }
       p.next = q.size();
     }
@@ -134,8 +135,10 @@ class ParamsRun : public CommandRun {
     char digits[24];
     const auto r =
         std::to_chars(digits, digits + sizeof(digits), c->first_line + i);
-    for (; NextWindow() && p.params.row[p.next] == i; ++p.next)
+    for (; NextWindow() && p.params.row[p.next] == i; ++p.next) {
       AppendParam(p.next, std::string_view(digits, r.ptr - digits), &c->out);
+      c->SpillOut();
+    }
     return true;
   }
 

@@ -115,7 +115,9 @@ class ParseRun : public CommandRun {
       // Each row's cells from the columns, no UriReference or Row() call.
       CountWholeChunk(c);
       for (size_t i = 0; i < c->spans.size(); ++i) {
-        writer_->AppendRow(i, RowOf(i, *c), SpanRow(c->spans, rows.data, i),
+        RowContext row = RowOf(i, *c);
+        row.out_parts = &c->out_parts;
+        writer_->AppendRow(i, row, SpanRow(c->spans, rows.data, i),
                            derived_rows, &c->out);
       }
       return false;
@@ -142,7 +144,9 @@ class ParseRun : public CommandRun {
         AppendJsonRepaired(c->originals[i], &c->out);
       c->out.push_back('\n');
     } else if (writer_) {
-      writer_->AppendRow(i, RowOf(i, *c), uri, derived_rows, &c->out);
+      RowContext row = RowOf(i, *c);
+      row.out_parts = &c->out_parts;
+      writer_->AppendRow(i, row, uri, derived_rows, &c->out);
     } else {
       AppendTsvRecord(c->first_line + i, uri, &c->out);
     }

@@ -107,12 +107,13 @@ void ColumnWriter::AppendHeader(std::string* out) const {
 
 void ColumnWriter::Prepare(const Batch& rows, const ComponentSpans& spans,
                            DerivedRows* derived) const {
+  // The keys first: what they take is let go before the batches are made.
+  if (Wants(Column::kKey)) fingerprinter_.Batch64(rows, spans, &derived->keys);
   if (Wants(Column::kNormalized))
     NormalizeBatch(rows, spans, profile_, &derived->normalized, options_);
-  if (Wants(Column::kSurtCrawler))
+  if (Wants(Column::kSurtCrawler) && &CrawlerRows(*derived) == &derived->crawler)
     NormalizeBatch(rows, spans, Profile::kCrawler, &derived->crawler,
                    options_);
-  if (Wants(Column::kKey)) fingerprinter_.Batch64(rows, spans, &derived->keys);
   if (Wants(Column::kParamNames) || Wants(Column::kParam) ||
       Wants(Column::kParamRaw)) {
     QueryParams& p = derived->params;
@@ -144,27 +145,38 @@ void AppendDecoded(const std::optional<std::string_view>& in, Decoding how,
   }
 }
 
-// A JSON array of strings as TSV text (its backslashes doubled).
+// A JSON array of strings as TSV text (its backslashes doubled), written
+// into `out` a string at a time (an array of millions is never held twice),
+// which moves onto `parts` as it grows, unless that is null.
 class JsonArrayCell {
  public:
+  explicit JsonArrayCell(std::string* out,
+                         std::vector<std::string>* parts = nullptr)
+      : out_(out), parts_(parts) {}
   void Add(std::string_view s) {
-    text_.push_back(text_.empty() ? '[' : ',');
-    AppendJsonString(s, &text_);
+    if (parts_) SpillOutput(out_, parts_);
+    out_->push_back(empty_ ? '[' : ',');
+    empty_ = false;
+    item_.clear();
+    AppendJsonString(s, &item_);
+    AppendPgText(item_, out_);
   }
-  void AppendTo(std::string* out) {
-    if (text_.empty()) text_.push_back('[');
-    text_.push_back(']');
-    AppendPgText(text_, out);
+  void Close() {
+    if (empty_) out_->push_back('[');
+    out_->push_back(']');
   }
 
  private:
-  std::string text_;
+  std::string* out_;
+  std::vector<std::string>* parts_;
+  std::string item_;
+  bool empty_ = true;
 };
 
 // path_segments: each segment decoded.
 void AppendPathSegments(std::string_view path, DecodedBytes bytes,
                         std::string* out) {
-  JsonArrayCell cell;
+  JsonArrayCell cell(out);
   thread_local std::string buffer;
   if (!path.empty()) {
     if (path[0] == '/') path.remove_prefix(1);
@@ -179,15 +191,16 @@ void AppendPathSegments(std::string_view path, DecodedBytes bytes,
       path.remove_prefix(slash + 1);
     }
   }
-  cell.AppendTo(out);
+  cell.Close();
 }
 
 }  // namespace
 
 void ColumnWriter::AppendParamNames(size_t i, std::string_view query,
                                     const DerivedRows& derived,
-                                    std::string* out) const {
-  JsonArrayCell cell;
+                                    std::string* out,
+                                    std::vector<std::string>* parts) const {
+  JsonArrayCell cell(out, parts);
   if (query.size() > kLongQuery) {  // not in the columns: walked here
     thread_local std::string name;
     ForEachQueryField(query, [&](std::string_view raw, std::string_view) {
@@ -196,7 +209,7 @@ void ColumnWriter::AppendParamNames(size_t i, std::string_view query,
       cell.Add(name);
       return true;
     });
-    cell.AppendTo(out);
+    cell.Close();
     return;
   }
   const char* names = derived.names.data();
@@ -205,7 +218,7 @@ void ColumnWriter::AppendParamNames(size_t i, std::string_view query,
     cell.Add({names + derived.name_offsets[k],
               derived.name_offsets[k + 1] - derived.name_offsets[k]});
   }
-  cell.AppendTo(out);
+  cell.Close();
 }
 
 // param:NAME and param_raw:NAME: the value of the first parameter whose
@@ -281,7 +294,7 @@ void ColumnWriter::AppendSurt(std::string_view text, std::string* out) {
 // "com,example)/a?b=1" for "http://www.Example.com:80/a?b=1#f".
 void ColumnWriter::AppendSurtCrawler(size_t i, const DerivedRows& derived,
                                      std::string* out) const {
-  const NormalizedBatch& nb = derived.crawler;
+  const NormalizedBatch& nb = CrawlerRows(derived);
   if (!AppendCrawlerSurt(nb.spans().Row(i, nb.view().data), out))
     out->append("\\N");
 }
@@ -335,6 +348,7 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
     return uri.host();
   };
   for (size_t k = 0; k < columns_.size(); ++k) {
+    if (row.out_parts) SpillOutput(out, row.out_parts);
     if (k) out->push_back('\t');
     switch (columns_[k].column) {
       case Column::kLine: AppendNumber(row.line, out); break;
@@ -389,7 +403,8 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
         break;
       case Column::kParamNames:
         if (valid) {
-          AppendParamNames(i, uri.query().value_or(""), derived, out);
+          AppendParamNames(i, uri.query().value_or(""), derived, out,
+                           row.out_parts);
         } else {
           out->append("\\N");
         }
@@ -455,6 +470,8 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
         break;
     }
   }
+  // (A long cell that filled `out` moves before a byte is added to it.)
+  if (row.out_parts) SpillOutput(out, row.out_parts);
   if (end_line) out->push_back('\n');
 }
 

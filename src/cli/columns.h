@@ -68,6 +68,9 @@ struct RowContext {
   std::string_view file;
   std::string_view raw;  // the line as read (before --lenient repaired it)
   bool repaired = false;
+  // Where the output may move between cells and in a long cell
+  // (SpillOutput), or null.
+  std::vector<std::string>* out_parts = nullptr;
 };
 
 // Writes rows of the chosen columns. One object serves every thread; each
@@ -99,6 +102,13 @@ class ColumnWriter {
                    const DerivedRows& derived, std::string* out,
                    bool end_line) const;
   bool Wants(Column c) const;
+  // The crawler's normal forms that surt_crawler reads: the normalized
+  // column's when that is the crawler profile's (made once, not twice).
+  const NormalizedBatch& CrawlerRows(const DerivedRows& derived) const {
+    return profile_ == Profile::kCrawler && Wants(Column::kNormalized)
+               ? derived.normalized
+               : derived.crawler;
+  }
   static void AppendSurt(std::string_view text, std::string* out);
   void AppendSurtCrawler(size_t i, const DerivedRows& derived,
                          std::string* out) const;
@@ -112,8 +122,10 @@ class ColumnWriter {
   // is longer than kLongQuery (then not in the columns).
   void AppendParam(size_t i, std::string_view query, const ColumnChoice& c,
                    const DerivedRows& derived, std::string* out) const;
+  // (`out` moves onto `parts` as it grows, unless that is null.)
   void AppendParamNames(size_t i, std::string_view query,
-                        const DerivedRows& derived, std::string* out) const;
+                        const DerivedRows& derived, std::string* out,
+                        std::vector<std::string>* parts) const;
 
   std::vector<ColumnChoice> columns_;
   const PublicSuffixList* psl_;

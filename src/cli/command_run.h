@@ -59,6 +59,8 @@ struct Chunk {
   ComponentSpans spans;
   std::vector<uint32_t> risk_column;  // CommandRun::WantsRiskFlags()
   size_t rows = 0;  // rows processed (fewer after a failure)
+  // The chunk's output: out_parts, then out (SpillOut()).
+  std::vector<std::string> out_parts;
   std::string out;
   Totals totals;
   bool failed = false;  // --on-error=fail met an invalid line: out stops there
@@ -66,6 +68,9 @@ struct Chunk {
   // row i the original line when it was repaired (empty otherwise).
   std::string lenient_text;
   std::vector<std::string_view> originals;
+
+  // Only for commands whose output nothing reads before it is written.
+  void SpillOut() { SpillOutput(&out, &out_parts); }
 
   // The diagnostic of row `row`'s scan error (docs/design.md, "The
   // command").

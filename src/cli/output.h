@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "uriscan/uri.h"
 
@@ -69,6 +71,17 @@ void AppendHtmlText(std::string_view s, std::string* out);
 // format): a backslash, TAB, LF and CR each become a backslash and then
 // '\\', 't', 'n' or 'r'; every other byte is written as it is.
 void AppendPgText(std::string_view s, std::string* out);
+
+// An output that grows large, moved whole onto the end of `parts` (the
+// output before it) and begun again, so that the output of huge records
+// (a line of millions of parameters) grows without copying itself.
+constexpr size_t kOutputPart = size_t{1} << 20;
+inline void SpillOutput(std::string* out, std::vector<std::string>* parts) {
+  if (out->size() < kOutputPart) return;
+  parts->push_back(std::move(*out));
+  *out = std::string();
+  out->reserve(2 * kOutputPart);  // a record across kOutputPart: no copy
+}
 
 // FILE:LINE:COL: error: <kind>: <message>, with "\n". COL counts bytes from 1.
 void AppendDiagnostic(std::string_view file, uint64_t line, ScanError error,

@@ -305,12 +305,17 @@ void Pipeline::EmitOldest() {
   }
   stopped_ = c.failed;
   command_->Emit(c, &out_.buffer(), &totals_);
-  if (c.out.size() >= kWriteThrough) {
-    progress_.Clear();
-    out_.WriteThrough(c.out);
-  } else {
-    out_.buffer() += c.out;
-  }
+  const auto write = [this](const std::string& text) {
+    if (text.size() >= kWriteThrough) {
+      progress_.Clear();
+      out_.WriteThrough(text);
+    } else {
+      out_.buffer() += text;
+    }
+  };
+  for (const std::string& part : c.out_parts) write(part);
+  write(c.out);
+  c.out_parts.clear();
   if (c.starts_file && !opt_.global_lines) lines_written_ = 0;
   for (const Diagnostic& d : c.diagnostics) {
     if (diagnostics_printed_ == opt_.max_errors) {
@@ -400,6 +405,7 @@ void Pipeline::ReadFile(const std::string& file) {
     }
     pool_.Submit(slot, [this, &c] {
       c.out.clear();
+      c.out_parts.clear();
       c.diagnostics.clear();
       c.totals = Totals{};
       c.failed = false;

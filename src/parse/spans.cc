@@ -236,22 +236,27 @@ size_t Scanner::ScanFirstLines(std::string_view text, ComponentSpans* spans,
   // and shorter takes a few rounds, not one per 64 lines), never past
   // max_rows. The kernel stops when they are full and goes on from there.
   // (Growing initializes the new rows, so a guess far above the count
-  // would cost a fill of the excess each time.)
-  auto guess = [&](size_t rows, size_t pos, size_t at_least) {
+  // would cost a fill of the excess each time.) The first guess, from the
+  // last text, covers at most its first MiB: a text of one huge line fills
+  // no columns for the lines of the last one.
+  auto guess = [&](size_t rows, size_t pos, size_t end, size_t at_least) {
     const double per_byte = pos != 0 ? static_cast<double>(rows) / pos
                                      : scratch_->lines_per_byte;
-    const double more = static_cast<double>(text.size() - pos) * per_byte;
+    const double more = static_cast<double>(end - pos) * per_byte;
     const size_t want = std::max(
         rows + static_cast<size_t>(more * 1.02) + 64, at_least);
     return want > max_rows ? max_rows : want;
   };
+  constexpr size_t kFirstGuessBytes = size_t{1} << 20;
   size_t rows = 0, pos = 0;
-  size_t capacity = lines != 0 ? std::min(lines, max_rows) : guess(0, 0, 0);
+  size_t capacity =
+      lines != 0 ? std::min(lines, max_rows)
+                 : guess(0, 0, std::min(text.size(), kFirstGuessBytes), 0);
   while (pos < text.size() && rows < max_rows) {
     spans->Resize(capacity);
     pos = kernels::ScanLines(data, text.size(), pos, scratch_->view(),
                              Columns(spans), rows, capacity, &rows);
-    capacity = guess(rows, pos, capacity + capacity / 4);
+    capacity = guess(rows, pos, text.size(), capacity + capacity / 4);
   }
   if (pos != 0) scratch_->lines_per_byte = static_cast<double>(rows) / pos;
   spans->Resize(rows);

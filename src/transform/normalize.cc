@@ -34,6 +34,12 @@ const char* Interrupted::what() const noexcept {
 
 void SetInterruptCheck(bool (*check)()) { internal::interrupt_check = check; }
 
+void internal::ReturnFreedMemory() {
+#if URISCAN_MIMALLOC_ARENAS
+  mi_collect(true);
+#endif
+}
+
 bool InterruptRequested() {
   return internal::interrupt_check && internal::interrupt_check();
 }

@@ -23,6 +23,11 @@ inline void Step(size_t* steps) {
     throw Interrupted();
 }
 
+// Hands the memory just freed back to the system now (mimalloc keeps it
+// for a while otherwise), so that what one huge reference took and let go
+// does not add to what the next stage takes.
+void ReturnFreedMemory();
+
 // Frees `scratch` (a thread-local string or vector) when it goes out of
 // scope holding more than 1 MiB: what an ordinary reference needs is kept
 // for the next call, what a 100 MB one needed is not.
@@ -31,8 +36,10 @@ class LetGoIfLarge {
  public:
   explicit LetGoIfLarge(T& scratch) : scratch_(scratch) {}
   ~LetGoIfLarge() {
-    if (scratch_.capacity() * sizeof(scratch_[0]) > (size_t{1} << 20))
+    if (scratch_.capacity() * sizeof(scratch_[0]) > (size_t{1} << 20)) {
       T().swap(scratch_);
+      ReturnFreedMemory();
+    }
   }
   LetGoIfLarge(const LetGoIfLarge&) = delete;
   LetGoIfLarge& operator=(const LetGoIfLarge&) = delete;

@@ -354,28 +354,27 @@ using surt_internal::StripPathSessionIds;
 // go after (a line of millions of fields).
 constexpr size_t kLongQueryBytes = size_t{1} << 16;
 
+// Bytes compared as unsigned, each lower-cased first when `lower`.
+int CompareBytes(std::string_view a, std::string_view b, bool lower) {
+  if (!lower) return a.compare(b);
+  const size_t n = std::min(a.size(), b.size());
+  for (size_t k = 0; k < n; ++k) {
+    const unsigned char x = Lower(a[k]), y = Lower(b[k]);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  return a.size() < b.size() ? -1 : a.size() > b.size() ? 1 : 0;
+}
+
 // alphaReorderQuery(): fields split on '&' (empty ones kept), each at its
 // first '=', sorted as Python sorts the tuples (a field without '=' before
-// the same name with one).
+// the same name with one); written at `out` (q.size() bytes, not within
+// q), lower-cased when `lower` (as if q were lower-cased first).
 // Each field by its first byte alone (4 bytes a field however many a line
 // has; 8 for a query of 4 GiB or more), its name, '=' and value found as
-// they are needed.
+// they are needed; a field the same as the one before it is not listed but
+// written after it ("a&a&a&...&a" takes one).
 template <class Offset>
-void AlphaReorderQueryAs(std::string* query) {
-  thread_local std::vector<Offset> args;
-  const internal::LetGoIfLarge<std::vector<Offset>> let_go(args);
-  args.clear();
-  const std::string_view q = *query;
-  if (q.size() > kLongQueryBytes)  // sized once, let go after
-    args.reserve(std::count(q.begin(), q.end(), '&') + 1);
-  size_t steps = 0;
-  for (size_t begin = 0;;) {
-    internal::Step(&steps);
-    args.push_back(static_cast<Offset>(begin));
-    const size_t end = q.find('&', begin);
-    if (end == std::string_view::npos) break;
-    begin = end + 1;
-  }
+void AlphaReorderQueryAs(std::string_view q, bool lower, char* out) {
   const size_t n = q.size();
   const auto name_end = [q, n](size_t at) {
     while (at < n && q[at] != '=' && q[at] != '&') ++at;
@@ -385,34 +384,67 @@ void AlphaReorderQueryAs(std::string* query) {
     while (at < n && q[at] != '&') ++at;
     return at;
   };
+  thread_local std::vector<Offset> args;
+  const internal::LetGoIfLarge<std::vector<Offset>> let_go(args);
+  args.clear();
+  if (n > kLongQueryBytes)  // sized once, let go after
+    args.reserve(std::count(q.begin(), q.end(), '&') + 1);
+  size_t steps = 0;
+  std::string_view last;  // the field before
+  for (size_t begin = 0; begin <= n;) {
+    internal::Step(&steps);
+    const size_t end = std::min(q.find('&', begin), n);
+    const std::string_view field = q.substr(begin, end - begin);
+    if (begin == 0 || field != last) args.push_back(static_cast<Offset>(begin));
+    last = field;
+    begin = end + 1;
+  }
   std::sort(args.begin(), args.end(), [&](Offset x, Offset y) {
     internal::Step(&steps);
     const size_t xe = name_end(x), ye = name_end(y);
-    const int c = q.substr(x, xe - x).compare(q.substr(y, ye - y));
+    const int c = CompareBytes(q.substr(x, xe - x), q.substr(y, ye - y), lower);
     if (c != 0) return c < 0;
     const bool x_value = xe < n && q[xe] == '=';
     const bool y_value = ye < n && q[ye] == '=';
     if (x_value != y_value) return !x_value;
     if (!x_value) return false;
-    return q.substr(xe + 1, field_end(xe + 1) - xe - 1) <
-           q.substr(ye + 1, field_end(ye + 1) - ye - 1);
+    return CompareBytes(q.substr(xe + 1, field_end(xe + 1) - xe - 1),
+                        q.substr(ye + 1, field_end(ye + 1) - ye - 1),
+                        lower) < 0;
   });
-  std::string out;
-  out.reserve(q.size());
-  for (size_t k = 0; k < args.size(); ++k) {
-    if (k) out.push_back('&');
-    out.append(q.substr(args[k], field_end(args[k]) - args[k]));
+  bool first = true;
+  for (const Offset at : args) {
+    const std::string_view field = q.substr(at, field_end(at) - at);
+    // The field, then each one right after it that is the same.
+    size_t next = at;
+    do {
+      if (!first) *out++ = '&';
+      first = false;
+      if (lower) {
+        for (char c : field) *out++ = Lower(c);
+      } else {
+        out = std::copy(field.begin(), field.end(), out);
+      }
+      next += field.size() + 1;  // past it and its '&'
+    } while (next + field.size() <= n &&
+             q.compare(next, field.size(), field) == 0 &&
+             (next + field.size() == n || q[next + field.size()] == '&'));
   }
-  query->swap(out);
+}
+
+void AlphaReorderQuery(std::string_view q, bool lower, char* out) {
+  if (q.size() <= UINT32_MAX) {
+    AlphaReorderQueryAs<uint32_t>(q, lower, out);
+  } else {
+    AlphaReorderQueryAs<size_t>(q, lower, out);
+  }
 }
 
 void AlphaReorderQuery(std::string* query) {
   if (query->size() <= 1) return;
-  if (query->size() <= UINT32_MAX) {
-    AlphaReorderQueryAs<uint32_t>(query);
-  } else {
-    AlphaReorderQueryAs<size_t>(query);
-  }
+  std::string out(query->size(), '\0');
+  AlphaReorderQuery(*query, false, out.data());
+  query->swap(out);
 }
 
 bool IsAsciiLetter(char c) {
@@ -578,12 +610,15 @@ bool AppendCommonIaSurt(std::string_view url, std::string* out) {
       out->resize(base);
       return false;
     }
-    if (fields) {
-      thread_local std::string sorted;
-      const internal::LetGoIfLarge<std::string> let_go(sorted);
-      sorted.assign(lower);
-      AlphaReorderQuery(&sorted);
-      std::memcpy(q, sorted.data(), sorted.size());
+    // Sorted over the lower-cased copy from a copy of it; a long query
+    // from the URL's bytes, lower-cased as they are read (a query of
+    // millions of fields is not held a third time).
+    if (fields && query.size() > kLongQueryBytes) {
+      AlphaReorderQuery(query, true, q);
+    } else if (fields) {
+      thread_local std::string copy;
+      copy.assign(lower);
+      AlphaReorderQuery(copy, false, q);
     }
   }
   out->resize(base + static_cast<size_t>(w - start));

@@ -87,100 +87,137 @@ void AppendPath(std::string_view path, std::string* out) {
   if (out->size() == begin) out->push_back('/');
 }
 
-// A form field's text decoded as parse_qsl_to_bytes() does: '+' is a
-// space, then each triplet its byte.
-void AppendFormDecoded(std::string_view s, std::string* out) {
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out->push_back(' ');
-    } else if (s[i] == '%') {
-      out->push_back(static_cast<char>(Octet(s, i)));
-      i += 2;
+// A form field's text decoded as parse_qsl_to_bytes() does, a byte at a
+// time: '+' is a space, then each triplet its byte.
+class FormBytes {
+ public:
+  explicit FormBytes(std::string_view s) : s_(s) {}
+  bool Next(unsigned char* c) {
+    if (i_ == s_.size()) return false;
+    if (s_[i_] == '%') {
+      *c = Octet(s_, i_);
+      i_ += 3;
     } else {
-      out->push_back(s[i]);
+      *c = static_cast<unsigned char>(s_[i_] == '+' ? ' ' : s_[i_]);
+      ++i_;
     }
+    return true;
+  }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+// The decoded bytes of two fields' texts compared (as Python compares
+// bytes): <0, 0 or >0.
+int CompareDecoded(std::string_view a, std::string_view b) {
+  if (a == b) return 0;
+  FormBytes x(a), y(b);
+  for (unsigned char ca = 0, cb = 0;;) {
+    const bool more_a = x.Next(&ca), more_b = y.Next(&cb);
+    if (!more_a || !more_b) return int{more_a} - int{more_b};
+    if (ca != cb) return ca < cb ? -1 : 1;
   }
 }
 
-// urlencode()'s quote_plus: unreserved bytes as they are, space as '+'.
-void AppendFormEncoded(std::string_view s, std::string* out) {
-  for (char ch : s) {
-    const unsigned char c = static_cast<unsigned char>(ch);
-    if (chars::Is(c, chars::kUnreserved)) {
-      out->push_back(ch);
-    } else if (c == ' ') {
-      out->push_back('+');
+// urlencode()'s quote_plus of the decoded text: unreserved bytes as they
+// are, space as '+'; into `out`, or only counted when it is null.
+size_t AppendFormRecoded(std::string_view s, std::string* out) {
+  size_t size = 0;
+  FormBytes bytes(s);
+  for (unsigned char c = 0; bytes.Next(&c);) {
+    const bool as_is = chars::Is(c, chars::kUnreserved) || c == ' ';
+    size += as_is ? 1 : 3;
+    if (!out) continue;
+    if (as_is) {
+      out->push_back(c == ' ' ? '+' : static_cast<char>(c));
     } else {
       AppendEncoded(c, out);
     }
   }
+  return size;
 }
 
 // Past this, a query's list of fields is sized before it is filled and let
-// go after (a line of millions of fields).
+// go after, and so is the output (a line of millions of fields).
 constexpr size_t kLongQueryBytes = size_t{1} << 16;
 
-// One decoded field: offsets into the decoded bytes.
-struct Field {
-  uint32_t name_begin, value_begin, value_end;
+// Where the field that starts at `at` ends: its '&' or ';', or the end.
+size_t FieldEnd(std::string_view query, size_t at) {
+  while (at < query.size() && query[at] != '&' && query[at] != ';') ++at;
+  return at;
+}
+
+// The name and value of the field that starts at `at`, as written.
+struct RawField {
+  std::string_view name, value;
 };
+RawField FieldAt(std::string_view query, size_t at) {
+  const std::string_view field = query.substr(at, FieldEnd(query, at) - at);
+  const size_t eq = std::min(field.find('='), field.size());
+  return {field.substr(0, eq),
+          eq < field.size() ? field.substr(eq + 1) : std::string_view()};
+}
 
 // parse_qsl_to_bytes(query, keep_blank_values=True), sort(), urlencode():
 // fields split on '&' and ';', empty ones skipped, a field without '=' a
 // name with an empty value; sorted by name then value, bytes compared.
+// Decoded as they are compared and written; the fields of a long query
+// each by its first byte alone (4 bytes a field however many a line has),
+// a short one's parsed once (by their place in `parsed`).
 void AppendQuery(std::string_view query, std::string* out) {
-  thread_local std::string decoded;
-  thread_local std::vector<Field> fields;
+  thread_local std::vector<uint32_t> fields;
+  thread_local std::vector<RawField> parsed;
   // Let go after a long query, also when an interrupt throws out of here.
-  const internal::LetGoIfLarge<std::string> let_go_decoded(decoded);
-  const internal::LetGoIfLarge<std::vector<Field>> let_go_fields(fields);
-  decoded.clear();
+  const internal::LetGoIfLarge<std::vector<uint32_t>> let_go(fields);
   fields.clear();
-  if (query.size() > kLongQueryBytes) {  // sized once, let go after
+  parsed.clear();
+  const bool long_query = query.size() > kLongQueryBytes;
+  if (long_query) {  // sized once, let go after
     fields.reserve(std::count_if(query.begin(), query.end(), [](char c) {
                      return c == '&' || c == ';';
                    }) +
                    1);
-    decoded.reserve(query.size());
   }
   size_t begin = 0, steps = 0;
   while (begin <= query.size()) {
     internal::Step(&steps);
-    size_t end = query.find_first_of("&;", begin);
-    if (end == std::string_view::npos) end = query.size();
-    const std::string_view field = query.substr(begin, end - begin);
+    const size_t end = FieldEnd(query, begin);
+    if (end > begin && long_query) {
+      fields.push_back(static_cast<uint32_t>(begin));
+    } else if (end > begin) {
+      fields.push_back(static_cast<uint32_t>(parsed.size()));
+      parsed.push_back(FieldAt(query, begin));
+    }
     begin = end + 1;
-    if (field.empty()) continue;
-    const size_t eq = std::min(field.find('='), field.size());
-    Field f;
-    f.name_begin = static_cast<uint32_t>(decoded.size());
-    AppendFormDecoded(field.substr(0, eq), &decoded);
-    f.value_begin = static_cast<uint32_t>(decoded.size());
-    if (eq < field.size()) AppendFormDecoded(field.substr(eq + 1), &decoded);
-    f.value_end = static_cast<uint32_t>(decoded.size());
-    fields.push_back(f);
   }
+  const auto field = [&](uint32_t k) {
+    return long_query ? FieldAt(query, k) : parsed[k];
+  };
   if (fields.empty()) return;  // urlunsplit writes no '?' for ""
-  const std::string_view d = decoded;
-  auto name = [d](const Field& f) {
-    return d.substr(f.name_begin, f.value_begin - f.name_begin);
-  };
-  auto value = [d](const Field& f) {
-    return d.substr(f.value_begin, f.value_end - f.value_begin);
-  };
-  // std::string_view compares as unsigned bytes, as Python's bytes do.
-  std::sort(fields.begin(), fields.end(),
-            [&](const Field& a, const Field& b) {
-              internal::Step(&steps);
-              const int c = name(a).compare(name(b));
-              return c < 0 || (c == 0 && value(a) < value(b));
-            });
+  if (long_query) {  // the output's size, so that it grows without a copy
+    size_t size = out->size() + fields.size();  // '?' and each '&'
+    for (uint32_t at : fields) {
+      const RawField f = field(at);
+      size += AppendFormRecoded(f.name, nullptr) + 1 +
+              AppendFormRecoded(f.value, nullptr);
+    }
+    out->reserve(size);
+  }
+  std::sort(fields.begin(), fields.end(), [&](uint32_t a, uint32_t b) {
+    internal::Step(&steps);
+    const RawField x = field(a), y = field(b);
+    const int c = CompareDecoded(x.name, y.name);
+    return c < 0 || (c == 0 && CompareDecoded(x.value, y.value) < 0);
+  });
   out->push_back('?');
   for (size_t k = 0; k < fields.size(); ++k) {
     if (k) out->push_back('&');
-    AppendFormEncoded(name(fields[k]), out);
+    const RawField f = field(fields[k]);
+    AppendFormRecoded(f.name, out);
     out->push_back('=');
-    AppendFormEncoded(value(fields[k]), out);
+    AppendFormRecoded(f.value, out);
   }
 }
 
