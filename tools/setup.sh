@@ -20,10 +20,10 @@ bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
 # The aarch64 cross build (tools/cross-test.sh): Debian's cross compiler,
 # qemu-user, and the arm64 -dev packages the library and its tests link
 # (multiarch; libisal-dev:arm64 is never wanted: it would replace the
-# amd64 one the command links).
+# amd64 one the command links, so the cross build reads no gzip).
 cross=(g++-aarch64-linux-gnu qemu-user cmake make pkgconf nlohmann-json3-dev
        libhwy-dev:arm64 libgtest-dev:arm64 libxxhash-dev:arm64
-       libpsl-dev:arm64 libidn2-dev:arm64)
+       libpsl-dev:arm64 libidn2-dev:arm64 libzstd-dev:arm64)
 # The PostgreSQL extension (tools/postgres-test.sh): the server, its
 # headers and pg_config, and pg_virtualenv for a throw-away cluster.
 postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15

@@ -2,7 +2,9 @@
 // Decoder: gzip through ISA-L's igzip, zstd through libzstd, on a thread.
 #include "src/ingest/decompress.h"
 
+#if URISCAN_HAVE_ISAL
 #include <isa-l/igzip_lib.h>
+#endif
 #include <unistd.h>
 #include <zstd.h>
 
@@ -29,6 +31,7 @@ std::string Where(const char* unit, uint64_t number, uint64_t start) {
          ", from compressed byte " + std::to_string(start) + ")";
 }
 
+#if URISCAN_HAVE_ISAL
 const char* GzipErrorName(int code) {
   switch (code) {
     case ISAL_INVALID_BLOCK: return "invalid deflate block";
@@ -40,6 +43,7 @@ const char* GzipErrorName(int code) {
     default: return "corrupt data";
   }
 }
+#endif
 
 }  // namespace
 
@@ -159,6 +163,7 @@ void Decoder::Run() {
   }
 }
 
+#if URISCAN_HAVE_ISAL
 // Every member of the stream (RFC 1952 sec. 2.2: members follow each other)
 // through isal_inflate, which checks each member's CRC-32 and length.
 void Decoder::RunGzip() {
@@ -229,6 +234,14 @@ void Decoder::RunGzip() {
   if (filled > 0 && !Publish(&block)) return;
   Finish(std::move(error));
 }
+
+#else
+// A build without ISA-L (a cross build whose target has no libisal-dev):
+// gzip input is an error that says so.
+void Decoder::RunGzip() {
+  Finish("gzip: this build of uriscan reads no gzip (built without ISA-L)");
+}
+#endif
 
 // Every frame of the stream (RFC 8878: frames follow each other, skippable
 // ones included); ZSTD_decompressStream moves from one frame to the next.
