@@ -133,8 +133,8 @@ struct Pending {
 // count every 100 ms.
 class Prefetch {
  public:
-  explicit Prefetch(const Options* o)
-      : reader_(o->files, o->reader),
+  Prefetch(const Options* o, const LogReaderOptions& options)
+      : reader_(o->files, options),
         started_(interrupts.load(std::memory_order_acquire)) {
     thread_ = std::thread([this] { Produce(); });
   }
@@ -264,8 +264,16 @@ std::string TextOf(duckdb_value v) {
   return out;
 }
 
+// The columns of the table, by index (bind adds them in this order).
+enum ColumnId : idx_t {
+  kFile, kLine, kUri, kClient, kTime, kMethod, kStatus, kBytes, kReferer,
+  kUserAgent, kColumnIds
+};
+
 struct Scanning {
   const Options* options;
+  LogReaderOptions reader;  // the log's fields only when a query reads one
+  std::vector<idx_t> ids;   // the columns of the output, in its order
   std::unique_ptr<Prefetch> prefetch;
   Pending current;
 };
@@ -341,6 +349,17 @@ void Bind(duckdb_bind_info info) {
 void Init(duckdb_init_info info) {
   auto* s = new Scanning;
   s->options = static_cast<const Options*>(duckdb_init_get_bind_data(info));
+  s->reader = s->options->reader;
+  // Projection pushdown: the columns the query reads (count(*) may read
+  // none); the log's fields are parsed only when one of them is read.
+  const idx_t n = duckdb_init_get_column_count(info);
+  bool fields = false;
+  for (idx_t k = 0; k < n; ++k) {
+    const idx_t id = duckdb_init_get_column_index(info, k);
+    s->ids.push_back(id);
+    fields |= id >= kClient && id < kColumnIds;
+  }
+  s->reader.log_fields = fields;
   duckdb_init_set_init_data(info, s, DestroyScanning);
   duckdb_init_set_max_threads(info, 1);  // input order
 }
@@ -372,24 +391,27 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
   auto* s = static_cast<Scanning*>(duckdb_function_get_init_data(info));
   try {
     const Options& o = *s->options;
-    if (!s->prefetch) s->prefetch = std::make_unique<Prefetch>(s->options);
+    if (!s->prefetch)
+      s->prefetch = std::make_unique<Prefetch>(s->options, s->reader);
     const size_t capacity = duckdb_vector_size();
     size_t n = 0;
-    Column file_c(output, 0), line_c(output, 1), uri_c(output, 2);
-    auto* lines = line_c.Data<uint64_t>();
-    const bool logs = o.clf || o.combined;
-    std::unique_ptr<Column> client, time, method, status, bytes, referer, agent;
-    if (logs) {
-      client = std::make_unique<Column>(output, 3);
-      time = std::make_unique<Column>(output, 4);
-      method = std::make_unique<Column>(output, 5);
-      status = std::make_unique<Column>(output, 6);
-      bytes = std::make_unique<Column>(output, 7);
+    // The output's vectors by column id (null: a column not read).
+    std::unique_ptr<Column> cols[kColumnIds];
+    for (size_t k = 0; k < s->ids.size(); ++k) {
+      if (s->ids[k] < kColumnIds)
+        cols[s->ids[k]] = std::make_unique<Column>(output, k);
     }
-    if (o.combined) {
-      referer = std::make_unique<Column>(output, 8);
-      agent = std::make_unique<Column>(output, 9);
-    }
+    Column* const file_c = cols[kFile].get();
+    Column* const uri_c = cols[kUri].get();
+    auto* lines = cols[kLine] ? cols[kLine]->Data<uint64_t>() : nullptr;
+    const bool logs = s->reader.log_fields;
+    Column* const client = cols[kClient].get();
+    Column* const time = cols[kTime].get();
+    Column* const method = cols[kMethod].get();
+    Column* const status = cols[kStatus].get();
+    Column* const bytes = cols[kBytes].get();
+    Column* const referer = cols[kReferer].get();
+    Column* const agent = cols[kUserAgent].get();
     while (n < capacity) {
       Pending& p = s->current;
       if (p.next == p.rows.size()) {
@@ -402,44 +424,56 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
       const std::string& file = o.files[p.file];
       for (; p.next < p.rows.size() && n < capacity; ++p.next, ++n) {
         const Pending::Row& u = p.rows[p.next];
-        duckdb_vector_assign_string_element_len(file_c.vector, n, file.data(),
-                                                file.size());
-        lines[n] = p.batch.rows[p.next].line;
-        uri_c.Text(n, p.text, u.uri, u.end);
+        if (file_c)
+          duckdb_vector_assign_string_element_len(file_c->vector, n,
+                                                  file.data(), file.size());
+        if (lines) lines[n] = p.batch.rows[p.next].line;
+        if (uri_c) uri_c->Text(n, p.text, u.uri, u.end);
         if (!logs) continue;
         const LogFieldsRow& r = p.batch.fields[p.next];
         const Pending::FieldsRow& t = p.fields[p.next];
-        client->Text(n, p.text, t.client, t.method);
-        if (r.has_time) {
-          time->Data<duckdb_timestamp>()[n].micros = r.time;
-        } else {
-          time->Null(n);
+        if (client) client->Text(n, p.text, t.client, t.method);
+        if (time) {
+          if (r.has_time) {
+            time->Data<duckdb_timestamp>()[n].micros = r.time;
+          } else {
+            time->Null(n);
+          }
         }
-        if (t.method == t.referer) {
-          method->Null(n);
-        } else {
-          method->Text(n, p.text, t.method, t.referer);
+        if (method) {
+          if (t.method == t.referer) {
+            method->Null(n);
+          } else {
+            method->Text(n, p.text, t.method, t.referer);
+          }
         }
-        if (r.status >= 0) {
-          status->Data<int32_t>()[n] = r.status;
-        } else {
-          status->Null(n);
+        if (status) {
+          if (r.status >= 0) {
+            status->Data<int32_t>()[n] = r.status;
+          } else {
+            status->Null(n);
+          }
         }
-        if (r.bytes >= 0) {
-          bytes->Data<int64_t>()[n] = r.bytes;
-        } else {
-          bytes->Null(n);
+        if (bytes) {
+          if (r.bytes >= 0) {
+            bytes->Data<int64_t>()[n] = r.bytes;
+          } else {
+            bytes->Null(n);
+          }
         }
-        if (!o.combined) continue;
-        if (r.has_referer) {
-          referer->Text(n, p.text, t.referer, t.user_agent);
-        } else {
-          referer->Null(n);
+        if (referer) {
+          if (r.has_referer) {
+            referer->Text(n, p.text, t.referer, t.user_agent);
+          } else {
+            referer->Null(n);
+          }
         }
-        if (r.has_user_agent) {
-          agent->Text(n, p.text, t.user_agent, t.end);
-        } else {
-          agent->Null(n);
+        if (agent) {
+          if (r.has_user_agent) {
+            agent->Text(n, p.text, t.user_agent, t.end);
+          } else {
+            agent->Null(n);
+          }
         }
       }
     }
@@ -469,6 +503,7 @@ bool RegisterReadUris(duckdb_connection connection) {
   duckdb_table_function_set_bind(f, Bind);
   duckdb_table_function_set_init(f, Init);
   duckdb_table_function_set_function(f, Scan);
+  duckdb_table_function_supports_projection_pushdown(f, true);
   const bool ok = duckdb_register_table_function(connection, f) == DuckDBSuccess;
   duckdb_destroy_table_function(&f);
   return ok;
