@@ -494,12 +494,11 @@ class Interrupter {
   }
   // After `ms` milliseconds, as if Ctrl-C were pressed (for tests).
   void After(int ms) {
-    timer_ = std::thread([this, ms] {
+    std::thread([this, ms] {
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
       const char byte = 1;
       (void)!::write(fds_[1], &byte, 1);
-    });
-    timer_.detach();
+    }).detach();
   }
 
  private:
@@ -517,7 +516,7 @@ class Interrupter {
   duckdb_connection c_;
   std::string extension_;
   int fds_[2] = {-1, -1};
-  std::thread thread_, timer_;
+  std::thread thread_;
 };
 Interrupter* Interrupter::self_ = nullptr;
 

@@ -234,28 +234,33 @@ std::shared_ptr<char> NewBuffer(size_t n) {
 
 }  // namespace
 
-void LineReader::Reserve(size_t more) {
+void LineReader::Rebuffer(std::string_view front, size_t room) {
   const size_t pending = end_ - begin_;
-  if (buf_ && capacity_ >= pending + more) {
-    if (begin_ > 0) {
-      std::memmove(buf_.get(), buf_.get() + begin_, pending);
-      begin_ = 0;
-      end_ = pending;
-    }
-    return;
-  }
-  const size_t capacity = std::max(pending + more, capacity_);
+  const size_t capacity = std::max(capacity_, front.size() + pending + room);
   std::shared_ptr<char> fresh = NewBuffer(capacity);
-  if (pending > 0) std::memcpy(fresh.get(), buf_.get() + begin_, pending);
+  if (!front.empty()) std::memcpy(fresh.get(), front.data(), front.size());
+  if (pending > 0)
+    std::memcpy(fresh.get() + front.size(), buf_.get() + begin_, pending);
   buf_ = std::move(fresh);
   capacity_ = capacity;
   begin_ = 0;
-  end_ = pending;
+  end_ = front.size() + pending;
+}
+
+void LineReader::Reserve(size_t more) {
+  const size_t pending = end_ - begin_;
+  if (!buf_ || capacity_ < pending + more) return Rebuffer({}, more);
+  if (begin_ > 0) {
+    std::memmove(buf_.get(), buf_.get() + begin_, pending);
+    begin_ = 0;
+    end_ = pending;
+  }
 }
 
 void LineReader::HandOut(size_t n, Lines* out) {
   const size_t pending = end_ - begin_ - n;
-  if (pending > n) {
+  last_copied_ = pending > n;
+  if (last_copied_) {
     // A run cut short (its rows capped, a pipe's few lines): the run is
     // copied into a buffer of its own size, the reader keeps its buffer.
     std::shared_ptr<char> copy = NewBuffer(n);
@@ -263,21 +268,14 @@ void LineReader::HandOut(size_t n, Lines* out) {
     out->owner = std::move(copy);
     out->text = std::string_view(out->owner.get(), n);
     begin_ += n;
-    last_copied_ = true;
   } else {
     // The usual run, most of the buffer: the buffer goes with it, and the
     // reader goes on in a new one, with the bytes after the run (part of
     // a line) copied there.
     out->owner = buf_;
     out->text = std::string_view(buf_.get() + begin_, n);
-    const size_t capacity = std::max(capacity_, pending + chunk_);
-    std::shared_ptr<char> fresh = NewBuffer(capacity);
-    if (pending > 0) std::memcpy(fresh.get(), buf_.get() + begin_ + n, pending);
-    buf_ = std::move(fresh);
-    capacity_ = capacity;
-    begin_ = 0;
-    end_ = pending;
-    last_copied_ = false;
+    begin_ += n;
+    Rebuffer({}, chunk_);
   }
   no_newline_ = 0;
   last_.text = out->text;
@@ -287,30 +285,15 @@ void LineReader::HandOut(size_t n, Lines* out) {
 void LineReader::Unread(size_t n) {
   no_newline_ = 0;
   if (n == 0) return;
-  if (mapping_) {
+  // The last n bytes handed out go back before what is pending: a mapped
+  // file's, and a run copied out of the reader's buffer, are still there.
+  if (mapping_ || last_copied_) {
     begin_ -= n;
-    return;
+  } else {
+    Rebuffer(last_.text.substr(last_.text.size() - n), chunk_);
   }
-  // The last n bytes handed out go back before what is pending: when the
-  // run was copied out of the reader's buffer, they are still there.
-  if (last_copied_) {
-    begin_ -= n;
-    last_ = Lines{};
-    last_copied_ = false;
-    return;
-  }
-  const std::string_view back = last_.text.substr(last_.text.size() - n);
-  const size_t pending = end_ - begin_;
-  const size_t capacity = std::max(capacity_, n + pending + chunk_);
-  std::shared_ptr<char> fresh = NewBuffer(capacity);
-  std::memcpy(fresh.get(), back.data(), n);
-  if (pending > 0) std::memcpy(fresh.get() + n, buf_.get() + begin_, pending);
-  buf_ = std::move(fresh);
-  capacity_ = capacity;
-  begin_ = 0;
-  end_ = n + pending;
-  no_newline_ = 0;
   last_ = Lines{};
+  last_copied_ = false;
 }
 
 bool LineReader::Fill() {

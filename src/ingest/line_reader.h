@@ -139,6 +139,10 @@ class LineReader {
   void HandOut(size_t n, Lines* out);
   // Room for `more` bytes after end_, the pending bytes moved to the front.
   void Reserve(size_t more);
+  // A new buffer holding `front`, then the pending bytes, with `room`
+  // bytes after them (at least the capacity so far): runs handed out keep
+  // the old one.
+  void Rebuffer(std::string_view front, size_t room);
   // on_wait before a read of fd_, as set_on_wait says; false to stop.
   bool WaitTurn();
   // True when a read of fd_ would not wait (more bytes, the end or an
