@@ -126,11 +126,13 @@ class URISCAN_EXPORT Dedup {
   // increasing order, from one thread at a time. The answer is Finish()'s
   // whatever the parts and threads (filters of different parts must not
   // share state). Each thread merges its range of every run with 1 MiB
-  // per run.
-  [[nodiscard]] bool FinishByParts(std::vector<bool>* first, std::string* error,
-                                   const std::vector<uint64_t>& starts,
-                                   const std::vector<Filter>& filters,
-                                   size_t threads);
+  // per run. `part_done`, when given, is called with p on the thread that
+  // settled part p, after its filter's last key (for every part, whether
+  // or not its filter saw a key), so a part's resources can be let go.
+  [[nodiscard]] bool FinishByParts(
+      std::vector<bool>* first, std::string* error,
+      const std::vector<uint64_t>& starts, const std::vector<Filter>& filters,
+      size_t threads, const std::function<void(size_t)>& part_done = nullptr);
   const std::string& error() const { return error_; }
   // Where runs go: Options::temp_dir, or its default.
   const std::string& temp_dir() const { return options_.temp_dir; }

@@ -164,6 +164,19 @@ class DedupRun : public CommandRun {
   bool Commit() override {
     if (rerun_) return SameAsCommitted();
     std::string error;
+    // This input (and options) went to another FILE already: no file is
+    // written for it again, and the state has nothing to add.
+    if (output_ && state_) {
+      if (const SeenState::Committed* c =
+              state_->FindCommittedInput(Digest())) {
+        std::fprintf(stderr,
+                     "uriscan: dedup --state: this input was committed to %s "
+                     "at %s, into %s; nothing to do (%s was not written)\n",
+                     state_dir_.c_str(), SeenState::TimeText(c->time).c_str(),
+                     c->path.c_str(), output_name_.c_str());
+        return true;
+      }
+    }
     if (output_ && !output_->Sync(&error)) {
       std::fprintf(stderr, "uriscan: dedup: %s%s\n", error.c_str(),
                    state_ ? "; the state is as before this run" : "");
@@ -213,7 +226,9 @@ class DedupRun : public CommandRun {
   bool TakeStateProfile() {
     SeenState stored;
     std::string error;
-    if (!stored.OpenForReading(state_dir_, &error) || !stored.exists())
+    if (!stored.OpenForReading(state_dir_, &error, /*checksums=*/false,
+                               /*top_only=*/true) ||
+        !stored.exists())
       return true;
     const SeenState::Identity& id = stored.identity();
     if (!ParseProfile(id.profile, &profile_.profile)) {
@@ -250,11 +265,7 @@ class DedupRun : public CommandRun {
   // A rerun into a FILE the state names: the same input and options wrote
   // it (exit 0, nothing written), or other ones did (exit 2).
   bool SameAsCommitted() const {
-    char when[32] = "an earlier run";
-    const std::time_t t = static_cast<std::time_t>(rerun_->time);
-    std::tm utc;
-    if (gmtime_r(&t, &utc))
-      std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+    const std::string when = SeenState::TimeText(rerun_->time);
     if (Digest() == rerun_->digest) {
       std::fprintf(stderr,
                    "uriscan: dedup --state: %s was committed to %s from "
@@ -266,7 +277,7 @@ class DedupRun : public CommandRun {
                  "uriscan: dedup --state: %s was committed to %s at %s from "
                  "other input (or other options); nothing was written or "
                  "added: give this input another --output FILE\n",
-                 output_name_.c_str(), state_dir_.c_str(), when);
+                 output_name_.c_str(), state_dir_.c_str(), when.c_str());
     return false;
   }
 
@@ -306,6 +317,22 @@ class DedupRun : public CommandRun {
                    output_name_.c_str());
       return 2;
     }
+    // A FILE the state names as committed that is gone: its lines are in
+    // the state and would never be written again; an empty FILE in its
+    // place would say there were none.
+    if (state_) {
+      if (const SeenState::Committed* c =
+              state_->FindCommitted(output_->path())) {
+        std::fprintf(stderr,
+                     "uriscan: dedup --state: %s was committed to %s at %s "
+                     "and is missing; nothing was written or added (restore "
+                     "it from a copy; its lines are in the state, so no run "
+                     "writes them again)\n",
+                     output_name_.c_str(), state_dir_.c_str(),
+                     SeenState::TimeText(c->time).c_str());
+        return 2;
+      }
+    }
     if (!output_->Open(&error)) {
       std::fprintf(stderr, "uriscan: dedup: %s\n", error.c_str());
       return 2;
@@ -319,8 +346,13 @@ class DedupRun : public CommandRun {
     std::string error;
     if (state_->OpenForUpdate(
             state_dir_, StateIdentityOf(*fingerprinter_, profile_.normalize),
-            &error, shards_))
+            &error, shards_)) {
+      // Said before anything else the run writes.
+      if (!state_->lost_output().empty())
+        std::fprintf(stderr, "uriscan: dedup --state: warning: %s\n",
+                     state_->lost_output().c_str());
       return true;
+    }
     std::fprintf(stderr, "uriscan: dedup --state: %s\n", error.c_str());
     state_.reset();
     return false;

@@ -28,7 +28,8 @@ constexpr char kHelp[] =
     "                              or is damaged); --verify decodes every\n"
     "                              run too; --compact first merges all runs\n"
     "                              into one; --upgrade first converts a state\n"
-    "                              of an earlier release (format 1) in place\n";
+    "                              of an earlier release in place (format 1,\n"
+    "                              or shards that do not record their state)\n";
 
 // Merges every run of `dir` into one, under the exclusive lock.
 bool Compact(const std::string& dir, std::string* error) {
@@ -57,7 +58,14 @@ bool Upgrade(const std::string& dir, std::string* error) {
   const auto start = std::chrono::steady_clock::now();
   if (!state.Upgrade(dir, error)) return false;
   if (!state.upgraded()) {
-    std::printf("upgraded  nothing to do: %s is of format 2\n", dir.c_str());
+    std::printf("upgraded  nothing to do: %s is of the current format\n",
+                dir.c_str());
+  } else if (state.shards() > 1) {
+    std::printf("upgraded  %u shards now record state %s, %.2f s\n",
+                state.shards(), state.id().c_str(),
+                std::chrono::duration<double>(
+                    std::chrono::steady_clock::now() - start)
+                    .count());
   } else {
     std::printf("upgraded  to format 2: %llu keys in one run, %.2f s\n",
                 static_cast<unsigned long long>(state.keys()),
@@ -76,6 +84,9 @@ void PrintState(const std::string& dir, const SeenState& state) {
   const double bound = keys ? KeyRunBoundBytes(keys) / keys : 0;
   std::printf("state     %s\n", dir.c_str());
   std::printf("profile   %s\n", state.identity().Describe().c_str());
+  if (!state.id().empty())
+    std::printf("id        %s, generation %llu\n", state.id().c_str(),
+                static_cast<unsigned long long>(state.generation()));
   std::printf("keys      %llu\n", static_cast<unsigned long long>(keys));
   std::printf("bytes     %llu on disk (key runs %llu, MANIFEST %llu): "
               "%.2f bytes per key, bound %.2f\n",

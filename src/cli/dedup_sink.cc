@@ -199,8 +199,11 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
       starts.push_back(i == 0 ? 0 : uint64_t{i} << (64 - bits));
       filters.push_back([shard](uint64_t key) { return shard->Offer(key); });
     }
+    // A shard's files are open from its first key to its last (so a state
+    // of 4096 shards runs under a limit of 1024 descriptors).
     if (!exact_->FinishByParts(&first, error, starts, filters,
-                               std::max<size_t>(config_.threads, 1)))
+                               std::max<size_t>(config_.threads, 1),
+                               [state](size_t p) { state->EndShardLookups(p); }))
       return false;
   } else {
     Dedup::Filter filter;

@@ -449,16 +449,25 @@ bool Dedup::Finish(std::vector<bool>* first, std::string* error,
 bool Dedup::FinishByParts(std::vector<bool>* first, std::string* error,
                           const std::vector<uint64_t>& starts,
                           const std::vector<Filter>& filters,
-                          size_t threads) {
+                          size_t threads,
+                          const std::function<void(size_t)>& part_done) {
   if (starts.size() <= 1 || threads <= 1 || !spilling_) {
-    // One part: Finish() with a filter that picks the part by key.
-    if (starts.size() == 1) return Finish(first, error, filters[0]);
-    return Finish(first, error, [&](uint64_t key) {
+    // One thread: Finish() with a filter that picks the part by key (keys
+    // come in increasing order, so parts end in turn).
+    size_t part = 0;
+    const bool finished = Finish(first, error, [&](uint64_t key) {
       const size_t p = static_cast<size_t>(
           std::upper_bound(starts.begin(), starts.end(), key) -
           starts.begin() - 1);
+      for (; part < p; ++part) {
+        if (part_done) part_done(part);
+      }
       return filters[p](key);
     });
+    for (; part < starts.size(); ++part) {
+      if (part_done) part_done(part);
+    }
+    return finished;
   }
   first->assign(deferred_, false);
   // Everything deferred still in memory: the parts are ranges of the sorted
@@ -525,6 +534,7 @@ bool Dedup::FinishByParts(std::vector<bool>* first, std::string* error,
       };
       if (in_memory) {
         FirstOfEachKey(memory_bounds[p], memory_bounds[p + 1], settle);
+        if (part_done) part_done(p);
         continue;
       }
       std::vector<RangeReader<Entry>> readers;
@@ -538,6 +548,7 @@ bool Dedup::FinishByParts(std::vector<bool>* first, std::string* error,
           [](const Entry& a, const Entry& b) { return a.key == b.key; },
           settle);
       for (const auto& r : readers) failed[p] |= r.failed();
+      if (part_done) part_done(p);
     }
   };
   std::vector<std::thread> pool;

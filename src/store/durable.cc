@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
+#include <thread>
 
 namespace uriscan {
 namespace durable {
@@ -19,13 +23,16 @@ bool InjectedNoSpace(size_t bytes) {
   static const char* limit_text = std::getenv("URISCAN_TEST_ENOSPC_AFTER");
   static const unsigned long long limit =
       limit_text ? std::strtoull(limit_text, nullptr, 10) : 0;
-  static unsigned long long written = 0;
+  // Shards write from several threads at once.
+  static std::atomic<unsigned long long> written{0};
   if (!limit_text) return false;
-  if (written + bytes > limit) {
-    errno = ENOSPC;
-    return true;
-  }
-  written += bytes;
+  unsigned long long before = written.load();
+  do {
+    if (before + bytes > limit) {
+      errno = ENOSPC;
+      return true;
+    }
+  } while (!written.compare_exchange_weak(before, before + bytes));
   return false;
 }
 
@@ -91,7 +98,7 @@ bool SyncDirectory(const std::string& dir, std::string* error) {
 }
 
 bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
-                 const std::string& bytes, std::string* error) {
+                 const std::string& bytes, std::string* error, bool sync) {
   const std::string tmp = name + ".tmp";
   const std::string shown_tmp = shown + "/" + tmp;
   unlinkat(dir_fd, tmp.c_str(), 0);  // a leftover (or a planted link)
@@ -114,7 +121,7 @@ bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
     }
     done += static_cast<size_t>(w);
   }
-  if (fsync(fd) != 0) {
+  if (sync && fsync(fd) != 0) {
     *error = "cannot sync " + shown_tmp + ": " + std::strerror(errno);
     close(fd);
     unlinkat(dir_fd, tmp.c_str(), 0);
@@ -127,6 +134,40 @@ bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
     return false;
   }
   return true;
+}
+
+bool SyncAll(int dir_fd, const std::string& shown,
+             const std::vector<std::string>& names, std::string* error) {
+  // A journal commits the syncs that wait on it together, so the group
+  // costs about one commit when its syncs are issued at once.
+  constexpr size_t kAtOnce = 16;
+  std::atomic<size_t> next{0};
+  std::mutex mu;
+  std::string first_error;
+  size_t failed_at = names.size();
+  auto work = [&] {
+    for (size_t i; (i = next.fetch_add(1)) < names.size();) {
+      const int fd = openat(dir_fd, names[i].c_str(),
+                            O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      const int code = fd < 0 ? errno : fsync(fd) != 0 ? errno : 0;
+      if (fd >= 0) close(fd);
+      if (code == 0) continue;
+      std::lock_guard<std::mutex> lock(mu);
+      if (i < failed_at) {
+        failed_at = i;
+        first_error = "cannot sync " + shown + "/" + names[i] + ": " +
+                      std::strerror(code);
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  const size_t threads = std::min(kAtOnce, names.size());
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  if (failed_at == names.size()) return true;
+  *error = first_error;
+  return false;
 }
 
 }  // namespace durable

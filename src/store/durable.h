@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 namespace uriscan {
 namespace durable {
@@ -49,9 +50,19 @@ bool SyncDirectory(const std::string& dir, std::string* error);
 
 // Writes `bytes` to `name` + ".tmp" in the directory `dir_fd`, fsyncs it and
 // renames it to `name` there (`shown` is the directory's path, for errors).
-// The directory is not synced here (SyncDirectory).
+// The directory is not synced here (SyncDirectory). With `sync` false the
+// file is not synced either: the caller syncs it before anything depends
+// on it (SyncAll).
 bool ReplaceFile(int dir_fd, const std::string& shown, const std::string& name,
-                 const std::string& bytes, std::string* error);
+                 const std::string& bytes, std::string* error,
+                 bool sync = true);
+
+// fsync of each of `names` (files or directories, relative to `dir_fd`),
+// several at once: a group of small files and their directories is synced
+// in about the time of one, where one after another costs each its own
+// journal commit. False with *error naming the first that failed.
+bool SyncAll(int dir_fd, const std::string& shown,
+             const std::vector<std::string>& names, std::string* error);
 
 }  // namespace durable
 }  // namespace uriscan

@@ -251,7 +251,7 @@ void KeyRunWriter::FlushPage() {
   page_.clear();
 }
 
-bool KeyRunWriter::Finish() {
+bool KeyRunWriter::Finish(bool sync) {
   if (!f_) return false;
   FlushBlock();
   FlushPage();
@@ -272,7 +272,7 @@ bool KeyRunWriter::Finish() {
         std::fwrite(head, 1, sizeof head, f_) != sizeof head ||
         std::fflush(f_) != 0) {
       Fail("write");
-    } else if (fsync(fileno(f_)) != 0) {
+    } else if (sync && fsync(fileno(f_)) != 0) {
       Fail("sync");
     }
   }

@@ -90,7 +90,10 @@ class KeyRunWriter {
   bool Open(int dir_fd, const std::string& name, const std::string& path,
             uint64_t profile_tag);
   void Add(uint64_t key);  // nonzero, above the previous key
-  bool Finish();           // fence, header, fflush, fsync, close
+  // Fence, header, fflush, fsync (unless `sync` is false: the caller then
+  // syncs the file itself, as a sharded commit does for all its files at
+  // once), close.
+  bool Finish(bool sync = true);
   uint64_t keys() const { return header_.keys; }
   uint64_t file_bytes() const { return header_.file_bytes(); }
   const std::string& error() const { return error_; }

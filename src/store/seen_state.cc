@@ -18,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -45,6 +47,23 @@ std::string ShardDir(uint32_t i) {
   char text[24];
   std::snprintf(text, sizeof text, "shard-%04u", i % 10000);
   return text;
+}
+
+// A state's id: 64 random bits, as 16 hex digits.
+std::string NewId() {
+  std::random_device random;
+  const uint64_t id = (uint64_t{random()} << 32) ^ random();
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx",
+                static_cast<unsigned long long>(id));
+  return text;
+}
+
+bool IsHex16(const std::string& text) {
+  return text.size() == 16 &&
+         std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
 }
 
 bool IsRunName(const std::string& name) {
@@ -106,7 +125,7 @@ SeenState::~SeenState() {
   readers_.clear();
   if (writer_) {
     writer_.reset();
-    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
+    if (dir_fd_ >= 0) unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
   }
   if (update_ && !published_) Abandon();
   if (lock_fd_ >= 0) close(lock_fd_);  // releases the flock
@@ -117,10 +136,20 @@ SeenState::~SeenState() {
 // outside the directory is touched, and a directory is removed only when
 // this update made it and it is empty again.
 void SeenState::Abandon() {
+  std::string ignored;
+  if (loaded_ && (made_dir_ || made_next_ || !made_runs_.empty()))
+    (void)Enter(&ignored);
   if (dir_fd_ < 0) return;
   for (const std::string& name : made_runs_)
     unlinkat(dir_fd_, name.c_str(), 0);
   if (made_manifest_) unlinkat(dir_fd_, "MANIFEST", 0);
+  if (made_next_) unlinkat(dir_fd_, "MANIFEST.next", 0);
+  if (loaded_) {  // a shard's directory, made by this run: under the top's
+    Leave();
+    if (made_dir_)
+      unlinkat(top_->dir_fd_, ShardDir(place_).c_str(), AT_REMOVEDIR);
+    return;
+  }
   // Still under the lock: a run that opened this LOCK meanwhile finds it
   // unlinked once it gets the lock, and takes the new one instead (Lock).
   if (made_lock_) unlinkat(dir_fd_, "LOCK", 0);
@@ -257,8 +286,14 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
       *error = "cannot read " + path + ": " + durable::ErrorText(errno);
       return false;
     }
+    // A shard's MANIFEST.next may name its runs (CheckAgainstTop()), and
+    // a shard of a state never committed holds only leftovers.
+    const bool shard = top_ != nullptr;
     for (const std::string& name : ListDir(dir_fd_)) {
-      if (IsRunName(name))
+      if (name.rfind("shard-", 0) == 0 && !shard)
+        return Damaged("it holds shards (" + name + ") but no MANIFEST",
+                       error);
+      if (IsRunName(name) && !shard)
         return Damaged("it holds key runs (" + name + ") but no MANIFEST",
                        error);
     }
@@ -296,6 +331,7 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
     return Damaged("MANIFEST is of an unknown format", error);
   format_ = line == kManifestHead ? 2 : 1;
   int seen = 0;
+  std::string generations;  // of the shards, read once their count is known
   while (std::getline(lines, line)) {
     const size_t sp = line.find(' ');
     const std::string key = line.substr(0, sp);
@@ -338,6 +374,10 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
       shard_of_ = static_cast<uint32_t>(among);
     } else if (key == "generation" && ParseU64(value, 10, &v)) {
       generation_ = v;
+    } else if (key == "state" && IsHex16(value)) {
+      id_ = value;
+    } else if (key == "shard-generations") {
+      generations = value;
     } else if (key == "written" && ParseU64(value, 10, &v)) {
       written_bytes_ = v;
     } else if (key == "rewritten" && ParseU64(value, 10, &v)) {
@@ -367,6 +407,24 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
     }
   }
   if (seen != 63) return Damaged("MANIFEST lacks a field", error);
+  // The top of a sharded state records each shard's generation (a state of
+  // an earlier release, with no id, records none: CheckFormat()).
+  shard_generations_.clear();
+  if (!generations.empty() || (shard_count_ > 1 && !id_.empty())) {
+    std::istringstream fields(generations);
+    uint64_t g = 0;
+    for (std::string field; fields >> field;) {
+      if (!ParseU64(field, 10, &g))
+        return Damaged("MANIFEST has a bad shard-generations line", error);
+      shard_generations_.push_back(g);
+    }
+    if (shard_count_ < 2 || shard_generations_.size() != shard_count_)
+      return Damaged("MANIFEST records " +
+                         std::to_string(shard_generations_.size()) +
+                         " shard generations for " +
+                         std::to_string(shard_count_) + " shards",
+                     error);
+  }
   if (shard_count_ > 1 && (!runs_.empty() || shard_of_ != 0))
     return Damaged("MANIFEST names shards and runs (or is a shard's)", error);
   // New runs are numbered from `next` on: a listed run at or past it (or
@@ -417,7 +475,9 @@ bool SeenState::IsLeftover(const std::string& name) const {
       IsRunName(name) &&
       std::none_of(runs_.begin(), runs_.end(),
                    [&](const Run& r) { return r.name == name; });
-  return tmp || orphan;
+  // A shard's MANIFEST.next that its top did not decide (one it did was
+  // taken when the shard was opened: CheckAgainstTop()).
+  return tmp || orphan || name == "MANIFEST.next";
 }
 
 void SeenState::RemoveLeftovers() {
@@ -444,8 +504,8 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              (errno == ENOTDIR ? "not a directory" : std::strerror(errno));
     return false;
   }
-  if (!CheckOwnership(error) || !Lock(true, error) || !ReadManifest(error) ||
-      !CheckFormat(error))
+  if (!CheckOwnership(error) || !JoinTop(error) || !Lock(true, error) ||
+      !ReadManifest(error) || !CheckFormat(error))
     return false;
   if (upgrading_) {
     if (!exists_) {
@@ -471,10 +531,14 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
              "--profile (and --tracking-params) or another directory";
     return false;
   }
-  if (shard_of_ > 0 && !SettleNext(error)) return false;
+  if (top_ && !CheckAgainstTop(error)) return false;
   if (!exists_) {
     shard_count_ = std::max<uint32_t>(shards, 1);
     shard_bits_ = __builtin_ctz(shard_count_);
+    id_ = top_ ? top_->id_ : NewId();
+    if (shard_count_ > 1) shard_generations_.assign(shard_count_, 0);
+  } else if (id_.empty() && shard_count_ == 1 && !top_) {
+    id_ = NewId();  // a state of an earlier release: recorded when it commits
   } else if (shards != 0 && shards != shard_count_) {
     *error = "state " + dir + " has " + std::to_string(shard_count_) +
              " shard" + (shard_count_ == 1 ? "" : "s") + ", not " +
@@ -486,8 +550,7 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
   // Each run's header and fence only: its blocks are checked when read.
   if (!CheckRuns(/*checksums=*/false, error) || !CompleteOutput(error))
     return false;
-  if (shard_count_ > 1 && !OpenShards(identity_, /*update=*/true,
-                                      /*checksums=*/false, error))
+  if (shard_count_ > 1 && !OpenShards(/*checksums=*/false, error))
     return false;
   RemoveLeftovers();
   return true;
@@ -508,6 +571,23 @@ const SeenState::Committed* SeenState::FindCommitted(
   return nullptr;
 }
 
+const SeenState::Committed* SeenState::FindCommittedInput(
+    uint64_t digest) const {
+  for (auto c = committed_.rbegin(); c != committed_.rend(); ++c) {
+    if (c->digest == digest) return &*c;
+  }
+  return nullptr;
+}
+
+std::string SeenState::TimeText(uint64_t seconds) {
+  char when[32] = "an earlier run";
+  const std::time_t t = static_cast<std::time_t>(seconds);
+  std::tm utc;
+  if (gmtime_r(&t, &utc))
+    std::strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return when;
+}
+
 int SeenState::Level(uint64_t keys) {
   int level = 0;
   for (uint64_t top = kLevelBase; keys > top && level < 40; top *= kLevelFactor)
@@ -521,7 +601,21 @@ int SeenState::Level(uint64_t keys) {
 bool SeenState::CompleteOutput(std::string* error) {
   if (committed_output_.empty() || committed_output_tmp_.empty()) return true;
   struct stat st;
-  if (lstat(committed_output_tmp_.c_str(), &st) != 0) return true;  // done
+  if (lstat(committed_output_tmp_.c_str(), &st) != 0) {
+    // Done, unless FILE is gone too: then its lines are in no file (the
+    // temporary file removed by a cleaner before a run completed it, or
+    // FILE moved since). Said, never replaced by an empty file.
+    if (lstat(committed_output_.c_str(), &st) != 0) {
+      const Committed* c = FindCommitted(committed_output_);
+      lost_output_ = committed_output_ + ", the output committed to " + dir_ +
+                     (c ? " at " + TimeText(c->time) : std::string()) +
+                     ", is missing, and so is the temporary file it was "
+                     "written to (" + committed_output_tmp_ +
+                     "): the new lines of that run are in the state and in "
+                     "no file";
+    }
+    return true;
+  }
   if (!S_ISREG(st.st_mode) ||
       durable::RenameNoReplace(AT_FDCWD, committed_output_tmp_, AT_FDCWD,
                                committed_output_) != 0) {
@@ -540,24 +634,25 @@ bool SeenState::CompleteOutput(std::string* error) {
 }
 
 bool SeenState::OpenForReading(const std::string& dir, std::string* error,
-                               bool checksums) {
+                               bool checksums, bool top_only) {
   dir_ = dir;
   dir_fd_ = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd_ < 0) {
     *error = "no state directory " + dir;
     return false;
   }
-  if (!Lock(false, error) || !ReadManifest(error) || !CheckFormat(error))
+  if ((!top_only && !JoinTop(error)) || !Lock(false, error) ||
+      !ReadManifest(error) || !CheckFormat(error))
     return false;
   if (!exists_) {  // no MANIFEST and no key runs (ReadManifest)
     *error = dir + " is not a state: it has no MANIFEST (no dedup --state=" +
              dir + " run has finished there)";
     return false;
   }
+  if (top_only) return true;
   // A shard whose commit was decided but not completed: read as it will be.
-  if (shard_of_ > 0 && !SettleNext(error)) return false;
-  if (shard_count_ > 1)
-    return OpenShards(identity_, /*update=*/false, checksums, error);
+  if (top_ && !CheckAgainstTop(error)) return false;
+  if (shard_count_ > 1) return OpenShards(checksums, error);
   return CheckRuns(checksums, error);
 }
 
@@ -582,10 +677,19 @@ std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
 
 bool SeenState::BeginLookups(std::string* error) {
   if (!shards_.empty()) {
-    for (auto& shard : shards_) {
-      if (!shard->BeginLookups(error)) return false;
-    }
+    // A new state's top MANIFEST comes before any shard's directory: shards
+    // are never without one. Each shard's lookups begin with its first key.
+    if (!exists_ && !made_manifest_ && !FirstManifest(error)) return false;
+    any_offered_ = false;
     return true;
+  }
+  if (loaded_) {  // a shard of the state being updated: its first key
+    touched_ = true;
+    if (!Enter(error)) return false;
+    RemoveLeftovers();
+    // Each run's header and fence, as an unsharded state's at its opening.
+    if (!CheckRuns(/*checksums=*/false, error)) return false;
+    lookups_open_ = true;
   }
   // Largest (oldest) first: a key seen before is most likely there, and
   // the runs after it are then not asked.
@@ -606,8 +710,23 @@ bool SeenState::BeginLookups(std::string* error) {
 }
 
 bool SeenState::Offer(uint64_t key) {
-  if (!shards_.empty()) return shards_[ShardOf(key)]->Offer(key);
+  if (!shards_.empty()) {  // keys increase: a shard's end is the next's start
+    const size_t s = ShardOf(key);
+    if (any_offered_ && s != current_shard_) EndShardLookups(current_shard_);
+    current_shard_ = s;
+    any_offered_ = true;
+    return shards_[s]->Offer(key);
+  }
   if (lookup_failed_) return false;
+  if (loaded_ && !lookups_open_) {
+    if (touched_) {
+      shard_error_ = "keys of " + dir_ + " came after its lookups ended";
+    } else if (BeginLookups(&shard_error_)) {
+      return Offer(key);
+    }
+    lookup_failed_ = true;
+    return false;
+  }
   if (shard_of_ > 0 &&
       (key >> (64 - __builtin_ctz(shard_of_))) != shard_index_) {
     out_of_shard_ = lookup_failed_ = true;  // routed to the wrong shard
@@ -625,13 +744,44 @@ bool SeenState::Offer(uint64_t key) {
   return true;
 }
 
-bool SeenState::EndLookups(std::string* error) {
-  for (auto& shard : shards_) {
-    if (!shard->EndLookups(error)) return false;
-    lookup_bytes_ += shard->lookup_bytes();
-    new_keys_ += shard->new_keys();
+void SeenState::EndShardLookups(size_t i) {
+  SeenState* shard = shards_[i].get();
+  if (!shard->lookups_open_) return;
+  std::string error;
+  if (!shard->EndShard(&error) && shard->shard_error_.empty())
+    shard->shard_error_ = error;
+}
+
+// A shard's lookups end: its new run named and merged, its MANIFEST.next
+// written (PrepareShard), its files closed.
+bool SeenState::EndShard(std::string* error) {
+  lookups_open_ = false;
+  bool ended = shard_error_.empty();
+  if (!ended) *error = shard_error_;
+  ended = ended && EndLookups(error) && PrepareShard(error);
+  readers_.clear();
+  if (writer_) {
+    writer_.reset();
+    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
   }
-  if (!shards_.empty()) return true;
+  Leave();
+  return ended;
+}
+
+bool SeenState::EndLookups(std::string* error) {
+  if (!shards_.empty()) {
+    for (size_t i = 0; i < shards_.size(); ++i) EndShardLookups(i);
+    for (auto& shard : shards_) {  // the first shard's error, in order
+      if (!shard->shard_error_.empty()) {
+        *error = shard->shard_error_;
+        return false;
+      }
+      lookup_bytes_ += shard->lookup_bytes();
+      new_keys_ += shard->new_keys();
+      compacted_keys_ = std::max(compacted_keys_, shard->compacted_keys());
+    }
+    return true;
+  }
   if (out_of_shard_) {
     *error = "state " + dir_ + " is " + ShardName() +
              " of a sharded state, and this run has keys of other shards: "
@@ -644,11 +794,20 @@ bool SeenState::EndLookups(std::string* error) {
     lookup_bytes_ += reader->bytes_read();
   }
   readers_.clear();
-  if (!writer_->Finish()) {
+  // A shard's files are synced with the others of its commit (SyncAll).
+  if (!writer_->Finish(/*sync=*/!loaded_)) {
     *error = writer_->error();
     return false;
   }
-  return true;
+  if (new_keys_ == 0) {
+    writer_.reset();
+    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
+    return true;
+  }
+  // A new state's first MANIFEST comes before its first run is named (a
+  // shard's: its MANIFEST.next, written by PrepareShard()).
+  if (!exists_ && !loaded_ && !FirstManifest(error)) return false;
+  return NameNewRun(error);
 }
 
 // Merges `sources` into the new run `name` (its temporary name first).
@@ -776,6 +935,14 @@ bool SeenState::Compact(bool all, std::string* error) {
 }
 
 bool SeenState::CheckFormat(std::string* error) const {
+  if (exists_ && format_ == 2 && shard_count_ > 1 && id_.empty() &&
+      !upgrading_) {
+    *error = "state " + dir_ +
+             " was written by an earlier uriscan, whose shards do not record "
+             "the state they belong to; convert it once with `uriscan state " +
+             dir_ + " --upgrade` (crash-safe, in place)";
+    return false;
+  }
   if (!exists_ || format_ == 2 || upgrading_) return true;
   *error = "state " + dir_ +
            " was written by an earlier uriscan (state format 1, runs "
@@ -787,6 +954,19 @@ bool SeenState::CheckFormat(std::string* error) const {
 bool SeenState::Upgrade(const std::string& dir, std::string* error) {
   upgrading_ = true;
   if (!OpenForUpdate(dir, Identity{}, error)) return false;
+  if (shard_count_ > 1) {
+    if (!id_.empty()) return true;  // nothing to do
+    // An earlier release's shards: each is given the state's new id and
+    // recorded at a new generation, in one sharded commit.
+    id_ = NewId();
+    for (auto& shard : shards_) {
+      shard->id_ = id_;
+      shard->force_prepare_ = true;
+    }
+    if (!CommitShards(error)) return false;
+    upgraded_ = true;
+    return true;
+  }
   if (format_ == 2) return true;  // nothing to do
   std::vector<std::unique_ptr<KeyRunReaderV1>> readers;
   uint64_t keys = 0;
@@ -821,6 +1001,7 @@ std::string SeenState::Manifest(bool with_output) const {
   m += "tracking " + (identity_.tracking.empty() ? "-" : identity_.tracking) +
        "\n";
   m += "profile-tag " + Hex(identity_.tag) + "\n";
+  if (!id_.empty()) m += "state " + id_ + "\n";
   m += "next " + std::to_string(next_run_) + "\n";
   m += "keys " + std::to_string(keys()) + "\n";
   if (shard_count_ > 1) m += "shards " + std::to_string(shard_count_) + "\n";
@@ -828,6 +1009,11 @@ std::string SeenState::Manifest(bool with_output) const {
     m += "shard " + std::to_string(shard_index_) + " " +
          std::to_string(shard_of_) + "\n";
   if (generation_ > 0) m += "generation " + std::to_string(generation_) + "\n";
+  if (shard_count_ > 1 && !shard_generations_.empty()) {
+    m += "shard-generations";
+    for (uint64_t g : shard_generations_) m += " " + std::to_string(g);
+    m += "\n";
+  }
   m += "written " + std::to_string(written_bytes_) + "\n";
   m += "rewritten " + std::to_string(rewritten_bytes_) + "\n";
   for (const Committed& c : committed_)
@@ -885,6 +1071,7 @@ bool SeenState::NameNewRun(std::string* error) {
     return false;
   }
   made_runs_.push_back(pending_);
+  if (loaded_) unsynced_.push_back(pending_);
   runs_.push_back(Run{pending_, writer_->keys(), writer_->file_bytes()});
   written_bytes_ += writer_->file_bytes();
   ++next_run_;
@@ -897,15 +1084,11 @@ bool SeenState::Commit(std::string* error) {
   if (!shards_.empty()) return CommitShards(error);
   const auto start = std::chrono::steady_clock::now();
   RecordOutput();
-  if (writer_ && new_keys_ > 0) {
-    if (!exists_ && !FirstManifest(error)) return false;
-    if (!NameNewRun(error)) return false;
-  } else if (writer_) {
-    writer_.reset();
-    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
-    // Nothing new: the state stays as it is, but for the output it names.
-    if (exists_ && output_.empty()) return true;
-  }
+  // The new run was named, and the merges made, by EndLookups(). Nothing
+  // new: the state stays as it is, but for the output it names.
+  if (exists_ && new_keys_ == 0 && obsolete_.empty() && output_.empty())
+    return true;
+  ++generation_;  // a shard committed alone is newer than its top's record
   if (!Publish(error)) return false;
   commit_seconds_ = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
@@ -915,13 +1098,17 @@ bool SeenState::Commit(std::string* error) {
 
 // ---- Sharded states ----
 //
-// A sharded commit is decided by the top MANIFEST: each shard first writes
-// its new run and merges, then MANIFEST.next (its MANIFEST to be, with the
-// commit's generation); then the top MANIFEST, with that generation, is
-// renamed into place (the commit point); then each shard's MANIFEST.next
-// is renamed to MANIFEST. A shard opened later with a MANIFEST.next takes
-// it when its generation is the top MANIFEST's (the commit was decided),
-// and removes it otherwise (it was not): SettleNext().
+// The top MANIFEST names the state's id and, for each shard, the
+// generation it committed the shard at; each shard's MANIFEST names the
+// same id and its own generation. A sharded commit is decided by the top
+// MANIFEST: each shard it touched first writes its new run and merges,
+// then MANIFEST.next (its MANIFEST to be, one generation on), none of them
+// synced; then one pass syncs them all and their directories; then the
+// top MANIFEST, recording the shards' new generations, is renamed into
+// place (the commit point); then each shard's MANIFEST.next is renamed to
+// MANIFEST. A shard opened later that is older than its record takes its
+// MANIFEST.next when that is the generation recorded (the commit was
+// decided), and is damage otherwise (CheckAgainstTop()).
 
 std::string SeenState::ShardName() const {
   if (shard_of_ == 0) return "";
@@ -929,112 +1116,251 @@ std::string SeenState::ShardName() const {
          std::to_string(shard_of_);
 }
 
-bool SeenState::OpenShards(const Identity& identity, bool update,
-                           bool checksums, std::string* error) {
+bool SeenState::OpenShards(bool checksums, std::string* error) {
   for (uint32_t i = 0; i < shard_count_; ++i) {
     auto shard = std::make_unique<SeenState>();
-    shard->shard_index_ = i;
+    shard->top_ = this;
+    shard->loaded_ = true;
+    shard->update_ = update_;
+    shard->dir_ = dir_ + "/" + ShardDir(i);
+    shard->shard_index_ = shard->place_ = i;
     shard->shard_of_ = shard_count_;
-    const std::string path = dir_ + "/" + ShardDir(i);
-    if (update ? !shard->OpenForUpdate(path, identity, error)
-               : !shard->OpenForReading(path, error, checksums))
-      return false;
-    if (shard->exists_ &&
-        (shard->shard_index_ != i || shard->shard_of_ != shard_count_ ||
-         shard->shard_count_ != 1 || shard->identity_.tag != identity_.tag))
-      return Damaged(path + "/MANIFEST is not that of shard " +
-                         std::to_string(i) + " of " +
-                         std::to_string(shard_count_) + " of this state",
-                     error);
+    shard->identity_ = identity_;  // a new shard's; a MANIFEST says its own
+    shard->id_ = id_;
+    const bool loaded = shard->LoadShard(checksums, error);
     shards_.push_back(std::move(shard));
+    if (!loaded) return false;
   }
   return true;
 }
 
-bool SeenState::SettleNext(std::string* error) {
-  struct stat st;
-  if (fstatat(dir_fd_, "MANIFEST.next", &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return true;
-  uint64_t decided = 0;  // the top MANIFEST's generation
-  {
-    SeenState top;
-    top.dir_ = dir_ + "/..";
-    top.dir_fd_ = openat(dir_fd_, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (top.dir_fd_ < 0 || !top.ReadManifest(error)) return false;
-    if (!top.exists_ || top.shard_count_ != shard_of_)
-      return Damaged("its MANIFEST.next has no sharded state above it", error);
-    decided = top.generation_;
-  }
-  SeenState next;
-  next.dir_ = dir_;
-  next.dir_fd_ = dup(dir_fd_);
-  next.shard_index_ = shard_index_;
-  next.shard_of_ = shard_of_;
-  if (!next.ReadManifestFile("MANIFEST.next", error)) return false;
-  const bool taken = next.exists_ && next.generation_ == decided && decided > 0;
-  if (!update_) {  // a reader sees the state as the next update leaves it
-    return taken ? ReadManifestFile("MANIFEST.next", error) : true;
-  }
-  if (!taken) {
-    unlinkat(dir_fd_, "MANIFEST.next", 0);
-    return true;
-  }
-  if (renameat(dir_fd_, "MANIFEST.next", dir_fd_, "MANIFEST") != 0) {
-    *error = "cannot rename " + dir_ + "/MANIFEST.next: " + std::strerror(errno);
+// A shard of the state being opened: its MANIFEST read and checked against
+// the top's, and (to read the state) its runs; no descriptor stays open.
+bool SeenState::LoadShard(bool checksums, std::string* error) {
+  dir_fd_ = openat(top_->dir_fd_, ShardDir(place_).c_str(),
+                   O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dir_fd_ < 0) {
+    if (errno == ENOENT && Recorded() == 0) return true;  // made when used
+    if (errno == ENOENT)
+      return Damaged("it is missing, but the state committed it (at "
+                     "generation " + std::to_string(Recorded()) + ")",
+                     error);
+    *error = "cannot open shard " + dir_ + ": " +
+             (errno == ENOTDIR || errno == ELOOP ? std::string("not a directory")
+                                                 : std::strerror(errno));
     return false;
   }
-  return durable::SyncDirectory(dir_fd_, dir_, error) && ReadManifest(error);
+  // A reader holds the shard's lock while it reads it, so that a task
+  // committing the shard alone is not read half done.
+  const bool loaded = CheckOwnership(error) && (update_ || Lock(false, error)) &&
+                      ReadManifest(error) && CheckAgainstTop(error) &&
+                      (update_ || CheckRuns(checksums, error));
+  if (!update_ && lock_fd_ >= 0) {
+    close(lock_fd_);
+    lock_fd_ = -1;
+  }
+  Leave();
+  return loaded;
 }
 
-bool SeenState::Prepare(uint64_t generation, std::string* error) {
-  // Every shard of a committed state has a MANIFEST, new keys or none.
-  if (!exists_ && !FirstManifest(error)) return false;
-  if (writer_ && new_keys_ > 0) {
-    if (!NameNewRun(error)) return false;
-  } else if (writer_) {
-    writer_.reset();
-    unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
+// DIR/shard-NNNN opened by itself: its top read under a shared lock, kept
+// until this state is closed, so no run of the whole state starts meanwhile.
+bool SeenState::JoinTop(std::string* error) {
+  std::string path = dir_;
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const std::string base = path.substr(path.find_last_of('/') + 1);
+  if (!IsShardName(base, kMaxShards)) return true;
+  auto top = std::make_unique<SeenState>();
+  top->dir_ = path.size() > base.size()
+                  ? path.substr(0, path.size() - base.size() - 1)
+                  : std::string(".");
+  if (top->dir_.empty()) top->dir_ = "/";
+  top->dir_fd_ = openat(dir_fd_, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (top->dir_fd_ < 0) return true;
+  if (!top->Lock(false, error) || !top->ReadManifest(error)) return false;
+  const uint32_t index =
+      static_cast<uint32_t>(std::strtoul(base.c_str() + 6, nullptr, 10));
+  if (!top->exists_ || top->shard_count_ < 2 || index >= top->shard_count_)
+    return true;  // not a shard of a state above it
+  if (!top->CheckFormat(error)) return false;
+  shard_index_ = place_ = index;
+  shard_of_ = top->shard_count_;
+  own_top_ = std::move(top);
+  top_ = own_top_.get();
+  return true;
+}
+
+uint64_t SeenState::Recorded() const {
+  if (!top_) return 0;
+  // An earlier release recorded no shard: each commit reached every shard.
+  if (top_->shard_generations_.empty())
+    return top_->id_.empty() ? top_->generation_ : 0;
+  return top_->shard_generations_[place_];
+}
+
+bool SeenState::CheckAgainstTop(std::string* error) {
+  const uint64_t recorded = Recorded();
+  const std::string name = ShardDir(place_);
+  const uint32_t index = place_, of = top_->shard_count_;
+  if (exists_ && (shard_index_ != index || shard_of_ != top_->shard_count_ ||
+                  shard_count_ != 1 || identity_.tag != top_->identity_.tag))
+    return Damaged("its MANIFEST is not that of shard " +
+                       std::to_string(index) + " of " + std::to_string(of) +
+                       " of the state above it",
+                   error);
+  if (exists_ && id_ != top_->id_)
+    return Damaged("its MANIFEST is that of another state (id " +
+                       (id_.empty() ? std::string("none") : id_) + ", not " +
+                       top_->id_ + "): a shard of another state's copy?",
+                   error);
+  if (exists_ && generation_ >= recorded) {
+    // Committed alone since (a Dask task): the next commit records it.
+    if (generation_ > recorded) top_->records_stale_ = true;
+    return true;
   }
-  generation_ = generation;
-  // The runs' names are durable before a MANIFEST names them.
-  return durable::SyncDirectory(dir_fd_, dir_, error) &&
-         durable::ReplaceFile(dir_fd_, dir_, "MANIFEST.next", Manifest(),
-                              error) &&
-         durable::SyncDirectory(dir_fd_, dir_, error);
+  // Older than the top's record, or no MANIFEST: a commit decided but not
+  // completed left the MANIFEST.next of that generation; else damage.
+  if (recorded > 0) {
+    SeenState next;
+    next.dir_ = dir_;
+    next.dir_fd_ = dup(dir_fd_);
+    next.top_ = top_;
+    next.shard_index_ = index;
+    next.shard_of_ = of;
+    std::string ignored;  // a MANIFEST.next torn by a crash was not decided
+    struct stat st;
+    if (fstatat(dir_fd_, "MANIFEST.next", &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        next.dir_fd_ >= 0 && next.ReadManifestFile("MANIFEST.next", &ignored) &&
+        next.exists_ && next.generation_ == recorded &&
+        next.id_ == top_->id_ && next.shard_index_ == index &&
+        next.shard_of_ == of) {
+      if (!update_) return ReadManifestFile("MANIFEST.next", error);
+      if (renameat(dir_fd_, "MANIFEST.next", dir_fd_, "MANIFEST") != 0) {
+        *error = "cannot rename " + dir_ + "/MANIFEST.next: " +
+                 std::strerror(errno);
+        return false;
+      }
+      return durable::SyncDirectory(dir_fd_, dir_, error) &&
+             ReadManifest(error);
+    }
+  }
+  if (recorded == 0) return true;  // the state never committed: a new shard
+  if (!exists_)
+    return Damaged("it has no MANIFEST, but the state committed " + name +
+                       " at generation " + std::to_string(recorded) +
+                       ": it was emptied",
+                   error);
+  return Damaged("it is at generation " + std::to_string(generation_) +
+                     ", older than generation " + std::to_string(recorded) +
+                     ", at which the state committed it: restored from an "
+                     "older copy?",
+                 error);
+}
+
+bool SeenState::Enter(std::string* error) {
+  if (dir_fd_ >= 0) return true;
+  const std::string name = ShardDir(place_);
+  const int flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+  dir_fd_ = openat(top_->dir_fd_, name.c_str(), flags);
+  if (dir_fd_ < 0 && errno == ENOENT && update_ && !exists_ &&
+      mkdirat(top_->dir_fd_, name.c_str(), 0755) == 0) {
+    made_dir_ = true;
+    dir_fd_ = openat(top_->dir_fd_, name.c_str(), flags);
+  }
+  if (dir_fd_ < 0) {
+    *error = "cannot open shard " + dir_ + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+void SeenState::Leave() {
+  if (loaded_ && dir_fd_ >= 0) {
+    close(dir_fd_);
+    dir_fd_ = -1;
+  }
+}
+
+// A shard in this commit: its MANIFEST.next, one generation on, written
+// but not synced (CommitShards() syncs the group). A shard with nothing
+// new is not part of the commit, unless it is new or asked to be.
+bool SeenState::PrepareShard(std::string* error) {
+  if (merge_all_ && runs_.size() >= 2 && !Compact(true, error)) return false;
+  if (exists_ && new_keys_ == 0 && obsolete_.empty() && !force_prepare_)
+    return true;
+  ++generation_;
+  if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST.next", Manifest(), error,
+                            /*sync=*/false))
+    return false;
+  made_next_ = prepared_ = true;
+  unsynced_.push_back("MANIFEST.next");
+  return true;
 }
 
 bool SeenState::Apply(std::string* error) {
+  if (!Enter(error)) return false;
   if (renameat(dir_fd_, "MANIFEST.next", dir_fd_, "MANIFEST") != 0) {
     *error = "cannot rename " + dir_ + "/MANIFEST.next: " + std::strerror(errno);
+    Leave();
     return false;
   }
+  made_next_ = false;
   durable::CrashPoint("shard-applied");
-  if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
+  // Not synced: a MANIFEST.next the top decided is taken by whoever opens
+  // the shard next, and the runs merged away are named by neither.
   exists_ = true;
   for (const std::string& name : obsolete_) unlinkat(dir_fd_, name.c_str(), 0);
   obsolete_.clear();
+  Leave();
   return true;
 }
 
 bool SeenState::CommitShards(std::string* error) {
   const auto start = std::chrono::steady_clock::now();
   RecordOutput();
-  // A new state's top MANIFEST comes first: shards are never without one.
-  if (!exists_ && !FirstManifest(error)) return false;
-  const uint64_t generation = generation_ + 1;
+  if (!exists_ && !made_manifest_ && !FirstManifest(error)) return false;
+  // Every shard of a committed state has a MANIFEST: a new state's first
+  // commit prepares them all (--compact and --upgrade too).
   for (auto& shard : shards_) {
-    if (!shard->Prepare(generation, error)) return false;
+    if (shard->prepared_ ||
+        (shard->exists_ && !shard->force_prepare_ && !shard->merge_all_))
+      continue;
+    if (!shard->Enter(error)) return false;
+    shard->RemoveLeftovers();
+    const bool prepared = shard->PrepareShard(error);
+    shard->Leave();
+    if (!prepared) return false;
   }
+  std::vector<std::string> group;  // every file the commit wrote
+  for (auto& shard : shards_) {
+    if (!shard->prepared_) continue;
+    const std::string name = ShardDir(shard->place_);
+    for (const std::string& file : shard->unsynced_)
+      group.push_back(name + "/" + file);
+    group.push_back(name);
+  }
+  if (exists_ && group.empty() && !records_stale_ && output_.empty())
+    return true;  // nothing new
+  if (!durable::SyncAll(dir_fd_, dir_, group, error)) return false;
   durable::CrashPoint("shards-prepared");
-  generation_ = generation;
+  const std::vector<uint64_t> recorded = shard_generations_;
+  shard_generations_.resize(shard_count_);
+  for (size_t i = 0; i < shards_.size(); ++i)
+    shard_generations_[i] = shards_[i]->generation_;
+  ++generation_;
   if (!Publish(error)) {
-    if (!published_) generation_ = generation - 1;
+    if (!published_) {
+      --generation_;
+      shard_generations_ = recorded;
+    }
     return false;
   }
   // Decided: the shards' new files are the state's whatever happens next.
-  for (auto& shard : shards_) shard->published_ = true;
   for (auto& shard : shards_) {
-    if (!shard->Apply(error)) return false;
+    if (shard->prepared_) shard->published_ = true;
+  }
+  for (auto& shard : shards_) {
+    if (shard->prepared_ && !shard->Apply(error)) return false;
   }
   commit_seconds_ = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
@@ -1043,10 +1369,12 @@ bool SeenState::CommitShards(std::string* error) {
 }
 
 bool SeenState::CompactAll(std::string* error) {
-  for (auto& shard : shards_) {  // no key moves: each shard commits alone
-    if (!shard->CompactAll(error)) return false;
+  if (!shards_.empty()) {  // no key moves: every shard merges its own
+    for (auto& shard : shards_) shard->merge_all_ = true;
+    return CommitShards(error);
   }
   if (runs_.size() < 2) return true;
+  ++generation_;
   return Compact(true, error) && Publish(error);
 }
 
@@ -1071,7 +1399,9 @@ bool SeenState::Publish(std::string* error) {
 
 bool SeenState::Verify(std::string* error) {
   for (auto& shard : shards_) {
-    if (!shard->Verify(error)) return false;
+    const bool verified = shard->Enter(error) && shard->Verify(error);
+    shard->Leave();
+    if (!verified) return false;
   }
   for (const Run& r : runs_) {
     KeyRunReader reader;

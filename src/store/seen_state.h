@@ -74,8 +74,17 @@ class SeenState {
   // Sharded states (docs/design.md): `shards` > 1 makes a new state of that
   // many shards, each a state of its own in DIR/shard-NNNN holding the keys
   // whose top log2(shards) bits are NNNN; 0 takes what DIR has (a new state
-  // is unsharded). A sharded state's shards are all opened (every lock
-  // taken). A count that differs from DIR's is an error.
+  // is unsharded). A count that differs from DIR's is an error. Every
+  // shard's MANIFEST is read and checked against the top MANIFEST (the
+  // state's id, the generation it committed the shard at): a missing,
+  // emptied, stale or foreign shard is damage. No descriptor is held per
+  // shard: the top's lock covers them all, and a shard's files are opened
+  // when a key of it is looked up, and closed when its lookups end.
+  //
+  // DIR/shard-NNNN opened by itself (as a Dask task does) is that shard
+  // alone: the top's lock is taken shared (no run of the whole state
+  // meanwhile) and its own exclusively, and it is checked against the top
+  // as above.
   bool OpenForUpdate(const std::string& dir, const Identity& identity,
                      std::string* error, uint32_t shards = 0);
   // Opens an existing state to read it (a shared lock; no cleanup), checking
@@ -84,8 +93,9 @@ class SeenState {
   // a manifest is not a state: an error. A state of format 1 (an earlier
   // release) is an error that says how to convert it (Upgrade()).
 
+  // With `top_only`, the top MANIFEST alone is read (a state's profile).
   bool OpenForReading(const std::string& dir, std::string* error,
-                      bool checksums = false);
+                      bool checksums = false, bool top_only = false);
   // The files of the directory that its MANIFEST does not name (but LOCK),
   // with their sizes; `leftover` for what a killed run left (a temporary
   // file, a run the MANIFEST does not list), which the next update removes.
@@ -117,9 +127,15 @@ class SeenState {
   bool BeginLookups(std::string* error);
   bool Offer(uint64_t key);
   // Fails when a block or index page read was damaged (the run's answers
-  // are then never used), and makes the new run durable under a temporary
-  // name.
+  // are then never used); names the new run and makes the merges of the
+  // policy (Compact()), so that damage a merge meets is found here, before
+  // the caller writes any line: Commit() then only publishes.
   bool EndLookups(std::string* error);
+  // A sharded state's lookups may end shard by shard (keys of shard i all
+  // offered): its new run is written and its merges made, its files
+  // closed. An error is kept for EndLookups(). Safe to call from the thread
+  // that offered the shard's keys, for different shards at once.
+  void EndShardLookups(size_t i);
   // Makes the run's keys part of the state (see the class comment). On an
   // error, published() says whether the new manifest was already in place
   // (only its directory's fsync, or the removal of merged runs, failed).
@@ -139,6 +155,13 @@ class SeenState {
                  uint64_t digest);
   // The committed output at `path` (absolute), or null.
   const Committed* FindCommitted(const std::string& path) const;
+  // The last output committed from input of this digest, or null.
+  const Committed* FindCommittedInput(uint64_t digest) const;
+  // A pending output that OpenForUpdate() could not complete because its
+  // temporary file is gone and FILE with it: what to tell the user, or "".
+  const std::string& lost_output() const { return lost_output_; }
+  // "2026-12-01T22:00:00Z" for a Committed::time.
+  static std::string TimeText(uint64_t seconds);
 
   // Merges every run into one and commits that (after OpenForUpdate).
   bool CompactAll(std::string* error);
@@ -154,6 +177,11 @@ class SeenState {
   bool Verify(std::string* error);
 
   const std::string& dir() const { return dir_; }
+  // The id made when the state was created (16 hex digits), which every
+  // shard's MANIFEST repeats; "" for a state of an earlier release that
+  // has none yet. The generation counts a state's (or a shard's) commits.
+  const std::string& id() const { return id_; }
+  uint64_t generation() const { return generation_; }
   bool exists() const { return exists_; }  // a manifest was there
   const Identity& identity() const { return identity_; }
   const std::vector<Run>& runs() const { return runs_; }
@@ -205,12 +233,21 @@ class SeenState {
   // (every shard prepared, then the top MANIFEST, then every shard's
   // MANIFEST.next put in place); a shard's MANIFEST.next of an interrupted
   // commit put in place or removed, as the top MANIFEST's generation says.
-  bool OpenShards(const Identity& identity, bool update, bool checksums,
-                  std::string* error);
+  bool OpenShards(bool checksums, std::string* error);
+  bool LoadShard(bool checksums, std::string* error);
+  bool JoinTop(std::string* error);  // a shard opened alone: its top
+  // This shard's MANIFEST against what its top records: present once
+  // committed, of the same state, not older than the top's record, a
+  // decided MANIFEST.next taken.
+  bool CheckAgainstTop(std::string* error);
+  uint64_t Recorded() const;  // the top's record of this shard's generation
+  bool Enter(std::string* error);  // a shard's directory, opened (made)
+  void Leave();                    // and closed again
+  bool EndShard(std::string* error);
+  bool PrepareShard(std::string* error);  // MANIFEST.next, not yet synced
   bool CommitShards(std::string* error);
-  bool Prepare(uint64_t generation, std::string* error);
   bool Apply(std::string* error);
-  bool SettleNext(std::string* error);
+  bool MergeAll(std::string* error);  // Compact(true) of a shard
   void RecordOutput();  // output_ into committed_
   bool FirstManifest(std::string* error);
   bool NameNewRun(std::string* error);
@@ -223,11 +260,30 @@ class SeenState {
   int lock_fd_ = -1;
   bool exists_ = false, update_ = false, upgrading_ = false, upgraded_ = false;
   std::vector<std::unique_ptr<SeenState>> shards_;
+  // A shard's top: the state that loaded it, or the one JoinTop() read
+  // (own_top_, which holds the top's shared lock) for a shard alone.
+  SeenState* top_ = nullptr;
+  std::unique_ptr<SeenState> own_top_;
+  bool loaded_ = false;  // opened through top_: descriptors only in use
+  uint32_t place_ = 0;   // a shard's number, as its top knows it
+  std::string id_;
+  // The top's record of each shard's generation at its last commit; a
+  // shard found newer (committed alone since) is recorded by the next.
+  std::vector<uint64_t> shard_generations_;
+  bool records_stale_ = false;
+  // A shard's part in a run: its lookups begun (touched_), still open,
+  // its MANIFEST.next written (prepared_) and the files to sync with it.
+  bool touched_ = false, lookups_open_ = false, prepared_ = false;
+  bool made_next_ = false, force_prepare_ = false, merge_all_ = false;
+  std::vector<std::string> unsynced_;
+  std::string shard_error_;
+  size_t current_shard_ = 0;  // sequential Offer() through the top
+  bool any_offered_ = false;
   uint32_t shard_count_ = 1;  // this state's shards (1: none)
   int shard_bits_ = 0;
   // A shard's place: "shard S N" in its MANIFEST (shard_of_ 0: not one).
   uint32_t shard_index_ = 0, shard_of_ = 0;
-  uint64_t generation_ = 0;  // of the top MANIFEST: its sharded commits
+  uint64_t generation_ = 0;  // commits of a sharded state, or of a shard
   int format_ = 2;
   // What an update made, for Abandon(): the directory, LOCK, a new
   // state's first MANIFEST, and the runs it named.
@@ -250,6 +306,7 @@ class SeenState {
   // The output named by the MANIFEST read, and by this run's commit.
   std::string committed_output_, committed_output_tmp_;
   std::string output_, output_tmp_;
+  std::string lost_output_;
   uint64_t output_digest_ = 0;
   bool CompleteOutput(std::string* error);  // the rename a crash skipped
 };
