@@ -104,6 +104,9 @@ void PrintState(const std::string& dir, const SeenState& state) {
                       : 1.0);
   // The runs of the state, or of each of its shards.
   std::vector<std::pair<std::string, SeenState::Run>> runs;
+  // A sharded state's top holds the keys of its small runs (docs/design.md).
+  if (state.shards() > 1)
+    for (const SeenState::Run& r : state.runs()) runs.emplace_back("", r);
   for (uint32_t i = 0; i < state.shards(); ++i) {
     const SeenState& s = state.shards() > 1 ? *state.shard(i) : state;
     const std::string prefix = state.shards() > 1 ? s.dir().substr(s.dir().rfind('/') + 1) + "/" : "";

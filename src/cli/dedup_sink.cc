@@ -185,10 +185,12 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
       *error = error_;
       return false;
     }
-    if (!state->BeginLookups(error)) return false;
+    // The deferred rows bound the run's new keys: a small run of a sharded
+    // state writes them to one run (state->one_writer()).
+    if (!state->BeginLookups(error, exact_->deferred())) return false;
   }
   const auto start = std::chrono::steady_clock::now();
-  if (state && state->shards() > 1) {
+  if (state && state->shards() > 1 && !state->one_writer()) {
     // Each shard's keys on a thread of their own: shard i holds the keys
     // from i << (64 - log2 N) on.
     std::vector<uint64_t> starts;
@@ -288,7 +290,10 @@ std::string DedupSink::Describe() const {
         s += " (runs merged into one of " +
              std::to_string(state.compacted_keys()) + " keys)";
       s += ", " + std::to_string(state.keys()) + " keys in " +
-           std::to_string(state.runs().size()) + " runs";
+           (state.shards() > 1
+                ? std::to_string(state.shards()) + " shards and " +
+                      std::to_string(state.runs().size()) + " runs of the top"
+                : std::to_string(state.runs().size()) + " runs");
     }
     return s;
   }

@@ -312,6 +312,14 @@ uint64_t KeyRunReader::PageBytes(uint64_t page) const {
 }
 
 bool KeyRunReader::ReadAt(uint64_t offset, size_t n, unsigned char* to) {
+  if (whole_file_) {  // a small run, read at Open()
+    if (offset > file_.size() || n > file_.size() - offset) {
+      error_ = "cannot read " + path_ + ": it shrank while being read";
+      return false;
+    }
+    std::memcpy(to, file_.data() + offset, n);
+    return true;
+  }
   size_t done = 0;
   while (done < n) {
     const ssize_t got = pread(fd_, to + done, n - done,
@@ -343,6 +351,15 @@ bool KeyRunReader::Open(int dir_fd, const std::string& name,
     return false;
   }
   const uint64_t size = static_cast<uint64_t>(st.st_size);
+  // A small run (the shards' and the newest runs) is read in one call,
+  // and its descriptor let go at once.
+  if (size <= kWholeFileBytes) {
+    file_.resize(size);
+    if (!ReadAt(0, size, file_.data())) return false;
+    whole_file_ = true;
+    close(fd_);
+    fd_ = -1;
+  }
   unsigned char head[kKeyRunHeaderBytes];
   if (size < 16) return Damaged("shorter than its header");
   if (!ReadAt(0, 16, head)) return false;

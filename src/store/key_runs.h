@@ -192,6 +192,9 @@ class KeyRunReader {
   uint64_t code_bit_ = 0, count_ = 0;    // where decoding stopped; keys
   int rice_ = 0;
   uint64_t bytes_read_ = 0;
+  static constexpr uint64_t kWholeFileBytes = 16384;
+  std::vector<unsigned char> file_;  // a small run's bytes, all of them
+  bool whole_file_ = false;
 };
 
 // Bytes that n keys spread uniformly take at most, by the contract of the

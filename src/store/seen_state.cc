@@ -163,6 +163,7 @@ void SeenState::Abandon() {
 }
 
 uint64_t SeenState::keys() const {
+  if (!manifest_read_) return record_.keys;
   uint64_t n = 0;
   for (const auto& shard : shards_) n += shard->keys();
   for (const Run& r : runs_) n += r.keys;
@@ -300,6 +301,8 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
     exists_ = false;
     return true;
   }
+  // What a shard's record says of it (StatRecord()).
+  manifest_stat_valid_ = fstat(fd, &manifest_stat_) == 0;
   std::string text;
   char block[4096];
   ssize_t got;
@@ -331,7 +334,7 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
     return Damaged("MANIFEST is of an unknown format", error);
   format_ = line == kManifestHead ? 2 : 1;
   int seen = 0;
-  std::string generations;  // of the shards, read once their count is known
+  records_.clear();
   while (std::getline(lines, line)) {
     const size_t sp = line.find(' ');
     const std::string key = line.substr(0, sp);
@@ -376,8 +379,19 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
       generation_ = v;
     } else if (key == "state" && IsHex16(value)) {
       id_ = value;
-    } else if (key == "shard-generations") {
-      generations = value;
+    } else if (key == "shard-record") {
+      // shard-record GENERATION KEYS INODE SIZE MTIME_NS, shard by shard.
+      std::istringstream fields(value);
+      std::string f[5];
+      ShardRecord r;
+      uint64_t mtime = 0;
+      if (!(fields >> f[0] >> f[1] >> f[2] >> f[3] >> f[4]) ||
+          !ParseU64(f[0], 10, &r.generation) || !ParseU64(f[1], 10, &r.keys) ||
+          !ParseU64(f[2], 10, &r.inode) || !ParseU64(f[3], 10, &r.size) ||
+          !ParseU64(f[4], 10, &mtime))
+        return Damaged("MANIFEST has a bad shard-record line: " + line, error);
+      r.mtime_ns = static_cast<int64_t>(mtime);
+      records_.push_back(r);
     } else if (key == "written" && ParseU64(value, 10, &v)) {
       written_bytes_ = v;
     } else if (key == "rewritten" && ParseU64(value, 10, &v)) {
@@ -407,26 +421,16 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
     }
   }
   if (seen != 63) return Damaged("MANIFEST lacks a field", error);
-  // The top of a sharded state records each shard's generation (a state of
-  // an earlier release, with no id, records none: CheckFormat()).
-  shard_generations_.clear();
-  if (!generations.empty() || (shard_count_ > 1 && !id_.empty())) {
-    std::istringstream fields(generations);
-    uint64_t g = 0;
-    for (std::string field; fields >> field;) {
-      if (!ParseU64(field, 10, &g))
-        return Damaged("MANIFEST has a bad shard-generations line", error);
-      shard_generations_.push_back(g);
-    }
-    if (shard_count_ < 2 || shard_generations_.size() != shard_count_)
-      return Damaged("MANIFEST records " +
-                         std::to_string(shard_generations_.size()) +
-                         " shard generations for " +
-                         std::to_string(shard_count_) + " shards",
+  // The top of a sharded state records each shard (a state of an earlier
+  // release, with no id, records none: CheckFormat()).
+  if ((shard_count_ > 1 && !id_.empty()) || !records_.empty()) {
+    if (shard_count_ < 2 || records_.size() != shard_count_)
+      return Damaged("MANIFEST records " + std::to_string(records_.size()) +
+                         " shards of " + std::to_string(shard_count_),
                      error);
   }
-  if (shard_count_ > 1 && (!runs_.empty() || shard_of_ != 0))
-    return Damaged("MANIFEST names shards and runs (or is a shard's)", error);
+  if (shard_count_ > 1 && shard_of_ != 0)
+    return Damaged("MANIFEST names shards and is a shard's", error);
   // New runs are numbered from `next` on: a listed run at or past it (or
   // listed twice) would be written over. A MANIFEST that says so is damage,
   // never an instruction.
@@ -536,7 +540,7 @@ bool SeenState::OpenForUpdate(const std::string& dir, const Identity& identity,
     shard_count_ = std::max<uint32_t>(shards, 1);
     shard_bits_ = __builtin_ctz(shard_count_);
     id_ = top_ ? top_->id_ : NewId();
-    if (shard_count_ > 1) shard_generations_.assign(shard_count_, 0);
+    if (shard_count_ > 1) records_.assign(shard_count_, ShardRecord{});
   } else if (id_.empty() && shard_count_ == 1 && !top_) {
     id_ = NewId();  // a state of an earlier release: recorded when it commits
   } else if (shards != 0 && shards != shard_count_) {
@@ -652,8 +656,8 @@ bool SeenState::OpenForReading(const std::string& dir, std::string* error,
   if (top_only) return true;
   // A shard whose commit was decided but not completed: read as it will be.
   if (top_ && !CheckAgainstTop(error)) return false;
-  if (shard_count_ > 1) return OpenShards(checksums, error);
-  return CheckRuns(checksums, error);
+  if (!CheckRuns(checksums, error)) return false;  // a sharded top's too
+  return shard_count_ < 2 || OpenShards(checksums, error);
 }
 
 std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
@@ -675,30 +679,61 @@ std::vector<SeenState::Unlisted> SeenState::UnlistedFiles() const {
   return files;
 }
 
-bool SeenState::BeginLookups(std::string* error) {
+bool SeenState::BeginLookups(std::string* error, uint64_t expected) {
   if (!shards_.empty()) {
     // A new state's top MANIFEST comes before any shard's directory: shards
     // are never without one. Each shard's lookups begin with its first key.
     if (!exists_ && !made_manifest_ && !FirstManifest(error)) return false;
     any_offered_ = false;
-    return true;
-  }
-  if (loaded_) {  // a shard of the state being updated: its first key
+    // A small run's keys go to one run in the top directory: no shard is
+    // written. A large one (or once the top is full) writes every shard's
+    // keys to that shard, and moves the top's there too.
+    uint64_t top_keys = 0;
+    for (const Run& r : runs_) top_keys += r.keys;
+    // URISCAN_TEST_TOP_KEYS lowers both bounds (tests reach Flush() with
+    // small inputs).
+    static const char* test_bound = std::getenv("URISCAN_TEST_TOP_KEYS");
+    const uint64_t most = test_bound ? std::strtoull(test_bound, nullptr, 10)
+                                     : kTopKeys;
+    top_mode_ = expected <= std::min(kTopRunKeys, most) &&
+                top_keys + expected <= most && !upgrading_;
+    if (!top_mode_) return true;
+  } else if (loaded_) {  // a shard of the state being updated: its first key
     touched_ = true;
-    if (!Enter(error)) return false;
-    RemoveLeftovers();
-    // Each run's header and fence, as an unsharded state's at its opening.
-    if (!CheckRuns(/*checksums=*/false, error)) return false;
+    if (!Enter(error) || !ReadShard(error)) return false;
+    // What a killed run left, where this run writes (a shard only read
+    // keeps it for the next run that writes there).
+    if (!top_->top_mode_) RemoveLeftovers();
     lookups_open_ = true;
   }
   // Largest (oldest) first: a key seen before is most likely there, and
-  // the runs after it are then not asked.
+  // the runs after it are then not asked. Each run's header and fence are
+  // checked (a shard's here, an unsharded state's at its opening too).
   for (auto r = runs_.begin(); r != runs_.end(); ++r) {
     readers_.push_back(std::make_unique<KeyRunReader>());
     if (!readers_.back()->Open(dir_fd_, r->name, dir_ + "/" + r->name,
-                               identity_.tag))
-      return Damaged(readers_.back()->error(), error);
+                               identity_.tag)) {
+      return errno == ENOENT &&
+                     readers_.back()->error().rfind("cannot open", 0) == 0
+                 ? Damaged("its MANIFEST names " + r->name +
+                               ", which is missing",
+                           error)
+                 : Damaged(readers_.back()->error(), error);
+    }
+    if (readers_.back()->header().keys != r->keys ||
+        readers_.back()->header().file_bytes() != r->bytes)
+      return Damaged(r->name + " differs from what its MANIFEST says", error);
   }
+  // A shard's keys may also be in its top's runs (its range of them).
+  if (top_ && !top_->top_mode_) {
+    for (const Run& r : top_->runs_) {
+      top_readers_.push_back(std::make_unique<KeyRunReader>());
+      if (!top_readers_.back()->Open(top_->dir_fd_, r.name,
+                                     top_->dir_ + "/" + r.name, identity_.tag))
+        return top_->Damaged(top_readers_.back()->error(), error);
+    }
+  }
+  if (top_ && top_->top_mode_) return true;  // the top writes the new keys
   pending_ = RunName(next_run_);
   writer_ = std::make_unique<KeyRunWriter>();
   if (!writer_->Open(dir_fd_, pending_ + ".tmp", dir_ + "/" + pending_ + ".tmp",
@@ -709,13 +744,40 @@ bool SeenState::BeginLookups(std::string* error) {
   return true;
 }
 
+// Whether `key` is in this state's runs (a shard's: or its top's); false
+// on damage too, with lookup_failed_ set.
+bool SeenState::Seen(uint64_t key) {
+  for (auto* readers : {&readers_, &top_readers_}) {
+    for (auto& reader : *readers) {
+      if (reader->Contains(key)) return true;
+      if (reader->failed()) {
+        lookup_failed_ = true;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool SeenState::Offer(uint64_t key) {
   if (!shards_.empty()) {  // keys increase: a shard's end is the next's start
     const size_t s = ShardOf(key);
     if (any_offered_ && s != current_shard_) EndShardLookups(current_shard_);
     current_shard_ = s;
     any_offered_ = true;
-    return shards_[s]->Offer(key);
+    if (!top_mode_) return shards_[s]->Offer(key);
+    // Top mode: the shard's runs, then the top's; a new key to the top.
+    SeenState* shard = shards_[s].get();
+    if (shard->lookup_failed_ || lookup_failed_) return false;
+    if (!shard->lookups_open_ && !shard->touched_ &&
+        !shard->BeginLookups(&shard->shard_error_)) {
+      shard->lookup_failed_ = true;
+      return false;
+    }
+    if (shard->Seen(key) || Seen(key)) return false;
+    writer_->Add(key);
+    ++new_keys_;
+    return true;
   }
   if (lookup_failed_) return false;
   if (loaded_ && !lookups_open_) {
@@ -732,13 +794,7 @@ bool SeenState::Offer(uint64_t key) {
     out_of_shard_ = lookup_failed_ = true;  // routed to the wrong shard
     return false;
   }
-  for (auto& reader : readers_) {
-    if (reader->Contains(key)) return false;
-    if (reader->failed()) {
-      lookup_failed_ = true;
-      return false;
-    }
-  }
+  if (Seen(key)) return false;
   writer_->Add(key);
   ++new_keys_;
   return true;
@@ -752,14 +808,14 @@ void SeenState::EndShardLookups(size_t i) {
     shard->shard_error_ = error;
 }
 
-// A shard's lookups end: its new run named and merged, its MANIFEST.next
-// written (PrepareShard), its files closed.
+// A shard's lookups end: its new run named and merged, its files closed.
 bool SeenState::EndShard(std::string* error) {
   lookups_open_ = false;
   bool ended = shard_error_.empty();
   if (!ended) *error = shard_error_;
-  ended = ended && EndLookups(error) && PrepareShard(error);
+  ended = ended && EndLookups(error);
   readers_.clear();
+  top_readers_.clear();
   if (writer_) {
     writer_.reset();
     unlinkat(dir_fd_, (pending_ + ".tmp").c_str(), 0);
@@ -780,7 +836,7 @@ bool SeenState::EndLookups(std::string* error) {
       new_keys_ += shard->new_keys();
       compacted_keys_ = std::max(compacted_keys_, shard->compacted_keys());
     }
-    return true;
+    if (!top_mode_) return Flush(error);  // the top's keys to the shards
   }
   if (out_of_shard_) {
     *error = "state " + dir_ + " is " + ShardName() +
@@ -789,11 +845,15 @@ bool SeenState::EndLookups(std::string* error) {
              "the shard's number in its top bits), or use the whole state";
     return false;
   }
-  for (auto& reader : readers_) {
-    if (reader->failed()) return Damaged(reader->error(), error);
-    lookup_bytes_ += reader->bytes_read();
+  for (auto* readers : {&readers_, &top_readers_}) {
+    for (auto& reader : *readers) {
+      if (reader->failed()) return Damaged(reader->error(), error);
+      lookup_bytes_ += reader->bytes_read();
+    }
   }
   readers_.clear();
+  top_readers_.clear();
+  if (!writer_) return true;  // a shard whose keys the top writes
   // A shard's files are synced with the others of its commit (SyncAll).
   if (!writer_->Finish(/*sync=*/!loaded_)) {
     *error = writer_->error();
@@ -806,7 +866,8 @@ bool SeenState::EndLookups(std::string* error) {
   }
   // A new state's first MANIFEST comes before its first run is named (a
   // shard's: its MANIFEST.next, written by PrepareShard()).
-  if (!exists_ && !loaded_ && !FirstManifest(error)) return false;
+  if (!exists_ && !loaded_ && !made_manifest_ && !FirstManifest(error))
+    return false;
   return NameNewRun(error);
 }
 
@@ -880,7 +941,8 @@ bool SeenState::MergeInto(std::vector<std::unique_ptr<Reader>>* readers,
       return Damaged(r->error(), error);
     }
   }
-  if (!out.Finish()) {
+  // A shard's merge is synced with the rest of its commit (SyncAll).
+  if (!out.Finish(/*sync=*/!loaded_)) {
     *error = out.error();
     unlinkat(dir_fd_, tmp.c_str(), 0);
     return false;
@@ -892,6 +954,7 @@ bool SeenState::MergeInto(std::vector<std::unique_ptr<Reader>>* readers,
     return false;
   }
   made_runs_.push_back(name);
+  if (loaded_) unsynced_.push_back(name);
   *keys = out.keys();
   *bytes = out.file_bytes();
   return true;
@@ -1009,10 +1072,10 @@ std::string SeenState::Manifest(bool with_output) const {
     m += "shard " + std::to_string(shard_index_) + " " +
          std::to_string(shard_of_) + "\n";
   if (generation_ > 0) m += "generation " + std::to_string(generation_) + "\n";
-  if (shard_count_ > 1 && !shard_generations_.empty()) {
-    m += "shard-generations";
-    for (uint64_t g : shard_generations_) m += " " + std::to_string(g);
-    m += "\n";
+  for (const ShardRecord& r : records_) {
+    m += "shard-record " + std::to_string(r.generation) + " " +
+         std::to_string(r.keys) + " " + std::to_string(r.inode) + " " +
+         std::to_string(r.size) + " " + std::to_string(r.mtime_ns) + "\n";
   }
   m += "written " + std::to_string(written_bytes_) + "\n";
   m += "rewritten " + std::to_string(rewritten_bytes_) + "\n";
@@ -1134,9 +1197,29 @@ bool SeenState::OpenShards(bool checksums, std::string* error) {
   return true;
 }
 
-// A shard of the state being opened: its MANIFEST read and checked against
-// the top's, and (to read the state) its runs; no descriptor stays open.
+// A shard of the state being opened. To update, a shard whose MANIFEST is
+// the one the top recorded (inode, size, time) is known by that record (one
+// fstatat; its MANIFEST is read when a key of it comes: ReadShard()); any
+// other is read and checked against the top now. To read the state, every
+// shard is read with its runs. No descriptor stays open.
 bool SeenState::LoadShard(bool checksums, std::string* error) {
+  const ShardRecord* recorded = RecordOf();
+  if (recorded) record_ = *recorded;
+  if (update_ && recorded && recorded->generation > 0) {
+    struct stat st;
+    const std::string manifest = ShardDir(place_) + "/MANIFEST";
+    if (fstatat(top_->dir_fd_, manifest.c_str(), &st, AT_SYMLINK_NOFOLLOW) ==
+            0 &&
+        S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_ino) == record_.inode &&
+        static_cast<uint64_t>(st.st_size) == record_.size &&
+        st.st_mtim.tv_sec * int64_t{1000000000} + st.st_mtim.tv_nsec ==
+            record_.mtime_ns) {
+      exists_ = true;
+      manifest_read_ = false;
+      generation_ = record_.generation;
+      return true;
+    }
+  }
   dir_fd_ = openat(top_->dir_fd_, ShardDir(place_).c_str(),
                    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir_fd_ < 0) {
@@ -1161,6 +1244,30 @@ bool SeenState::LoadShard(bool checksums, std::string* error) {
   }
   Leave();
   return loaded;
+}
+
+// The MANIFEST of a shard known by its record, read when it is first used
+// (its directory open): it must still be what the record says.
+bool SeenState::ReadShard(std::string* error) {
+  if (manifest_read_) return true;
+  const ShardRecord recorded = record_;
+  if (!ReadManifest(error) || !CheckAgainstTop(error)) return false;
+  manifest_read_ = true;
+  if (!(record_ == recorded))
+    return Damaged("its MANIFEST changed while the state was open", error);
+  return true;
+}
+
+// record_'s inode, size and time: those of `file` in the shard's directory.
+bool SeenState::StatRecord(const char* file) {
+  struct stat st = manifest_stat_;
+  if (!(manifest_stat_valid_ && std::strcmp(file, "MANIFEST") == 0) &&
+      fstatat(dir_fd_, file, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return false;
+  record_.inode = static_cast<uint64_t>(st.st_ino);
+  record_.size = static_cast<uint64_t>(st.st_size);
+  record_.mtime_ns = st.st_mtim.tv_sec * int64_t{1000000000} + st.st_mtim.tv_nsec;
+  return true;
 }
 
 // DIR/shard-NNNN opened by itself: its top read under a shared lock, kept
@@ -1190,12 +1297,16 @@ bool SeenState::JoinTop(std::string* error) {
   return true;
 }
 
+const SeenState::ShardRecord* SeenState::RecordOf() const {
+  if (!top_ || place_ >= top_->records_.size()) return nullptr;
+  return &top_->records_[place_];
+}
+
 uint64_t SeenState::Recorded() const {
   if (!top_) return 0;
   // An earlier release recorded no shard: each commit reached every shard.
-  if (top_->shard_generations_.empty())
-    return top_->id_.empty() ? top_->generation_ : 0;
-  return top_->shard_generations_[place_];
+  if (top_->records_.empty()) return top_->id_.empty() ? top_->generation_ : 0;
+  return top_->records_[place_].generation;
 }
 
 bool SeenState::CheckAgainstTop(std::string* error) {
@@ -1214,8 +1325,14 @@ bool SeenState::CheckAgainstTop(std::string* error) {
                        top_->id_ + "): a shard of another state's copy?",
                    error);
   if (exists_ && generation_ >= recorded) {
-    // Committed alone since (a Dask task): the next commit records it.
-    if (generation_ > recorded) top_->records_stale_ = true;
+    // As read now: the next commit records it (a shard committed alone
+    // since by a Dask task is newer than its record).
+    record_.generation = generation_;
+    record_.keys = 0;
+    for (const Run& r : runs_) record_.keys += r.keys;
+    if (!StatRecord("MANIFEST")) record_ = ShardRecord{};
+    const ShardRecord* old = RecordOf();
+    if (!old || !(*old == record_)) top_->records_stale_ = true;
     return true;
   }
   // Older than the top's record, or no MANIFEST: a commit decided but not
@@ -1241,7 +1358,7 @@ bool SeenState::CheckAgainstTop(std::string* error) {
         return false;
       }
       return durable::SyncDirectory(dir_fd_, dir_, error) &&
-             ReadManifest(error);
+             ReadManifest(error) && CheckAgainstTop(error);
     }
   }
   if (recorded == 0) return true;  // the state never committed: a new shard
@@ -1286,7 +1403,8 @@ void SeenState::Leave() {
 // new is not part of the commit, unless it is new or asked to be.
 bool SeenState::PrepareShard(std::string* error) {
   if (merge_all_ && runs_.size() >= 2 && !Compact(true, error)) return false;
-  if (exists_ && new_keys_ == 0 && obsolete_.empty() && !force_prepare_)
+  if (exists_ && new_keys_ == 0 && obsolete_.empty() && !force_prepare_ &&
+      !flushed_)
     return true;
   ++generation_;
   if (!durable::ReplaceFile(dir_fd_, dir_, "MANIFEST.next", Manifest(), error,
@@ -1294,6 +1412,13 @@ bool SeenState::PrepareShard(std::string* error) {
     return false;
   made_next_ = prepared_ = true;
   unsynced_.push_back("MANIFEST.next");
+  // What the top records: renamed to MANIFEST, the file keeps its inode.
+  record_.generation = generation_;
+  record_.keys = keys();
+  if (!StatRecord("MANIFEST.next")) {
+    *error = "cannot stat " + dir_ + "/MANIFEST.next: " + std::strerror(errno);
+    return false;
+  }
   return true;
 }
 
@@ -1315,18 +1440,93 @@ bool SeenState::Apply(std::string* error) {
   return true;
 }
 
+// A run in shard mode: the keys the top holds go to their shards, a run
+// each, in one pass over the top's runs (which the commit then removes).
+// Before any line of the run is written, as merges are.
+bool SeenState::Flush(std::string* error) {
+  if (runs_.empty()) return true;
+  std::vector<std::unique_ptr<KeyRunReader>> readers;
+  std::vector<RunSource<KeyRunReader>> sources;
+  for (const Run& r : runs_) {
+    readers.push_back(std::make_unique<KeyRunReader>());
+    if (!readers.back()->Open(dir_fd_, r.name, dir_ + "/" + r.name,
+                              identity_.tag))
+      return Damaged(readers.back()->error(), error);
+    sources.push_back(RunSource<KeyRunReader>{readers.back().get()});
+  }
+  SeenState* shard = nullptr;
+  std::unique_ptr<KeyRunWriter> out;
+  std::string name, failure;
+  // The shard's run of the top's keys: named, then the shard's merges.
+  auto finish = [&]() -> bool {
+    if (!out->Finish(/*sync=*/false)) {
+      failure = out->error();
+      return false;
+    }
+    if (durable::RenameNoReplace(shard->dir_fd_, name + ".tmp", shard->dir_fd_,
+                                 name) != 0) {
+      failure = "cannot rename " + shard->dir_ + "/" + name + ".tmp: " +
+                std::strerror(errno);
+      return false;
+    }
+    shard->made_runs_.push_back(name);
+    shard->unsynced_.push_back(name);
+    shard->runs_.push_back(Run{name, out->keys(), out->file_bytes()});
+    shard->rewritten_bytes_ += out->file_bytes();
+    ++shard->next_run_;
+    shard->flushed_ = true;
+    const bool merged = shard->Compact(false, &failure);
+    shard->Leave();
+    return merged;
+  };
+  KWayMerge<uint64_t>(
+      sources, [](uint64_t a, uint64_t b) { return a < b; },
+      [](uint64_t a, uint64_t b) { return a == b; },
+      [&](uint64_t key) {
+        if (!failure.empty()) return;
+        SeenState* to = shards_[ShardOf(key)].get();
+        if (to != shard) {
+          if (shard && !finish()) return;
+          shard = to;
+          if (!shard->Enter(&failure) || !shard->ReadShard(&failure)) return;
+          if (!shard->touched_) shard->RemoveLeftovers();
+          name = RunName(shard->next_run_);
+          out = std::make_unique<KeyRunWriter>();
+          if (!out->Open(shard->dir_fd_, name + ".tmp",
+                         shard->dir_ + "/" + name + ".tmp", identity_.tag)) {
+            failure = out->error();
+            return;
+          }
+        }
+        out->Add(key);
+      });
+  if (failure.empty() && shard) finish();
+  for (auto& r : readers) {
+    if (r->failed()) return Damaged(r->error(), error);
+  }
+  if (!failure.empty()) {
+    if (shard) shard->Leave();
+    *error = failure;
+    return false;
+  }
+  for (const Run& r : runs_) obsolete_.push_back(r.name);
+  runs_.clear();
+  return true;
+}
+
 bool SeenState::CommitShards(std::string* error) {
   const auto start = std::chrono::steady_clock::now();
   RecordOutput();
   if (!exists_ && !made_manifest_ && !FirstManifest(error)) return false;
-  // Every shard of a committed state has a MANIFEST: a new state's first
-  // commit prepares them all (--compact and --upgrade too).
+  // Each shard that changed: its MANIFEST.next, one generation on. (A
+  // shard the state never wrote needs none: its record says generation 0.)
   for (auto& shard : shards_) {
-    if (shard->prepared_ ||
-        (shard->exists_ && !shard->force_prepare_ && !shard->merge_all_))
-      continue;
-    if (!shard->Enter(error)) return false;
-    shard->RemoveLeftovers();
+    const bool changed = shard->new_keys_ > 0 || !shard->obsolete_.empty() ||
+                         shard->flushed_ || shard->force_prepare_ ||
+                         shard->merge_all_;
+    if (!changed || shard->prepared_) continue;
+    if (!shard->Enter(error) || !shard->ReadShard(error)) return false;
+    if (!shard->touched_) shard->RemoveLeftovers();
     const bool prepared = shard->PrepareShard(error);
     shard->Leave();
     if (!prepared) return false;
@@ -1339,19 +1539,19 @@ bool SeenState::CommitShards(std::string* error) {
       group.push_back(name + "/" + file);
     group.push_back(name);
   }
-  if (exists_ && group.empty() && !records_stale_ && output_.empty())
+  if (exists_ && group.empty() && !records_stale_ && output_.empty() &&
+      new_keys_ == 0 && obsolete_.empty())
     return true;  // nothing new
   if (!durable::SyncAll(dir_fd_, dir_, group, error)) return false;
   durable::CrashPoint("shards-prepared");
-  const std::vector<uint64_t> recorded = shard_generations_;
-  shard_generations_.resize(shard_count_);
-  for (size_t i = 0; i < shards_.size(); ++i)
-    shard_generations_[i] = shards_[i]->generation_;
+  const std::vector<ShardRecord> recorded = records_;
+  records_.resize(shard_count_);
+  for (size_t i = 0; i < shards_.size(); ++i) records_[i] = shards_[i]->record_;
   ++generation_;
   if (!Publish(error)) {
     if (!published_) {
       --generation_;
-      shard_generations_ = recorded;
+      records_ = recorded;
     }
     return false;
   }
@@ -1369,8 +1569,9 @@ bool SeenState::CommitShards(std::string* error) {
 }
 
 bool SeenState::CompactAll(std::string* error) {
-  if (!shards_.empty()) {  // no key moves: every shard merges its own
-    for (auto& shard : shards_) shard->merge_all_ = true;
+  if (!shards_.empty()) {  // the top's keys to their shards; each merges
+    if (!Flush(error)) return false;
+    for (auto& shard : shards_) shard->merge_all_ = shard->exists_;
     return CommitShards(error);
   }
   if (runs_.size() < 2) return true;
@@ -1399,6 +1600,7 @@ bool SeenState::Publish(std::string* error) {
 
 bool SeenState::Verify(std::string* error) {
   for (auto& shard : shards_) {
+    if (!shard->exists_) continue;  // never written (generation 0)
     const bool verified = shard->Enter(error) && shard->Verify(error);
     shard->Leave();
     if (!verified) return false;

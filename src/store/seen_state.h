@@ -9,6 +9,8 @@
 #define URISCAN_SRC_STORE_SEEN_STATE_H_
 
 #include <cstddef>
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -45,6 +47,15 @@ class SeenState {
     std::string tracking;  // crawler: the tracking parameters, comma-separated
     uint64_t tag = 0;      // the fingerprint seed of all the above
     std::string Describe() const;  // "crawler (version 1, tracking a,b)"
+  };
+  // What the top MANIFEST of a sharded state records of each shard.
+  struct ShardRecord {
+    uint64_t generation = 0, keys = 0, inode = 0, size = 0;
+    int64_t mtime_ns = 0;
+    bool operator==(const ShardRecord& o) const {
+      return generation == o.generation && keys == o.keys &&
+             inode == o.inode && size == o.size && mtime_ns == o.mtime_ns;
+    }
   };
   struct Run {
     std::string name;
@@ -124,7 +135,12 @@ class SeenState {
   // The lookups of one run: Offer() keys in strictly increasing order; it
   // is true when the key is in no earlier run, and the key then goes to the
   // new run. Each run's reader holds one group of blocks at most (735 KB).
-  bool BeginLookups(std::string* error);
+  // `expected`: at most how many keys will be offered (a sharded state
+  // then writes a small run's keys in its top directory alone).
+  bool BeginLookups(std::string* error, uint64_t expected = ~uint64_t{0});
+  // Offer() may be called from one thread only (a small sharded run's
+  // keys go to one new run), not shard by shard.
+  bool one_writer() const { return top_mode_; }
   bool Offer(uint64_t key);
   // Fails when a block or index page read was damaged (the run's answers
   // are then never used); names the new run and makes the merges of the
@@ -204,6 +220,10 @@ class SeenState {
   static constexpr size_t kMaxRuns = 24;
   static constexpr size_t kMaxCommitted = 4096;
   static constexpr uint64_t kMaxShards = 4096;
+  // A sharded run of up to kTopRunKeys keys writes them in the top
+  // directory while it holds fewer than kTopKeys.
+  static constexpr uint64_t kTopRunKeys = uint64_t{1} << 16;
+  static constexpr uint64_t kTopKeys = uint64_t{1} << 22;
   // A run's level: 0 up to kLevelBase keys, then one more for each factor
   // kLevelFactor (the sizes the policy keeps runs at).
   static constexpr uint64_t kLevelBase = 4096;
@@ -241,6 +261,7 @@ class SeenState {
   // decided MANIFEST.next taken.
   bool CheckAgainstTop(std::string* error);
   uint64_t Recorded() const;  // the top's record of this shard's generation
+  const ShardRecord* RecordOf() const;
   bool Enter(std::string* error);  // a shard's directory, opened (made)
   void Leave();                    // and closed again
   bool EndShard(std::string* error);
@@ -267,14 +288,31 @@ class SeenState {
   bool loaded_ = false;  // opened through top_: descriptors only in use
   uint32_t place_ = 0;   // a shard's number, as its top knows it
   std::string id_;
-  // The top's record of each shard's generation at its last commit; a
-  // shard found newer (committed alone since) is recorded by the next.
-  std::vector<uint64_t> shard_generations_;
+  // The top's record of each shard at its last commit: its generation and
+  // keys, and its MANIFEST's inode, size and time, so that a shard that is
+  // as recorded costs one fstatat() to open. A shard found newer (committed
+  // alone since) is recorded again by the next commit.
+  std::vector<ShardRecord> records_;
   bool records_stale_ = false;
+  ShardRecord record_;         // a shard's, as the next commit records it
+  bool manifest_read_ = true;  // false: known by its record alone
+  bool StatRecord(const char* file);  // record_'s inode, size and time
+  struct stat manifest_stat_ = {};  // of the MANIFEST read last
+  bool manifest_stat_valid_ = false;
+  bool ReadShard(std::string* error);  // the MANIFEST of a shard known so
+  // Small commits of a sharded state write one run in the top directory
+  // (top mode: no shard is written); larger ones, or once the top holds
+  // kTopKeys, write each shard's keys to the shard and move the top's
+  // keys there too (Flush()).
+  bool top_mode_ = false;
+  bool Flush(std::string* error);
+  std::vector<std::unique_ptr<KeyRunReader>> top_readers_;  // a shard's
+  bool Seen(uint64_t key);  // in this shard's runs or its top's (range)
   // A shard's part in a run: its lookups begun (touched_), still open,
   // its MANIFEST.next written (prepared_) and the files to sync with it.
   bool touched_ = false, lookups_open_ = false, prepared_ = false;
   bool made_next_ = false, force_prepare_ = false, merge_all_ = false;
+  bool flushed_ = false;  // given keys of the top (Flush())
   std::vector<std::string> unsynced_;
   std::string shard_error_;
   size_t current_shard_ = 0;  // sequential Offer() through the top

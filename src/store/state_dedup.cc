@@ -49,7 +49,7 @@ bool DedupIntoState(const std::vector<std::string_view>& lines,
     if (keys[i] != 0) order.emplace_back(keys[i], i);
   std::sort(order.begin(), order.end());
   std::vector<char> first(lines.size(), 0);
-  if (!state.BeginLookups(error)) return false;
+  if (!state.BeginLookups(error, order.size())) return false;
   for (size_t j = 0; j < order.size(); ++j) {
     if (j > 0 && order[j].first == order[j - 1].first) continue;
     if (state.Offer(order[j].first)) first[order[j].second] = 1;

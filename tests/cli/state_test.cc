@@ -1022,28 +1022,45 @@ TEST_F(StateCliTest, AFormatOneStateIsRefusedUntilUpgraded) {
 }
 
 // A sharded state answers as an unsharded one: the same lines, in input
-// order, day after day; `state` lists its shards; the count is fixed.
+// order, day after day, whether a day's keys go to the top's runs (small
+// days), to the shards with the top's keys moved there too (large days,
+// or a full top: URISCAN_TEST_TOP_KEYS makes it small), on one thread or
+// shard by shard on two (a run past --memory); `state` lists its shards;
+// the count is fixed.
 TEST_F(StateCliTest, AShardedStateAnswersAsAnUnshardedOne) {
   const std::string plain = Path("plain");
-  std::string so_far;
-  for (int d = 0; d < 5; ++d) {
-    const std::string day = DayInput(d, d == 3 ? 8000 : 2000, 6000);
-    const Result sharded =
-        Run("dedup --quiet --threads=2 --state=" + state_ + " --shards=8", day);
-    const Result unsharded = Run("dedup --quiet --state=" + plain, day);
-    ASSERT_EQ(sharded.status, 0) << sharded.err;
-    ASSERT_EQ(unsharded.status, 0) << unsharded.err;
-    EXPECT_EQ(sharded.out, unsharded.out) << "day " << d;
-    so_far += day;
-    EXPECT_EQ(StateKeys(), static_cast<long long>(CountLines(Stateless(so_far))));
+  for (const char* env : {"URISCAN_TEST_TOP_KEYS=3000", ""}) {
+    for (const char* memory : {"", " --memory=300K"}) {
+      SCOPED_TRACE(std::string(env) + memory);
+      std::system(("rm -rf '" + state_ + "' '" + plain + "'").c_str());
+      std::string so_far;
+      for (int d = 0; d < 5; ++d) {
+        const std::string day = DayInput(d, d == 3 ? 8000 : 2000, 6000);
+        const Result sharded = Run("dedup --quiet --threads=2 --state=" +
+                                       state_ + " --shards=8" + memory,
+                                   day, env);
+        const Result unsharded = Run("dedup --quiet --state=" + plain, day);
+        ASSERT_EQ(sharded.status, 0) << sharded.err;
+        ASSERT_EQ(unsharded.status, 0) << unsharded.err;
+        EXPECT_EQ(sharded.out, unsharded.out) << "day " << d;
+        so_far += day;
+        EXPECT_EQ(StateKeys(),
+                  static_cast<long long>(CountLines(Stateless(so_far))));
+      }
+      const Result info = Run("state " + state_);
+      EXPECT_EQ(info.status, 0) << info.err;
+      EXPECT_NE(info.out.find("shards    8 (keys by their top 3 bits)"),
+                std::string::npos)
+          << info.out;
+      // The small days' keys are in the top's runs; a full top moved them.
+      EXPECT_EQ(info.out.find("shard-0003/run-") != std::string::npos,
+                *env != '\0')
+          << info.out;
+      EXPECT_NE(info.out.find("\n  run-"), std::string::npos) << info.out;
+    }
   }
-  const Result info = Run("state " + state_);
-  EXPECT_EQ(info.status, 0) << info.err;
-  EXPECT_NE(info.out.find("shards    8 (keys by their top 3 bits)"),
-            std::string::npos)
-      << info.out;
-  EXPECT_NE(info.out.find("  shard-0007  "), std::string::npos) << info.out;
-  EXPECT_NE(info.out.find("shard-0003/run-"), std::string::npos) << info.out;
+  EXPECT_NE(Run("state " + state_).out.find("  shard-0007  "),
+            std::string::npos);
   // One thread or two: the same answers.
   const std::string again = DayInput(9, 3000, 9000);
   const Result one = Run("dedup --quiet --threads=1 --state=" + state_, again);
