@@ -20,7 +20,11 @@
 #   --work-dir=DIR    where states go (default a new directory under
 #                     build/, removed at exit unless --keep)
 #   --keep            keep the states
-# Prints one markdown table. Run nothing else meanwhile.
+#   --shards=LIST     shard counts timed beside one state of the same
+#                     keys (default 8,64,4096; none to skip), each run
+#                     under ulimit -n 1024
+#   --shard-keys=N    the keys of those states (default 1000000)
+# Prints markdown tables. Run nothing else meanwhile.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build_dir=$root/build/release
@@ -30,7 +34,9 @@ big_day=100000000
 runs=5
 work_dir=
 keep=0
-usage() { sed -n '10,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+shard_list=8,64,4096
+shard_keys=1000000
+usage() { sed -n '10,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 for a in "$@"; do
   case $a in
     --build-dir=*) build_dir=${a#*=} ;;
@@ -40,6 +46,8 @@ for a in "$@"; do
     --runs=*) runs=${a#*=} ;;
     --work-dir=*) work_dir=${a#*=} ;;
     --keep) keep=1 ;;
+    --shards=*) shard_list=${a#*=} ;;
+    --shard-keys=*) shard_keys=${a#*=} ;;
     *) usage ;;
   esac
 done
@@ -164,4 +172,29 @@ for n in "${size_list[@]}"; do
   elif [ -z "$peer" ]; then
     echo "| $n | RocksDB | (absent: install librocksdb-dev and reconfigure) |"
   fi
+done
+
+# Sharded states: the same keys in one state and in S shards, days of
+# 1,000 and 10^6 lines (half seen, half new), each command under a soft
+# limit of 1024 descriptors.
+[ "$shard_list" = none ] && exit 0
+echo
+echo "## Sharded states of $shard_keys keys (ms best of $runs for 1,000 lines, of 3 for 10^6; ulimit -n 1024)"
+echo
+echo "| shards | build | 1,000-line day | +ms vs one state | 10^6-line day | +ms vs one state | RSS MB |"
+echo "|---|---|---|---|---|---|---|"
+limited=(sh -c 'ulimit -n 1024; exec "$@"' sh)
+one_small=0 one_mid=0
+for s in 1 ${shard_list//,/ }; do
+  rm -rf sst
+  read -r build_ms _ < <(build "$shard_keys" 100000000 "'$uriscan' dedup --quiet --state=sst --shards=$s")
+  shard_small() { make_day "$shard_keys" 1000 "$1" day.txt; timed "${limited[@]}" "$uriscan" dedup --quiet --state=sst day.txt; }
+  shard_mid() { make_day "$shard_keys" 1000000 $(( $1 + 100 )) day.txt; timed "${limited[@]}" "$uriscan" dedup --quiet --state=sst day.txt; }
+  read -r s_ms s_rss < <(best_of shard_small "$runs")
+  read -r m_ms m_rss < <(best_of shard_mid 3)
+  if [ "$s" = 1 ]; then one_small=$s_ms one_mid=$m_ms; fi
+  printf '| %s | %d.%02d s | %d ms | %+d | %d ms | %+d | %d |\n' \
+    "$s" $((build_ms / 1000)) $((build_ms % 1000 / 10)) "$s_ms" \
+    $((s_ms - one_small)) "$m_ms" $((m_ms - one_mid)) \
+    $(( s_rss > m_rss ? s_rss : m_rss ))
 done

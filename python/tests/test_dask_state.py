@@ -2,9 +2,13 @@
 """uriscan.dask.dedup against a sharded seen-state on a LocalCluster of two
 worker processes: the union of each day's parts is what one unsharded
 `uriscan dedup --state` writes for the same days, through a killed worker
-and a rerun; each shard's part holds its lines in input order."""
+and a rerun; each shard's part holds its lines in input order. And on
+Dask's local scheduler: the profile a state was made with, the summary of
+a rerun, the sealing call, write_lines' part names."""
+import gzip
 import os
 import random
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -97,6 +101,7 @@ def test_sharded_state_on_a_cluster_matches_the_command(cli, tmp_path):
         # And once more: every shard is a rerun, nothing changes.
         again = ud.dedup(frame, state=state, output=tmp_path / "day1")
         assert again["rerun"].all()
+        assert again["written"].sum() == len(want[1])
         assert sorted(parts(tmp_path / "day1")) == sorted(want[1])
         frame = dd.from_pandas(pd.DataFrame({"url": days[2]}), npartitions=2)
         ud.dedup(frame, state=state, output=tmp_path / "day2")
@@ -124,3 +129,116 @@ def test_state_arguments_are_checked(tmp_path):
     other = pd.DataFrame({"url": ["http://c/"]})
     with pytest.raises(Exception, match="committed"):
         ud.dedup(other, state=tmp_path / "s", output=tmp_path / "o")
+
+
+def crawler_rows(day: int, n: int = 600, pool: int = 300):
+    """Rows whose classes differ by profile: tracking parameters, www.,
+    a `ref` parameter, and invalid rows."""
+    rng = random.Random(2000 + day)
+    rows = []
+    for _ in range(n):
+        u = rng.randrange(pool)
+        kind = rng.randrange(6)
+        if kind == 0:
+            rows.append(f"http://www.h{u % 23}.example/p/{u}?utm_source=x")
+        elif kind == 1:
+            rows.append(f"http://h{u % 23}.example/p/{u}?ref=r{day}")
+        elif kind == 2:
+            rows.append(f"http://bad host/{u}")
+        else:
+            rows.append(f"http://h{u % 23}.example/p/{u}")
+    return rows
+
+
+def test_a_state_the_command_made_gives_its_profile(cli, tmp_path):
+    """Without a profile, a state's own profile and crawler options are
+    taken, as the command takes them (the tasks raised an error naming the
+    command's flags)."""
+    days = [crawler_rows(d) for d in range(2)]
+    for name, flags in (("plain", ["--profile=crawler"]),
+                        ("options", ["--profile=crawler", "--fold-www",
+                                     "--tracking-params=+ref",
+                                     "--shards=2"])):
+        state, reference = tmp_path / name, tmp_path / f"{name}-command"
+        subprocess.run([cli, "dedup", "--quiet", f"--state={state}", *flags],
+                       input=("\n".join(days[0]) + "\n").encode(),
+                       capture_output=True, check=True)
+        shutil.copytree(state, reference)
+        want = command_days(cli, reference, days[1:])[0]
+        frame = dd.from_pandas(pd.DataFrame({"url": days[1]}), npartitions=2)
+        with pytest.raises(Exception, match="profile"):
+            ud.dedup(frame, state=state, profile="scheme",
+                     output=tmp_path / f"{name}-scheme")
+        summary = ud.dedup(frame, state=state, output=tmp_path / f"{name}-out")
+        assert summary["written"].sum() == len(want)
+        assert sorted(parts(tmp_path / f"{name}-out")) == sorted(want)
+
+
+def test_a_rerun_reports_its_parts_and_the_invalid_rows(tmp_path):
+    """`written` on a rerun is the lines its part holds (it was 0), and
+    `invalid` counts the rows that are no URI reference, once each, on a
+    rerun too."""
+    rows = day_rows(0)
+    invalid = int((uriscan.fingerprint(rows) == 0).sum())
+    assert invalid > 0
+    frame = dd.from_pandas(pd.DataFrame({"url": rows}), npartitions=3)
+    state, output = tmp_path / "seen", tmp_path / "day0"
+    first = ud.dedup(frame, state=state, shards=4, output=output)
+    assert list(first.columns) == ["shard", "rows", "written", "invalid",
+                                   "rerun"]
+    assert first["invalid"].sum() == invalid
+    assert first["rows"].sum() + invalid == len(rows)
+    assert first["written"].sum() == len(parts(output)) > 0
+    again = ud.dedup(frame, state=state, output=output)
+    assert again["rerun"].all()
+    assert again["invalid"].sum() == invalid
+    for shard, written in zip(again["shard"], again["written"]):
+        part = output / f"part-{shard:04d}.txt"
+        assert written == len(part.read_text().splitlines())
+    assert again["written"].sum() == len(parts(output))
+    assert again[["shard", "rows", "written", "invalid"]].equals(
+        first[["shard", "rows", "written", "invalid"]])
+
+
+def test_a_run_is_sealed_when_its_tasks_are_done(tmp_path, monkeypatch):
+    """After every shard's task, the driver opens the whole state once
+    more, with no rows and no output, with the run's profile, options and
+    shards."""
+    calls = []
+    real = uriscan._uriscan._dedup_into_state
+
+    def recorded(urls, state, output, *args):
+        calls.append((len(urls), state, output, args))
+        return real(urls, state, output, *args)
+
+    monkeypatch.setattr(uriscan._uriscan, "_dedup_into_state", recorded)
+    state = tmp_path / "seen"
+    options = dict(profile="crawler", tracking_params=["+ref"],
+                   fold_www=True)
+    for day in range(2):
+        frame = dd.from_pandas(pd.DataFrame({"url": crawler_rows(day)}),
+                               npartitions=2)
+        calls.clear()
+        ud.dedup(frame, state=state, shards=4, output=tmp_path / f"d{day}",
+                 **options)
+        seal = (0, str(state), "", (4, "crawler", ["+ref"], True, False))
+        assert calls[-1] == seal
+        tasks = [c for c in calls if c[2]]
+        assert len(tasks) == 4 and calls[-5:-1] == tasks
+
+
+def test_write_lines_names_sort_in_partition_order(tmp_path):
+    """Parts are numbered with 4 digits, so the shell's glob order is the
+    rows' order (part-10 came before part-2)."""
+    rows = [f"http://h{i}.example/" for i in range(130)]
+    frame = dd.from_pandas(pd.DataFrame({"url": rows}), npartitions=13)
+    assert frame.npartitions == 13
+    names = ud.write_lines(frame["url"], str(tmp_path / "part-*.txt.gz"))
+    assert Path(names[0]).name == "part-0000.txt.gz"
+    assert Path(names[12]).name == "part-0012.txt.gz"
+    glob = sorted(tmp_path.glob("part-*.txt.gz"))
+    assert [str(p) for p in glob] == names
+    lines = []
+    for part in glob:
+        lines.extend(gzip.open(part, "rt").read().splitlines())
+    assert lines == rows

@@ -12,7 +12,8 @@
 - ``dedup(frame, column, state=DIR, shards=N, output=DIR2)``: against a
   seen-state kept across runs (``uriscan dedup --state``), sharded by the
   keys' top bits: one task per shard, holding only that shard's lock,
-  commits the shard's new lines to ``DIR2/part-NNNN.txt`` with its keys.
+  commits the shard's new lines to ``DIR2/part-NNNN.txt`` with its keys;
+  then the driver seals the run (the whole state opened once more).
 - ``read_lines(urlpath)``: text files (gzip and other compressed files
   too, by their name) as a Dask DataFrame with one ``url`` column, one row
   per line, split as the ``uriscan`` command splits them; ``write_lines``
@@ -167,7 +168,7 @@ def _dedup_pandas(frame: pd.DataFrame, column: str, profile: str,
                                                   **options))]
 
 
-def dedup(frame: Any, column: str = "url", profile: str = "scheme",
+def dedup(frame: Any, column: str = "url", profile: Optional[str] = None,
           tracking_params: Optional[Sequence[str]] = None,
           split_out: Optional[int] = None, fold_www: bool = False,
           lenient: bool = False, *, state: Any = None,
@@ -199,8 +200,15 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     error). The same run again, after a killed worker or not, only
     completes the shards that did not commit (a committed part is left as
     it is). The union of the parts is what ``uriscan dedup --state=DIR``
-    writes for the rows in order. Returns a pandas DataFrame with one row
-    per shard: ``shard``, ``rows``, ``written``, ``rerun``.
+    writes for the rows in order. When every task is done, the driver
+    seals the run: it opens the whole state once more, so that its top
+    MANIFEST records each shard's commit. Without ``profile``,
+    ``tracking_params`` and ``fold_www``, an existing state's own profile
+    and crawler options are taken, as the command takes them. Returns a
+    pandas DataFrame with one row per shard: ``shard``, ``rows`` (its
+    valid rows), ``written`` (the lines of its part, on a rerun too),
+    ``invalid`` (the rows that are no URI reference, in no part; all on
+    shard 0's row) and ``rerun``.
     """
     import dask.dataframe as dd
     if not isinstance(frame, (pd.DataFrame, dd.DataFrame)):
@@ -211,6 +219,14 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
     if column not in frame.columns:
         raise ValueError(f"column: {column!r} is not a column of frame "
                          f"(it has {list(frame.columns)!r})")
+    if profile is None:
+        profile = "scheme"
+        # As `uriscan dedup --state=DIR` without --profile, --tracking-params
+        # or --fold-www: the profile and options the state was made with.
+        if state is not None and tracking_params is None and not fold_www:
+            taken = _state_profile(os.fspath(state))
+            if taken is not None:
+                profile, tracking_params, fold_www = taken
     _check_profile(profile)
     for name in (_KEY, _ORDER, _INDEX):
         if name in frame.columns:
@@ -247,18 +263,54 @@ def dedup(frame: Any, column: str = "url", profile: str = "scheme",
                                 meta=frame._meta, align_dataframes=False)
 
 
+def _state_manifest(state: str) -> Optional[dict]:
+    """The lines of a state's (top) MANIFEST as a dict of their first word
+    to the rest (the first line of each word), or None when there is no
+    state there yet."""
+    try:
+        with open(os.path.join(state, "MANIFEST"), "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except FileNotFoundError:
+        return None
+    fields: dict = {}
+    for line in text.splitlines():
+        word, _, rest = line.partition(" ")
+        fields.setdefault(word, rest)
+    return fields
+
+
 def _state_shards(state: str) -> Optional[int]:
     """The shard count a state's MANIFEST names (1 when it names none), or
     None when there is no state there yet."""
-    try:
-        with open(os.path.join(state, "MANIFEST"), "rb") as f:
-            text = f.read().decode("ascii", "replace")
-    except FileNotFoundError:
+    fields = _state_manifest(state)
+    if fields is None:
         return None
-    for line in text.splitlines():
-        if line.startswith("shards "):
-            return int(line[7:])
-    return 1
+    return int(fields.get("shards", "1"))
+
+
+def _state_profile(state: str) -> Optional[tuple]:
+    """(profile, tracking_params, fold_www) of the keys a state holds, as
+    its MANIFEST names them (the command's TakeStateProfile), or None when
+    there is no state there yet (or it names no profile)."""
+    fields = _state_manifest(state)
+    if fields is None or "profile" not in fields:
+        return None
+    profile = fields["profile"]
+    if profile not in uriscan.PROFILES:
+        raise ValueError(f"state: {state} holds keys of profile "
+                         f"{profile!r}, which this uriscan does not know")
+    if profile != "crawler":
+        return profile, None, False
+    # The tracking names, comma-separated, "+fold-www" last when www. is
+    # folded; "-" for none.
+    tracking = fields.get("tracking", "-")
+    names, fold_www = [], False
+    for name in ([] if tracking == "-" else tracking.split(",")):
+        if name == "+fold-www":
+            fold_www = True
+        elif name:
+            names.append(name)
+    return profile, names, fold_www
 
 
 def _shard_task(part: pd.DataFrame, column: str, profile: str,
@@ -269,18 +321,43 @@ def _shard_task(part: pd.DataFrame, column: str, profile: str,
     rows = part.sort_values(_ORDER)[column]
     where = (os.path.join(state, f"shard-{shard:04d}") if shards > 1
              else state)
+    part_name = os.path.join(output, f"part-{shard:04d}.txt")
     answer = uriscan._uriscan._dedup_into_state(
-        uriscan._rows(rows), where, os.path.join(output, f"part-{shard:04d}.txt"),
+        uriscan._rows(rows), where, part_name,
         0, profile, options.get("tracking_params"),
         options.get("fold_www", False), options.get("lenient", False))
+    written = answer["written"]
+    if answer["rerun"]:  # the part a commit of these rows wrote: its lines
+        written = _count_lines(part_name)
     return pd.DataFrame({"shard": [shard], "rows": [len(rows)],
-                         "written": [answer["written"]],
+                         "written": [written], "invalid": [0],
                          "rerun": [answer["rerun"]]})
+
+
+def _count_lines(path: str) -> int:
+    """The lines of a part (each ends in "\\n")."""
+    count = 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            count += block.count(b"\n")
+    return count
+
+
+def _seal_or_create(state: str, shards: int, profile: str,
+                    options: dict) -> None:
+    """The whole state opened for update with no rows: makes a new state
+    with its shards, or seals a run whose shard tasks are done (the top
+    MANIFEST then records each shard's commit)."""
+    uriscan._uriscan._dedup_into_state(
+        uriscan._rows([]), state, "", shards, profile,
+        options.get("tracking_params"), options.get("fold_www", False),
+        options.get("lenient", False))
 
 
 def _dedup_state(frame: Any, column: str, profile: str, options: dict,
                  state: Any, shards: Optional[int],
                  output: Any) -> pd.DataFrame:
+    import dask
     import dask.dataframe as dd
     if state is None or output is None:
         raise ValueError("state and output: both are needed for a dedup "
@@ -292,11 +369,8 @@ def _dedup_state(frame: Any, column: str, profile: str, options: dict,
                          f"got {shards!r}")
     have = _state_shards(state)
     if have is None:  # made here, with its shards, before any task runs
-        uriscan._uriscan._dedup_into_state(
-            uriscan._rows([]), state, "", shards or 1, profile,
-            options.get("tracking_params"), options.get("fold_www", False),
-            options.get("lenient", False))
         have = shards or 1
+        _seal_or_create(state, have, profile, options)
     elif shards is not None and shards != have:
         raise ValueError(f"shards: {state} has {have} shard"
                          f"{'' if have == 1 else 's'}, not {shards}: a "
@@ -305,6 +379,8 @@ def _dedup_state(frame: Any, column: str, profile: str, options: dict,
     if not _is_dask(frame):
         frame = dd.from_pandas(frame, npartitions=1)
     keyed = _keyed_frame(frame, column, profile, options)
+    # Invalid rows (key 0) go to no shard: counted where they are.
+    invalid = (keyed[_KEY] == 0).sum()
     valid = keyed[keyed[_KEY] != 0][[column, _KEY]].reset_index()
     bits = have.bit_length() - 1
     valid[_SHARD] = valid[_KEY].map_partitions(
@@ -317,11 +393,18 @@ def _dedup_state(frame: Any, column: str, profile: str, options: dict,
     summary = pd.DataFrame({"shard": pd.Series([], dtype=np.int64),
                             "rows": pd.Series([], dtype=np.int64),
                             "written": pd.Series([], dtype=np.int64),
+                            "invalid": pd.Series([], dtype=np.int64),
                             "rerun": pd.Series([], dtype=bool)})
     tasks = routed.map_partitions(_shard_task, column, profile, options,
                                   state, have, output, meta=summary,
                                   align_dataframes=False)
-    return tasks.compute().reset_index(drop=True)
+    # One computation: the rows' keys are computed once for both.
+    result, invalid = dask.compute(tasks, invalid)
+    result = result.reset_index(drop=True)
+    result.loc[result["shard"] == 0, "invalid"] = int(invalid)
+    # Every shard committed: the run is sealed.
+    _seal_or_create(state, have, profile, options)
+    return result
 
 
 _BOM = b"\xef\xbb\xbf"
@@ -381,8 +464,9 @@ def write_lines(series: Any, urlpath: Any, compression: str = "infer",
                 encoding: str = "utf-8") -> Any:
     """Writes a Dask Series of str as text, one row per line ending in
     ``"\\n"``, one file per partition: ``urlpath`` is a glob such as
-    ``"out/part-*.txt.gz"`` (``*`` becomes the partition number, and the
-    name's suffix picks the compression) or a list of names. Rows read by
+    ``"out/part-*.txt.gz"`` (``*`` becomes the partition number,
+    zero-padded to 4 digits or more so that the names sort in order, and
+    the name's suffix picks the compression) or a list of names. Rows read by
     read_lines() from bytes that were not UTF-8 are written back as those
     bytes. Returns the names written."""
     import dask
@@ -394,9 +478,12 @@ def write_lines(series: Any, urlpath: Any, compression: str = "infer",
     # Each partition encoded here, surrogate escapes back to their bytes,
     # and written whole to a temporary name first: Dask's to_textfiles
     # raised on surrogates and left partial files behind.
-    _, _, paths = get_fs_token_paths(urlpath, mode="wb",
-                                     num=series.npartitions,
-                                     name_function=str)
+    # Zero-padded numbers (as the state's part-NNNN.txt), so that the
+    # names sort in the partitions' order.
+    width = max(4, len(str(series.npartitions - 1)))
+    _, _, paths = get_fs_token_paths(
+        urlpath, mode="wb", num=series.npartitions,
+        name_function=lambda i: f"{i:0{width}d}")
     writes = [dask.delayed(_write_part)(part, path, compression, encoding)
               for part, path in zip(series.to_delayed(), paths)]
     return list(dask.compute(*writes))
