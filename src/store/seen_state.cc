@@ -321,10 +321,10 @@ bool SeenState::ReadManifestFile(const char* file, std::string* error) {
   const size_t at = text.rfind("checksum ");
   if (at == std::string::npos || (at > 0 && text[at - 1] != '\n'))
     return Damaged("MANIFEST has no checksum line", error);
-  uint64_t sum = 0;
+  // The checksum line exactly as written (16 lower-case hex digits): any
+  // other spelling of the same number is damage too.
   if (text.size() != at + 9 + 16 + 1 || text.back() != '\n' ||
-      !ParseU64(text.substr(at + 9, 16), 16, &sum) ||
-      sum != XXH3_64bits(text.data(), at))
+      text.compare(at + 9, 16, Hex(XXH3_64bits(text.data(), at))) != 0)
     return Damaged("MANIFEST has a bad checksum (truncated or altered)",
                    error);
   std::istringstream lines(text.substr(0, at));
@@ -482,6 +482,14 @@ bool SeenState::IsLeftover(const std::string& name) const {
   // A shard's MANIFEST.next that its top did not decide (one it did was
   // taken when the shard was opened: CheckAgainstTop()).
   return tmp || orphan || name == "MANIFEST.next";
+}
+
+// A shard's leftovers go before this run changes anything in it (after,
+// its new and merged-away runs would look like leftovers).
+void SeenState::Clean() {
+  if (cleaned_) return;
+  cleaned_ = true;
+  RemoveLeftovers();
 }
 
 void SeenState::RemoveLeftovers() {
@@ -703,7 +711,7 @@ bool SeenState::BeginLookups(std::string* error, uint64_t expected) {
     if (!Enter(error) || !ReadShard(error)) return false;
     // What a killed run left, where this run writes (a shard only read
     // keeps it for the next run that writes there).
-    if (!top_->top_mode_) RemoveLeftovers();
+    if (!top_->top_mode_) Clean();
     lookups_open_ = true;
   }
   // Largest (oldest) first: a key seen before is most likely there, and
@@ -1362,6 +1370,10 @@ bool SeenState::CheckAgainstTop(std::string* error) {
     }
   }
   if (recorded == 0) return true;  // the state never committed: a new shard
+  if (!exists_ && made_dir_)
+    return Damaged("it is missing, but the state committed it (at "
+                   "generation " + std::to_string(recorded) + ")",
+                   error);
   if (!exists_)
     return Damaged("it has no MANIFEST, but the state committed " + name +
                        " at generation " + std::to_string(recorded) +
@@ -1489,7 +1501,7 @@ bool SeenState::Flush(std::string* error) {
           if (shard && !finish()) return;
           shard = to;
           if (!shard->Enter(&failure) || !shard->ReadShard(&failure)) return;
-          if (!shard->touched_) shard->RemoveLeftovers();
+          shard->Clean();
           name = RunName(shard->next_run_);
           out = std::make_unique<KeyRunWriter>();
           if (!out->Open(shard->dir_fd_, name + ".tmp",
@@ -1526,7 +1538,7 @@ bool SeenState::CommitShards(std::string* error) {
                          shard->merge_all_;
     if (!changed || shard->prepared_) continue;
     if (!shard->Enter(error) || !shard->ReadShard(error)) return false;
-    if (!shard->touched_) shard->RemoveLeftovers();
+    shard->Clean();
     const bool prepared = shard->PrepareShard(error);
     shard->Leave();
     if (!prepared) return false;

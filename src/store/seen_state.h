@@ -239,6 +239,8 @@ class SeenState {
   bool CheckRuns(bool checksums, std::string* error);
   bool IsLeftover(const std::string& name) const;
   void RemoveLeftovers();
+  void Clean();  // RemoveLeftovers(), once, before a shard is changed
+  bool cleaned_ = false;
   void Abandon();  // an update without a commit: see the class comment
   std::string Manifest(bool with_output = true) const;
   std::string RunName(uint64_t number) const;

@@ -13,6 +13,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -158,6 +159,21 @@ class StateCliTest : public ::testing::Test {
     EXPECT_EQ(r.status, 0);
     return r.out;
   }
+  // The classes of `input` (the first line of each, in order) by the shard
+  // of `shards` their key falls in (its top bits); invalid lines left out.
+  std::vector<std::string> ByShard(const std::string& input, int shards) {
+    const Result keyed = Run("dedup --quiet --keys", input);
+    EXPECT_EQ(keyed.status, 0) << keyed.err;
+    std::vector<std::string> parts(shards);
+    const int bits = __builtin_ctz(static_cast<unsigned>(shards));
+    std::istringstream lines(keyed.out);
+    for (std::string line; std::getline(lines, line);) {
+      const uint64_t key = std::stoull(line.substr(0, 16), nullptr, 16);
+      if (key == 0) continue;  // an invalid line: no class, no shard
+      parts[bits == 0 ? 0 : key >> (64 - bits)] += line.substr(17) + "\n";
+    }
+    return parts;
+  }
   std::string dir_, state_;
 };
 
@@ -183,6 +199,18 @@ std::map<std::string, std::string> Listing(const std::string& dir) {
                         : Slurp(path);
   }
   closedir(d);
+  return entries;
+}
+
+// Listing() of `dir` and of each directory in it (a state and its
+// shards), the latter's entries named "shard-NNNN/NAME".
+std::map<std::string, std::string> Tree(const std::string& dir) {
+  std::map<std::string, std::string> entries = Listing(dir);
+  for (const auto& entry : Listing(dir)) {
+    if (entry.second != "<dir>") continue;
+    for (const auto& inner : Listing(dir + "/" + entry.first))
+      entries[entry.first + "/" + inner.first] = inner.second;
+  }
   return entries;
 }
 
@@ -1144,6 +1172,485 @@ TEST_F(StateCliTest, AShardOpenedAloneRefusesOtherShardsKeys) {
   r = Run("dedup --quiet --state=" + state_, mine + theirs);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, theirs);
+}
+
+// A shard the top MANIFEST committed must be there as it was committed:
+// one removed, emptied, put back from an older copy, or taken from another
+// state (made from the same days with the same profile: only its id
+// differs) is damage naming the shard and what is wrong, to a run (exit 2,
+// nothing written, the state left as it is), to `state`, to `state
+// --verify` and to a run on the shard alone. The right copy put back is
+// the state again. A top MANIFEST removed beside its shards is damage too:
+// no run, with --shards or without, makes a new state over them.
+TEST_F(StateCliTest, AMissingEmptiedStaleOrForeignShardIsDamage) {
+  const std::string day1 = DayInput(1, 2000, 4000);
+  const std::string day2 = DayInput(2, 2000, 4000);
+  const std::string every = "URISCAN_TEST_TOP_KEYS=1";  // keys in the shards
+  const std::string other = Path("other"), shard = state_ + "/shard-0002";
+  for (const std::string& dir : {state_, other}) {
+    ASSERT_EQ(
+        Run("dedup --quiet --shards=4 --state=" + dir, day1, every).status, 0);
+    if (dir == state_) {
+      ASSERT_EQ(std::system(
+                    ("cp -r '" + shard + "' '" + Path("stale") + "'").c_str()),
+                0);
+    }
+    ASSERT_EQ(Run("dedup --quiet --state=" + dir, day2, every).status, 0);
+  }
+  ASSERT_EQ(
+      std::system(("cp -r '" + shard + "' '" + Path("good") + "'").c_str()), 0);
+  // The other state's shard differs in its id alone.
+  ASSERT_EQ(MaskIds(Listing(other + "/shard-0002")), MaskIds(Listing(shard)));
+  ASSERT_NE(Listing(other + "/shard-0002"), Listing(shard));
+  const long long keys =
+      static_cast<long long>(CountLines(Stateless(day1 + day2)));
+  ASSERT_EQ(StateKeys(), keys);
+  const std::string mine = ByShard(day1, 4)[2];  // shard 2's lines alone
+  ASSERT_FALSE(mine.empty());
+  struct Case {
+    const char* what;
+    std::string put, message;
+  };
+  const Case cases[] = {
+      {"removed", "rm -rf '" + shard + "'",
+       "it is missing, but the state committed it (at generation 2)"},
+      {"emptied", "rm -f '" + shard + "'/*",
+       "it has no MANIFEST, but the state committed shard-0002 at generation "
+       "2: it was emptied"},
+      {"stale",
+       "rm -rf '" + shard + "' && cp -r '" + Path("stale") + "' '" + shard +
+           "'",
+       "it is at generation 1, older than generation 2, at which the state "
+       "committed it: restored from an older copy?"},
+      {"foreign",
+       "rm -rf '" + shard + "' && cp -r '" + other + "/shard-0002' '" + shard +
+           "'",
+       "its MANIFEST is that of another state (id "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    ASSERT_EQ(std::system(c.put.c_str()), 0);
+    const std::map<std::string, std::string> before = Tree(state_);
+    Result r = Run("dedup --quiet --state=" + state_, day1);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find("state " + shard + " is damaged: " + c.message),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(Tree(state_), before);
+    for (const char* command : {"state ", "state --verify "}) {
+      r = Run(command + state_);
+      EXPECT_EQ(r.status, 2) << command;
+      EXPECT_EQ(r.out, "") << command;
+      EXPECT_NE(r.err.find("state " + shard + " is damaged: " + c.message),
+                std::string::npos)
+          << command << r.err;
+    }
+    // The shard alone, with its own lines or with the whole day.
+    for (const std::string* input : {&mine, &day1}) {
+      r = Run("dedup --quiet --state=" + shard, *input);
+      EXPECT_EQ(r.status, 2);
+      EXPECT_EQ(r.out, "");
+      EXPECT_NE(r.err.find("state " + shard + " is damaged: "),
+                std::string::npos)
+          << r.err;
+      EXPECT_EQ(Tree(state_), before);
+    }
+    // The right copy put back.
+    ASSERT_EQ(std::system(("rm -rf '" + shard + "' && cp -r '" + Path("good") +
+                           "' '" + shard + "'")
+                              .c_str()),
+              0);
+    EXPECT_EQ(StateKeys(), keys);
+  }
+  Result r = Run("dedup --quiet --state=" + state_, day1 + day2);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  // The top MANIFEST removed beside its shards.
+  ASSERT_EQ(rename((state_ + "/MANIFEST").c_str(), Path("top").c_str()), 0);
+  const std::map<std::string, std::string> headless = Tree(state_);
+  for (const std::string& args :
+       {"dedup --quiet --state=" + state_,
+        "dedup --quiet --shards=4 --state=" + state_, "state " + state_,
+        "state --verify " + state_, "dedup --quiet --state=" + shard}) {
+    r = Run(args, args.find("shard-") == std::string::npos ? day2 : mine);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_NE(
+        r.err.find("state " + state_ + " is damaged: it holds shards (shard-"),
+        std::string::npos)
+        << args << ": " << r.err;
+    EXPECT_NE(r.err.find(") but no MANIFEST"), std::string::npos) << r.err;
+    EXPECT_EQ(Tree(state_), headless) << args;
+  }
+  ASSERT_EQ(rename(Path("top").c_str(), (state_ + "/MANIFEST").c_str()), 0);
+  EXPECT_EQ(StateKeys(), keys);
+}
+
+// A shard committed alone (as a Dask task commits it) is newer than the
+// top's record of it: the whole state reads it as it is now (its keys are
+// seen) and the next whole-state commit records it again; from then on a
+// copy of it from before that commit put back is stale damage.
+TEST_F(StateCliTest, AShardCommittedAloneIsRecordedThenGuarded) {
+  const std::string day = DayInput(1, 1500, 3000);
+  ASSERT_EQ(Run("dedup --quiet --shards=2 --state=" + state_, day,
+                "URISCAN_TEST_TOP_KEYS=1")
+                .status,
+            0);
+  const std::string shard0 = state_ + "/shard-0000";
+  ASSERT_EQ(
+      std::system(("cp -r '" + shard0 + "' '" + Path("old0") + "'").c_str()),
+      0);
+  const std::vector<std::string> parts = ByShard(DayInput(0, 1500, 3000), 2);
+  const std::string& mine = parts[0];
+  const std::string& theirs = parts[1];
+  ASSERT_FALSE(mine.empty());
+  ASSERT_FALSE(theirs.empty());
+  auto record0 = [&] {
+    const std::string top = Slurp(state_ + "/MANIFEST");
+    const size_t at = top.find("\nshard-record ");
+    return at == std::string::npos
+               ? std::string()
+               : top.substr(at + 1, top.find('\n', at + 1) - at - 1);
+  };
+  const std::string before = record0();
+  EXPECT_EQ(before.rfind("shard-record 1 ", 0), 0u) << before;
+  // Shard 0 alone, with its lines alone.
+  Result r = Run("dedup --quiet --state=" + shard0, mine);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, Stateless(day + mine).substr(Stateless(day).size()));
+  EXPECT_NE(r.out, "");
+  EXPECT_EQ(StateKeys(),
+            static_cast<long long>(CountLines(Stateless(day + mine))));
+  // The whole state: what the shard's run saw is not new.
+  r = Run("dedup --quiet --state=" + state_, mine + theirs);
+  EXPECT_EQ(r.status, 0) << r.err;
+  const std::string want =
+      Stateless(day + mine + theirs).substr(Stateless(day + mine).size());
+  EXPECT_EQ(r.out, want);
+  EXPECT_NE(want, "");
+  const std::string after = record0();
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after.rfind("shard-record 2 ", 0), 0u) << after;
+  const long long keys =
+      static_cast<long long>(CountLines(Stateless(day + mine + theirs)));
+  EXPECT_EQ(StateKeys(), keys);
+  // The copy from before the shard's own commit, put back: stale.
+  ASSERT_EQ(std::system(("mv '" + shard0 + "' '" + Path("now0") +
+                         "' && cp -r '" + Path("old0") + "' '" + shard0 + "'")
+                            .c_str()),
+            0);
+  const std::map<std::string, std::string> stale = Tree(state_);
+  r = Run("dedup --quiet --state=" + state_, mine + theirs);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("state " + shard0 +
+                       " is damaged: it is at generation 1, older than "
+                       "generation 2, at which the state committed it"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(Tree(state_), stale);
+  r = Run("state --verify " + state_);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("older than generation 2"), std::string::npos) << r.err;
+  ASSERT_EQ(std::system(("rm -rf '" + shard0 + "' && mv '" + Path("now0") +
+                         "' '" + shard0 + "'")
+                            .c_str()),
+            0);
+  EXPECT_EQ(StateKeys(), keys);
+}
+
+// A sharded state of the last release (its MANIFESTs record no state id)
+// is refused by every command but `state --upgrade`, which the refusal
+// names; a kill at any step of the upgrade leaves a state the next
+// upgrade completes. Upgraded, it answers as before and takes new days.
+TEST_F(StateCliTest, AShardedStateOfTheLastReleaseIsUpgraded) {
+  const std::string copy = "rm -rf '" + state_ +
+                           "' && cp -r '" URISCAN_SOURCE_DIR
+                           "/tests/data/state-sharded-2' '" +
+                           state_ + "'";
+  std::string pages, fresh;
+  for (int i = 1; i <= 600; ++i) {
+    const std::string line =
+        "http://example.org/page/" + std::to_string(i) + "\n";
+    pages += line;
+    if (i > 500) fresh += line;
+  }
+  for (const char* step : {"shards-prepared", "before-manifest",
+                           "manifest-named", "shard-applied", "committed"}) {
+    ASSERT_EQ(std::system(copy.c_str()), 0);
+    Result r = Run("state --upgrade " + state_, "",
+                   std::string("URISCAN_TEST_CRASH_AT=") + step);
+    EXPECT_EQ(r.status, -SIGKILL) << step << ": " << r.err;
+    r = Run("state --upgrade " + state_);
+    EXPECT_EQ(r.status, 0) << step << ": " << r.err;
+    EXPECT_EQ(r.out.rfind("upgraded", 0), 0u) << step << ": " << r.out;
+    EXPECT_EQ(StateKeys(), 500) << step;
+  }
+  ASSERT_EQ(std::system(copy.c_str()), 0);
+  const std::map<std::string, std::string> before = Tree(state_);
+  for (const std::string& args :
+       {"dedup --state=" + state_, "state " + state_,
+        "state --verify " + state_, "state --compact " + state_,
+        "dedup --state=" + state_ + "/shard-0001"}) {
+    const Result r = Run(args, pages);
+    EXPECT_EQ(r.status, 2) << args;
+    EXPECT_EQ(r.out, "") << args;
+    EXPECT_NE(r.err.find("uriscan state " + state_ + " --upgrade"),
+              std::string::npos)
+        << args << ": " << r.err;
+    EXPECT_EQ(Tree(state_), before) << args;
+  }
+  Result r = Run("state --upgrade " + state_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("upgraded", 0), 0u) << r.out;
+  EXPECT_EQ(StateKeys(), 500);
+  r = Run("dedup --quiet --state=" + state_, pages);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, fresh);
+  EXPECT_EQ(StateKeys(), 600);
+  r = Run("state --upgrade " + state_);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("nothing to do"), std::string::npos) << r.out;
+}
+
+// 4096 shards under a limit of 256 descriptors: days that write every
+// shard (the top's keys moved there too) and a day the top takes alone,
+// then `state --verify` and `state --compact`, all keep no more shards open
+// than the limit allows, and answer as an unsharded state does.
+TEST_F(StateCliTest, FourThousandShardsOpenUnderALowDescriptorLimit) {
+  const std::string limit = "ulimit -n 256;";
+  ASSERT_EQ(std::system((limit + " test \"$(ulimit -n)\" -eq 256").c_str()), 0);
+  const std::string plain = Path("plain");
+  std::string so_far;
+  for (int d = 0; d < 3; ++d) {
+    const std::string day = DayInput(40 + d, d == 0 ? 20000 : 6000, 40000);
+    const std::string env =
+        limit + (d == 1 ? std::string() : " URISCAN_TEST_TOP_KEYS=1");
+    const Result sharded =
+        Run("dedup --quiet --shards=4096 --state=" + state_, day, env);
+    const Result unsharded = Run("dedup --quiet --state=" + plain, day);
+    // The error, past the diagnostics of invalid lines.
+    const size_t error = sharded.err.rfind("uriscan: ");
+    ASSERT_EQ(sharded.status, 0)
+        << "day " << d << ": "
+        << (error == std::string::npos ? sharded.err
+                                       : sharded.err.substr(error));
+    ASSERT_EQ(unsharded.status, 0) << unsharded.err;
+    EXPECT_TRUE(sharded.out == unsharded.out)
+        << "day " << d << ": " << CountLines(sharded.out) << " lines, "
+        << CountLines(unsharded.out) << " unsharded";
+    so_far += day;
+  }
+  const std::string keys = std::to_string(CountLines(Stateless(so_far)));
+  Result r = Run("state --verify " + state_, "", limit);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\nverified "), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\nkeys      " + keys + "\n"), std::string::npos)
+      << r.out.substr(0, 400);
+  EXPECT_NE(r.out.find("shards    4096 "), std::string::npos);
+  r = Run("state --compact " + state_, "", limit);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("compacted "), std::string::npos) << r.out;
+  r = Run("state --verify " + state_, "", limit);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("\nkeys      " + keys + "\n"), std::string::npos);
+  r = Run("dedup --quiet --state=" + state_, so_far, limit);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+// A group commit (the top's keys moved to the shards beside the day's
+// own, each shard's MANIFEST.next, then the top MANIFEST, then each
+// shard's MANIFEST) and a commit by the top alone, each killed at every
+// step in turn: after the rerun each day's FILE holds its new lines once,
+// the state holds exactly the classes seen so far, and no MANIFEST.next is
+// left once a run has opened the state again.
+TEST_F(StateCliTest, AKillAtEachStepOfAGroupCommitLosesNoLine) {
+  const char* steps[] = {"run-unnamed",       "run-named",
+                         "compacted-unnamed", "shards-prepared",
+                         "before-manifest",   "manifest-named",
+                         "shard-applied",     "committed",
+                         "output-unnamed",    "output-named"};
+  std::string so_far, outputs;
+  std::map<std::string, int> killed;
+  int kills = 0;
+  for (int d = 0; d < 20; ++d) {
+    const char* step = steps[d / 2];
+    const bool group = d % 2 == 1;  // else the top takes the day's keys
+    SCOPED_TRACE(std::string(step) + (group ? " (group)" : " (top)"));
+    const std::string day = DayInput(100 + d, group ? 3000 : 800, 10000);
+    Write(Path("day.txt"), day);
+    const std::string out = Path("out" + std::to_string(d) + ".txt");
+    const std::string args = "dedup --quiet --shards=16 --state=" + state_ +
+                             " --output=" + out + " " + Path("day.txt");
+    const std::string env = group ? "URISCAN_TEST_TOP_KEYS=1000" : "";
+    Result r = Run(args, "", env + " URISCAN_TEST_CRASH_AT=" + step);
+    EXPECT_TRUE(r.status == -SIGKILL || r.status == 0) << r.err;
+    EXPECT_EQ(r.out, "");
+    if (r.status == -SIGKILL) {
+      ++kills;
+      ++killed[step];
+      r = Run(args, "", env);
+      EXPECT_EQ(r.status, 0) << r.err;
+    }
+    so_far += day;
+    outputs += Slurp(out);
+    EXPECT_TRUE(outputs == Stateless(so_far))
+        << CountLines(outputs) << " lines written, "
+        << CountLines(Stateless(so_far)) << " wanted";
+    EXPECT_EQ(StateKeys(),
+              static_cast<long long>(CountLines(Stateless(so_far))));
+    EXPECT_NE(std::system(("ls " + state_ +
+                           "/shard-*/ 2>/dev/null | grep -q MANIFEST.next")
+                              .c_str()),
+              0);
+    // The day went where it was meant to: a group day leaves the top no
+    // run of its own.
+    const Result info = Run("state " + state_);
+    EXPECT_EQ(info.status, 0) << info.err;
+    EXPECT_EQ(info.out.find("\n  run-") == std::string::npos, group)
+        << info.out;
+  }
+  for (const char* step : steps) EXPECT_GE(killed[step], 1) << step;
+  EXPECT_GE(kills, 17);  // of 20: a day may need no merge
+}
+
+// A MANIFEST is checked whole: one bit flipped anywhere in the top's or in
+// a shard's (whose record in the top then no longer matches, so it is
+// read) is damage: exit 2, no line written, nothing changed; a letter of
+// the checksum itself in upper case too (the line is as written or it is
+// damage).
+TEST_F(StateCliTest, ABitFlipInAnyManifestIsDamageNeverAnAnswer) {
+  ASSERT_EQ(Run("dedup --quiet --shards=4 --state=" + state_,
+                DayInput(0, 1500, 3000), "URISCAN_TEST_TOP_KEYS=1")
+                .status,
+            0);
+  // And a run in the top.
+  ASSERT_EQ(
+      Run("dedup --quiet --state=" + state_, DayInput(1, 300, 3000)).status, 0);
+  const std::string day = DayInput(2, 40, 3000);  // new and seen lines
+  const std::string pristine = Path("pristine"), expect = Path("expect");
+  ASSERT_EQ(std::system(("cp -a '" + state_ + "' '" + pristine +
+                         "' && cp -a '" + state_ + "' '" + expect + "'")
+                            .c_str()),
+            0);
+  const Result good = Run("dedup --quiet --state=" + expect, day);
+  ASSERT_EQ(good.status, 0) << good.err;
+  ASSERT_NE(good.out, "");
+  ASSERT_NE(good.out, Stateless(day));
+  const std::map<std::string, std::string> before = Tree(state_);
+  int flips = 0, failures = 0;
+  for (const std::string name : {"MANIFEST", "shard-0001/MANIFEST"}) {
+    const std::string path = state_ + "/" + name;
+    const std::string bytes = Slurp(path);
+    ASSERT_NE(bytes.find("\nstate "), std::string::npos) << name;
+    // The checksum's letters in upper case are among the flips below.
+    ASSERT_NE(bytes.find_first_of("abcdef", bytes.rfind("checksum ") + 9),
+              std::string::npos);
+    for (size_t i = 0; i < bytes.size() && failures < 10; ++i) {
+      for (const char mask : {'\x01', '\x20'}) {
+        if (mask == 1 ? i % 4 != 0
+                      : i % 4 != 2 || !std::isxdigit(
+                                          static_cast<unsigned char>(bytes[i])))
+          continue;
+        std::string flipped = bytes;
+        flipped[i] ^= mask;
+        Write(path, flipped);
+        const std::map<std::string, std::string> damaged = Tree(state_);
+        const Result r = Run("dedup --quiet --state=" + state_, day);
+        ++flips;
+        const bool ok = r.status == 2 && r.out.empty() &&
+                        r.err.find(" is damaged: ") != std::string::npos &&
+                        Tree(state_) == damaged;
+        failures += !ok;
+        EXPECT_TRUE(ok) << name << " byte " << i << " ('" << bytes[i] << "') ^ "
+                        << int(mask) << ": status " << r.status << ", "
+                        << CountLines(r.out) << " lines, " << r.err;
+        Write(path, bytes);
+      }
+    }
+  }
+  EXPECT_GT(flips, 200);  // every 4th byte, and the hex digits of others
+  EXPECT_EQ(Tree(state_), before);
+  // The whole checksum in upper case: the same number, not as written.
+  const std::string manifest = Slurp(state_ + "/MANIFEST");
+  std::string upper = manifest;
+  for (size_t i = manifest.rfind("checksum ") + 9; i + 1 < upper.size(); ++i)
+    upper[i] = static_cast<char>(std::toupper(static_cast<unsigned char>(upper[i])));
+  ASSERT_NE(upper, manifest);
+  Write(state_ + "/MANIFEST", upper);
+  Result r = Run("dedup --quiet --state=" + state_, day);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("MANIFEST has a bad checksum"), std::string::npos)
+      << r.err;
+  Write(state_ + "/MANIFEST", manifest);
+  r = Run("dedup --quiet --state=" + state_, day);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, good.out);
+}
+
+// A run's new keys are merged by the compaction policy before any line is
+// written: a damaged byte anywhere in the body of a run that merge reads,
+// in a block no lookup reads as well, is found then (exit 2, no line
+// written, nothing changed), unsharded and in a shard that takes new keys.
+TEST_F(StateCliTest, DamageAMergeWouldMeetIsFoundBeforeAnyLine) {
+  std::string pages, candidates;
+  for (int i = 1; i <= 3000; ++i)
+    pages += "http://example.org/page/" + std::to_string(i) + "\n";
+  for (int i = 5001; i <= 5100; ++i)
+    candidates += "http://example.org/page/" + std::to_string(i) + "\n";
+  const std::string seen =
+      "http://example.org/page/1\nhttp://example.org/page/2\n"
+      "http://example.org/page/3\n";
+  for (const bool sharded : {false, true}) {
+    SCOPED_TRACE(sharded ? "4 shards" : "unsharded");
+    ASSERT_EQ(std::system(("rm -rf '" + state_ + "'").c_str()), 0);
+    const std::string env = sharded ? "URISCAN_TEST_TOP_KEYS=1" : "";
+    ASSERT_EQ(Run(std::string("dedup --quiet ") +
+                      (sharded ? "--shards=4 " : "") + "--state=" + state_,
+                  pages, env)
+                  .status,
+              0);
+    // Two new URLs (of shard 2 when sharded), among seen ones.
+    std::string fresh;
+    std::istringstream lines(
+        ByShard(candidates, sharded ? 4 : 1)[sharded ? 2 : 0]);
+    for (std::string line; CountLines(fresh) < 2 && std::getline(lines, line);)
+      fresh += line + "\n";
+    ASSERT_EQ(CountLines(fresh), 2u);
+    const std::string day = seen + fresh + seen;
+    // The one run (level 0: 3000 keys, or a quarter of them) the new run
+    // of two keys merges with.
+    const std::string dir = sharded ? state_ + "/shard-0002" : state_;
+    const std::string manifest = Slurp(dir + "/MANIFEST");
+    ASSERT_EQ(manifest.find("\nrun ", manifest.find("\nrun ") + 1),
+              std::string::npos)
+        << manifest;
+    const std::string run =
+        dir + "/" + manifest.substr(manifest.find("\nrun run-") + 5, 15);
+    const std::string good = Slurp(run);
+    ASSERT_GT(good.size(), 1000u);
+    for (int k = 0; k < 10; ++k) {
+      const size_t at = 64 + (good.size() - 65) * k / 9;  // header .. end
+      std::string bad = good;
+      bad[at] ^= 0x10;
+      Write(run, bad);
+      const std::map<std::string, std::string> before = Tree(state_);
+      const Result r = Run("dedup --quiet --state=" + state_, day, env);
+      EXPECT_EQ(r.status, 2) << "byte " << at << ": " << r.err;
+      EXPECT_EQ(r.out, "") << "byte " << at;
+      EXPECT_NE(r.err.find(run + " is damaged: "), std::string::npos)
+          << "byte " << at << ": " << r.err;
+      EXPECT_EQ(Tree(state_), before) << "byte " << at;
+    }
+    Write(run, good);
+    const Result r = Run("dedup --quiet --state=" + state_, day, env);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out, fresh);
+    EXPECT_EQ(StateKeys(), 3002);
+  }
 }
 
 }  // namespace
