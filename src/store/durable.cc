@@ -140,7 +140,7 @@ bool SyncAll(int dir_fd, const std::string& shown,
              const std::vector<std::string>& names, std::string* error) {
   // A journal commits the syncs that wait on it together, so the group
   // costs about one commit when its syncs are issued at once.
-  constexpr size_t kAtOnce = 16;
+  constexpr size_t kAtOnce = 64;
   std::atomic<size_t> next{0};
   std::mutex mu;
   std::string first_error;

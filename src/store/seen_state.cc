@@ -708,11 +708,14 @@ bool SeenState::BeginLookups(std::string* error, uint64_t expected) {
     if (!top_mode_) return true;
   } else if (loaded_) {  // a shard of the state being updated: its first key
     touched_ = true;
+    lookups_open_ = true;
+    // A shard never written holds no key: nothing to read (nor to make,
+    // when the top writes the new keys).
+    if (!exists_ && top_->top_mode_) return true;
     if (!Enter(error) || !ReadShard(error)) return false;
     // What a killed run left, where this run writes (a shard only read
     // keeps it for the next run that writes there).
     if (!top_->top_mode_) Clean();
-    lookups_open_ = true;
   }
   // Largest (oldest) first: a key seen before is most likely there, and
   // the runs after it are then not asked. Each run's header and fence are
@@ -1547,8 +1550,12 @@ bool SeenState::CommitShards(std::string* error) {
   for (auto& shard : shards_) {
     if (!shard->prepared_) continue;
     const std::string name = ShardDir(shard->place_);
-    for (const std::string& file : shard->unsynced_)
-      group.push_back(name + "/" + file);
+    for (const std::string& file : shard->unsynced_) {
+      // A new run merged away before the commit is never named by it.
+      if (std::find(shard->obsolete_.begin(), shard->obsolete_.end(), file) ==
+          shard->obsolete_.end())
+        group.push_back(name + "/" + file);
+    }
     group.push_back(name);
   }
   if (exists_ && group.empty() && !records_stale_ && output_.empty() &&

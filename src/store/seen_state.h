@@ -222,8 +222,8 @@ class SeenState {
   static constexpr uint64_t kMaxShards = 4096;
   // A sharded run of up to kTopRunKeys keys writes them in the top
   // directory while it holds fewer than kTopKeys.
-  static constexpr uint64_t kTopRunKeys = uint64_t{1} << 16;
-  static constexpr uint64_t kTopKeys = uint64_t{1} << 22;
+  static constexpr uint64_t kTopRunKeys = uint64_t{1} << 20;
+  static constexpr uint64_t kTopKeys = uint64_t{1} << 24;
   // A run's level: 0 up to kLevelBase keys, then one more for each factor
   // kLevelFactor (the sizes the policy keeps runs at).
   static constexpr uint64_t kLevelBase = 4096;
