@@ -394,6 +394,11 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   out->mapped = mapping_.get();
   if (const void* last = ::memrchr(p, '\n', take)) {
     size_t n = static_cast<size_t>(static_cast<const char*>(last) - p) + 1;
+    // Asked for at least the rest of the file (a record read on to its
+    // end): the last line, without "\n", comes with it, as it does from a
+    // pipe; handed out alone, a record cut there never grew and was asked
+    // for again for ever.
+    if (min_bytes_ > 0 && take == left) n = left;
     n = CapRows(p, n);
     out->text = out->mapped_bytes = std::string_view(p, n);
     begin_ += n;

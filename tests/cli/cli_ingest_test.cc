@@ -13,6 +13,44 @@
 namespace uriscan_cli_test {
 namespace {
 
+// A file whose last line, with no "\n", continues an unclosed "<" (text)
+// or quoted field (tsv, csv) ends as the same bytes through a pipe do: the
+// command's reader handed out the file without that last line again and
+// again, and the record cutter asked for more for ever. Also with a record
+// longer than --max-line after the quote.
+TEST_F(CliTest, AnUnclosedRecordAtTheEndOfAFileEndsAsThroughAPipe) {
+  std::string long_csv = "\"a\n";
+  for (int i = 0; i < 20000; ++i)
+    long_csv += "http://x/" + std::to_string(i) + ",b\n";
+  long_csv += "tail";
+  const struct {
+    std::string args, bytes;
+  } cases[] = {
+      {"extract", "<\nb"},
+      {"extract", "http://a/\n<\nb"},
+      {"extract", "<http://a/\nb"},
+      {"extract --from=csv", "\"a\nb"},
+      {"extract --from=tsv", "\"a\nb"},
+      {"extract --from=csv", "http://a/\n\"http://b/\nc"},
+      {"extract --from=csv --max-line=65536", long_csv},
+      {"stats --from=csv", "\"a\nb"},
+  };
+  for (const auto& c : cases) {
+    Write(Path("in.txt"), c.bytes);
+    const Result file = Sh(dir_, "exec \"$URISCAN\" " + c.args + " in.txt", 120);
+    const Result pipe = Sh(dir_, "cat in.txt | \"$URISCAN\" " + c.args, 120);
+    ASSERT_NE(file.status, 124) << c.args << ": a file never ended";
+    ASSERT_NE(pipe.status, 124) << c.args << ": a pipe never ended";
+    EXPECT_EQ(file.status, pipe.status) << c.args;
+    if (c.args.rfind("stats", 0) == 0) continue;  // its report times itself
+    EXPECT_EQ(file.out, pipe.out) << c.args;
+    std::string err = file.err;
+    for (size_t at; (at = err.find("in.txt")) != std::string::npos;)
+      err.replace(at, 6, "<stdin>");
+    EXPECT_EQ(err, pipe.err) << c.args;
+  }
+}
+
 // logrotate's copytruncate cuts a live file under its reader. The mapped
 // pages past the cut are gone; reading them raised SIGBUS (exit 135). Now
 // the run gives the lines before the cut and an error naming the file, or
