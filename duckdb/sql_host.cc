@@ -297,10 +297,13 @@ class Shell {
     duckdb_extracted_statements extracted = nullptr;
     const idx_t n = duckdb_extract_statements(c_, sql.c_str(), &extracted);
     if (n == 0) {
-      const char* error = duckdb_extract_statements_error(extracted);
+      // The message belongs to `extracted`: copied before it is freed.
+      const char* text = duckdb_extract_statements_error(extracted);
+      const bool failed = text != nullptr;
+      const std::string error = failed ? text : "";
       duckdb_destroy_extracted(&extracted);
-      if (!error) return true;  // nothing but space and comments
-      std::fprintf(stderr, "uriscan-duckdb: %s\n", error);
+      if (!failed) return true;  // nothing but space and comments
+      std::fprintf(stderr, "uriscan-duckdb: %s\n", error.c_str());
       return false;
     }
     bool ok = true;

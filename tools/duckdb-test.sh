@@ -344,6 +344,13 @@ if "$host" "$ext" "SELECT nope()" > /dev/null 2> "$work/err"; then
   echo "duckdb-test: shell: a failed statement exited 0"; status=1
 fi
 check "a failed statement's message" 1 "$(grep -c '^uriscan-duckdb: Catalog Error' "$work/err")"
+# A statement that does not parse: DuckDB's message, which the shell once
+# read after freeing it (and printed bytes of freed memory).
+if "$host" "$ext" "SELEC oops" > /dev/null 2> "$work/err"; then
+  echo "duckdb-test: shell: a statement that does not parse exited 0"; status=1
+fi
+check "a statement that does not parse, DuckDB's message" 1 \
+  "$(grep -c '^uriscan-duckdb: Parser Error: syntax error at or near "SELEC"' "$work/err")"
 check "--timer" 1 "$("$host" --timer "$ext" "SELECT 1" 2>&1 >/dev/null | grep -c '^Run Time (s): real')"
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
 check "installed" "b.example" \
