@@ -13,8 +13,9 @@ python=(python3 python3-dev python3-venv python3-pip python3-setuptools
         python3-wheel python3-pybind11 pybind11-dev python3-numpy
         python3-pandas python3-dask python3-distributed python3-pytest)
 # python3-w3lib: the w3lib profile is tested against it (python/tests).
+# time: /usr/bin/time measures the tests' peak RSS (a fresh Debian has none).
 test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
-      gzip zstd zsh chromium "${python[@]}" python3-w3lib)
+      gzip zstd zsh chromium time "${python[@]}" python3-w3lib)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 # The aarch64 cross build (tools/cross-test.sh): Debian's cross compiler,
@@ -31,7 +32,7 @@ postgres=("${build[@]}" python3 postgresql-15 postgresql-server-dev-15
 # The DuckDB extension (tools/duckdb-test.sh): curl fetches DuckDB 1.4.4's
 # npm packages (its C API headers and libduckdb.so), checked against the
 # registry's sha512 sums, into a folder outside the source tree.
-duckdb=("${build[@]}" curl ca-certificates openssl gzip zstd python3)
+duckdb=("${build[@]}" curl ca-certificates openssl gzip zstd python3 time)
 case "${1:-}" in
   build) want=("${build[@]}") ;;
   test) want=("${test[@]}" libbenchmark-dev clang libclang-rt-14-dev ccache) ;;
