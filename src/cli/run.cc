@@ -376,6 +376,9 @@ void Pipeline::ReadFile(const std::string& file) {
     }
     if (st == LineReader::Status::kError) {
       pool_.Release(slot);
+      // The runs read before the error are written first, so that the
+      // message names the last line written.
+      while (pool_.Pending()) EmitOldest();
       if (reader_.damaged()) {  // docs/design.md, "Input"
         FailWith(*name + ": error: " + reader_.error() + "\n");
       } else {

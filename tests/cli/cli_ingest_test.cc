@@ -80,7 +80,9 @@ TEST_F(CliTest, FileCutShortWhileReadIsAnErrorNotASignal) {
       continue;
     }
     EXPECT_EQ(status, 2) << r.err;
-    EXPECT_NE(r.err.find("uriscan: error reading 't.txt' after line "),
+    // ... after the last line written (it named a line thousands before).
+    EXPECT_NE(r.err.find("uriscan: error reading 't.txt' after line " +
+                         std::to_string(written) + ":"),
               std::string::npos)
         << r.err;
     EXPECT_NE(r.err.find("the file shrank"), std::string::npos) << r.err;
