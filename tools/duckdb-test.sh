@@ -207,6 +207,20 @@ elif [ "$cut_status" != 0 ] && ! grep -q "cut.txt: .*shrank" "$work/err"; then
 else
   echo "duckdb-test: a file cut while read: exit $cut_status, no signal"
 fi
+# Emptied while read: the message gives the size it has now (it gave the
+# bytes read before the cut: "shrank to 4194304 bytes").
+(yes 'http://a.example/b?c=d' || true) | head -c 200M > "$work/cut.txt"
+(st=0; sql "SELECT count(*) FROM read_uris('$work/cut.txt')" > "$work/got" 2> "$work/err" || st=$?; echo $st > "$work/status") &
+sleep 0.1
+truncate -s 0 "$work/cut.txt"
+wait
+if [ "$(cat "$work/status")" != 0 ] &&
+   ! grep -q "cut.txt: .*shrank to 0 bytes while it was read (it had 209715200)" "$work/err"; then
+  echo "duckdb-test: a file emptied while read_uris reads it: $(cat "$work/err")"
+  status=1
+else
+  echo "duckdb-test: a file emptied while read: exit $(cat "$work/status"), its size named"
+fi
 
 # An interrupt ends read_uris within a second whatever it waits for: data
 # that brings no row (/dev/zero), a FIFO with no writer, a glob that

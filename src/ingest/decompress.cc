@@ -205,8 +205,11 @@ void Decoder::RunGzip() {
           in_base + static_cast<uint64_t>(
                         reinterpret_cast<const char*>(state->next_in) -
                         in.data());
+      // Bytes are counted from 1, as the member's start: the damage is in
+      // the last byte consumed, or in the member's first one.
       error = std::string("gzip: ") + GzipErrorName(r) +
-              " at compressed byte " + std::to_string(at) +
+              " at compressed byte " +
+              std::to_string(std::max<uint64_t>(at, member_start)) +
               Where("member", member, member_start);
       break;
     }
@@ -272,8 +275,13 @@ void Decoder::RunZstd() {
       const size_t r = ZSTD_decompressStream(dctx.get(), &zout, &zin);
       filled += zout.pos;
       if (ZSTD_isError(r)) {
+        // Bytes are counted from 1, as the frame's start: the damage is in
+        // the last byte consumed, or in the frame's first one (garbage
+        // after a frame is not consumed at all).
         error = std::string("zstd: ") + ZSTD_getErrorName(r) +
-                " at compressed byte " + std::to_string(in_base + zin.pos) +
+                " at compressed byte " +
+                std::to_string(std::max<uint64_t>(in_base + zin.pos,
+                                                  frame_start)) +
                 Where("frame", frame, frame_start);
         break;
       }

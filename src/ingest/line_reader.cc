@@ -336,7 +336,12 @@ bool LineReader::Fill() {
     } else if (regular_ && read_ < size_) {
       // Cut while it was read (logrotate's copytruncate): the lines before
       // the cut were read; the rest is not there to read.
-      error_ = "the file shrank to " + std::to_string(read_) +
+      // Its size now (0 when emptied), not the bytes read before the cut.
+      struct stat st;
+      const uint64_t now = ::fstat(fd_, &st) == 0
+                               ? static_cast<uint64_t>(st.st_size)
+                               : read_;
+      error_ = "the file shrank to " + std::to_string(now) +
                " bytes while it was read (it had " + std::to_string(size_) +
                "): the lines after the cut were not read";
     }

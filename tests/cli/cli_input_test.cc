@@ -202,6 +202,21 @@ TEST_F(CompressedTest, CorruptMemberIsNamed) {
       << r.err;
 }
 
+// Garbage after a whole zstd frame is damage in the next frame: the byte
+// the message names is that frame's first (it named the byte before it).
+TEST_F(CompressedTest, GarbageAfterAFrameIsNamedAtItsFirstByte) {
+  if (!has_zstd_) GTEST_SKIP() << "no zstd command";
+  ASSERT_TRUE(Sh("zstd -qc p1.txt > bad.zst && printf 'XYZW1234' >> bad.zst"));
+  const std::string first =
+      std::to_string(Slurp(Path("bad.zst")).size() - 8 + 1);
+  const Result r = Run("validate --quiet " + Path("bad.zst"));
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("at compressed byte " + first +
+                       " (frame 2, from compressed byte " + first + ")"),
+            std::string::npos)
+      << r.err;
+}
+
 // A zstd stream may begin with a skippable frame (RFC 8878 sec. 3.1.2),
 // which once made it read as text.
 TEST_F(CompressedTest, ZstdMayStartWithASkippableFrame) {
