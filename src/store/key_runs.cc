@@ -317,7 +317,7 @@ bool KeyRunReader::ReadAt(uint64_t offset, size_t n, unsigned char* to) {
       error_ = "cannot read " + path_ + ": it shrank while being read";
       return false;
     }
-    std::memcpy(to, file_.data() + offset, n);
+    if (n > 0) std::memcpy(to, file_.data() + offset, n);  // `to` may be null
     return true;
   }
   size_t done = 0;
