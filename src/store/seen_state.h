@@ -8,9 +8,9 @@
 #ifndef URISCAN_SRC_STORE_SEEN_STATE_H_
 #define URISCAN_SRC_STORE_SEEN_STATE_H_
 
-#include <cstddef>
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -86,9 +86,10 @@ class SeenState {
   // many shards, each a state of its own in DIR/shard-NNNN holding the keys
   // whose top log2(shards) bits are NNNN; 0 takes what DIR has (a new state
   // is unsharded). A count that differs from DIR's is an error. Every
-  // shard's MANIFEST is read and checked against the top MANIFEST (the
-  // state's id, the generation it committed the shard at): a missing,
-  // emptied, stale or foreign shard is damage. No descriptor is held per
+  // shard is checked against the top MANIFEST's record of it: one whose
+  // MANIFEST is the recorded file (inode, size, time) by one fstatat(), any
+  // other by reading it (the state's id, the generation it committed the
+  // shard at): a missing, emptied, stale or foreign shard is damage. No descriptor is held per
   // shard: the top's lock covers them all, and a shard's files are opened
   // when a key of it is looked up, and closed when its lookups end.
   //
@@ -251,10 +252,11 @@ class SeenState {
                  std::string* error);
   void ReplaceRuns(size_t from, const Run& merged);
   bool CheckFormat(std::string* error) const;
-  // Sharded states: the shards opened under this state; a sharded commit
-  // (every shard prepared, then the top MANIFEST, then every shard's
-  // MANIFEST.next put in place); a shard's MANIFEST.next of an interrupted
-  // commit put in place or removed, as the top MANIFEST's generation says.
+  // Sharded states: the shards opened under this state (each known by its
+  // record, or read and checked); a sharded commit (each shard it changed
+  // prepared, all synced at once, then the top MANIFEST, then their
+  // MANIFEST.next put in place); a shard's MANIFEST.next taken when its
+  // generation is the one the top records (CheckAgainstTop()).
   bool OpenShards(bool checksums, std::string* error);
   bool LoadShard(bool checksums, std::string* error);
   bool JoinTop(std::string* error);  // a shard opened alone: its top
@@ -270,7 +272,6 @@ class SeenState {
   bool PrepareShard(std::string* error);  // MANIFEST.next, not yet synced
   bool CommitShards(std::string* error);
   bool Apply(std::string* error);
-  bool MergeAll(std::string* error);  // Compact(true) of a shard
   void RecordOutput();  // output_ into committed_
   bool FirstManifest(std::string* error);
   bool NameNewRun(std::string* error);
