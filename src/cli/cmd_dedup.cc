@@ -20,7 +20,7 @@
 #include "src/cli/dedup_sink.h"
 #include "src/cli/options.h"
 #include "src/store/output_file.h"
-#include "src/store/seen_state.h"
+#include "src/store/state_store.h"
 #include "src/store/state_identity.h"
 
 namespace uriscan {
@@ -160,19 +160,19 @@ class DedupRun : public CommandRun {
   // --state: the run's new classes into the state.
   // --output: the lines written, then the state committed (naming the
   // output), then the output put in place; a crash between the last two is
-  // completed by the next update (SeenState::CompleteOutput).
+  // completed by the next update (StateStore::CompleteOutput).
   bool Commit() override {
     if (rerun_) return SameAsCommitted();
     std::string error;
     // This input (and options) went to another FILE already: no file is
     // written for it again, and the state has nothing to add.
     if (output_ && state_) {
-      if (const SeenState::Committed* c =
+      if (const StateStore::Committed* c =
               state_->FindCommittedInput(Digest())) {
         std::fprintf(stderr,
                      "uriscan: dedup --state: this input was committed to %s "
                      "at %s, into %s; nothing to do (%s was not written)\n",
-                     state_dir_.c_str(), SeenState::TimeText(c->time).c_str(),
+                     state_dir_.c_str(), StateStore::TimeText(c->time).c_str(),
                      c->path.c_str(), output_name_.c_str());
         return true;
       }
@@ -224,34 +224,19 @@ class DedupRun : public CommandRun {
   // directory. A new (or unreadable) state keeps the defaults: opening it
   // for update then says what is wrong. False after a message.
   bool TakeStateProfile() {
-    SeenState stored;
+    StateStore stored;
     std::string error;
     if (!stored.OpenForReading(state_dir_, &error, /*checksums=*/false,
                                /*top_only=*/true) ||
         !stored.exists())
       return true;
-    const SeenState::Identity& id = stored.identity();
-    if (!ParseProfile(id.profile, &profile_.profile)) {
+    const StateStore::Identity& id = stored.identity();
+    if (!ProfileOfIdentity(id, &profile_.profile, &profile_.normalize)) {
       std::fprintf(stderr,
                    "uriscan: dedup --state: state %s holds keys of profile "
                    "'%s', which this uriscan does not know\n",
                    state_dir_.c_str(), id.profile.c_str());
       return false;
-    }
-    if (profile_.profile == Profile::kCrawler) {
-      // StateIdentity()'s list: the names, then "+fold-www" when folded.
-      profile_.normalize.tracking_params.clear();
-      std::string_view list = id.tracking;
-      while (!list.empty()) {
-        const size_t comma = std::min(list.find(','), list.size());
-        const std::string_view name = list.substr(0, comma);
-        if (name == "+fold-www") {
-          profile_.normalize.fold_www = true;
-        } else if (!name.empty()) {
-          profile_.normalize.tracking_params.emplace_back(name);
-        }
-        list.remove_prefix(std::min(comma + 1, list.size()));
-      }
     }
     return true;
   }
@@ -265,7 +250,7 @@ class DedupRun : public CommandRun {
   // A rerun into a FILE the state names: the same input and options wrote
   // it (exit 0, nothing written), or other ones did (exit 2).
   bool SameAsCommitted() const {
-    const std::string when = SeenState::TimeText(rerun_->time);
+    const std::string when = StateStore::TimeText(rerun_->time);
     if (Digest() == rerun_->digest) {
       std::fprintf(stderr,
                    "uriscan: dedup --state: %s was committed to %s from "
@@ -304,9 +289,9 @@ class DedupRun : public CommandRun {
     XXH3_64bits_update(digest_.get(), options.data(), options.size());
     if (output_->Exists()) {
       if (state_) {
-        if (const SeenState::Committed* c =
+        if (const StateStore::Committed* c =
                 state_->FindCommitted(output_->path())) {
-          rerun_ = std::make_unique<SeenState::Committed>(*c);
+          rerun_ = std::make_unique<StateStore::Committed>(*c);
           output_.reset();
           return -1;
         }
@@ -321,7 +306,7 @@ class DedupRun : public CommandRun {
     // the state and would never be written again; an empty FILE in its
     // place would say there were none.
     if (state_) {
-      if (const SeenState::Committed* c =
+      if (const StateStore::Committed* c =
               state_->FindCommitted(output_->path())) {
         std::fprintf(stderr,
                      "uriscan: dedup --state: %s was committed to %s at %s "
@@ -329,7 +314,7 @@ class DedupRun : public CommandRun {
                      "it from a copy; its lines are in the state, so no run "
                      "writes them again)\n",
                      output_name_.c_str(), state_dir_.c_str(),
-                     SeenState::TimeText(c->time).c_str());
+                     StateStore::TimeText(c->time).c_str());
         return 2;
       }
     }
@@ -342,7 +327,7 @@ class DedupRun : public CommandRun {
 
   // --state=DIR opened for update; false after a message.
   bool OpenState() {
-    state_ = std::make_unique<SeenState>();
+    state_ = std::make_unique<StateStore>();
     std::string error;
     if (state_->OpenForUpdate(
             state_dir_, StateIdentityOf(*fingerprinter_, profile_.normalize),
@@ -370,9 +355,9 @@ class DedupRun : public CommandRun {
     void operator()(XXH3_state_t* s) const { XXH3_freeState(s); }
   };
   std::unique_ptr<XXH3_state_t, DigestFree> digest_;  // --output
-  std::unique_ptr<SeenState::Committed> rerun_;  // FILE a run committed
+  std::unique_ptr<StateStore::Committed> rerun_;  // FILE a run committed
   std::unique_ptr<Fingerprinter> fingerprinter_;
-  std::unique_ptr<SeenState> state_;
+  std::unique_ptr<StateStore> state_;
   std::unique_ptr<DedupSink> sink_;
   std::vector<std::vector<uint64_t>> keys_;  // per slot: row i's key, 0 when
                                              // invalid
@@ -414,7 +399,7 @@ void DedupRun::AddOptions(CLI::App* app) {
     char* end = nullptr;
     const unsigned long n = std::strtoul(v.c_str(), &end, 10);
     if (v.empty() || *end != '\0' || v[0] == '-' || v[0] == '+' || n < 1 ||
-        n > SeenState::kMaxShards || (n & (n - 1)) != 0)
+        n > StateStore::kMaxShards || (n & (n - 1)) != 0)
       throw UsageError("--shards takes a power of 2 from 1 to 4096");
     shards_ = static_cast<uint32_t>(n);
   });

@@ -14,7 +14,7 @@
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 #include "src/store/key_runs.h"
-#include "src/store/seen_state.h"
+#include "src/store/state_store.h"
 
 namespace uriscan {
 namespace cli {
@@ -33,13 +33,13 @@ constexpr char kHelp[] =
 
 // Merges every run of `dir` into one, under the exclusive lock.
 bool Compact(const std::string& dir, std::string* error) {
-  SeenState::Identity identity;
+  StateStore::Identity identity;
   {
-    SeenState reading;
+    StateStore reading;
     if (!reading.OpenForReading(dir, error)) return false;
     identity = reading.identity();
   }
-  SeenState state;
+  StateStore state;
   const auto start = std::chrono::steady_clock::now();
   if (!state.OpenForUpdate(dir, identity, error)) return false;
   const size_t runs = state.runs().size();
@@ -54,7 +54,7 @@ bool Compact(const std::string& dir, std::string* error) {
 
 // Converts a state of format 1 in place, under the exclusive lock.
 bool Upgrade(const std::string& dir, std::string* error) {
-  SeenState state;
+  StateStore state;
   const auto start = std::chrono::steady_clock::now();
   if (!state.Upgrade(dir, error)) return false;
   if (!state.upgraded()) {
@@ -77,7 +77,7 @@ bool Upgrade(const std::string& dir, std::string* error) {
 }
 
 // The profile, the key count, the bytes on disk and the runs of a state.
-void PrintState(const std::string& dir, const SeenState& state) {
+void PrintState(const std::string& dir, const StateStore& state) {
   const uint64_t keys = state.keys();
   const uint64_t bytes = state.run_bytes() + state.manifest_bytes();
   const double per_key = keys ? static_cast<double>(bytes) / keys : 0;
@@ -103,20 +103,20 @@ void PrintState(const std::string& dir, const SeenState& state) {
                             static_cast<double>(written)
                       : 1.0);
   // The runs of the state, or of each of its shards.
-  std::vector<std::pair<std::string, SeenState::Run>> runs;
+  std::vector<std::pair<std::string, StateStore::Run>> runs;
   // A sharded state's top holds the keys of its small runs (docs/design.md).
   if (state.shards() > 1)
-    for (const SeenState::Run& r : state.runs()) runs.emplace_back("", r);
+    for (const StateStore::Run& r : state.runs()) runs.emplace_back("", r);
   for (uint32_t i = 0; i < state.shards(); ++i) {
-    const SeenState& s = state.shards() > 1 ? *state.shard(i) : state;
+    const StateStore& s = state.shards() > 1 ? *state.shard(i) : state;
     const std::string prefix = state.shards() > 1 ? s.dir().substr(s.dir().rfind('/') + 1) + "/" : "";
-    for (const SeenState::Run& r : s.runs()) runs.emplace_back(prefix, r);
+    for (const StateStore::Run& r : s.runs()) runs.emplace_back(prefix, r);
   }
   if (state.shards() > 1) {
     std::printf("shards    %u (keys by their top %d bits)\n", state.shards(),
                 __builtin_ctz(state.shards()));
     for (uint32_t i = 0; i < state.shards(); ++i) {
-      const SeenState& s = *state.shard(i);
+      const StateStore& s = *state.shard(i);
       std::printf("  %s  %llu keys  %zu runs  %llu bytes\n",
                   s.dir().substr(s.dir().rfind('/') + 1).c_str(),
                   static_cast<unsigned long long>(s.keys()), s.runs().size(),
@@ -124,7 +124,7 @@ void PrintState(const std::string& dir, const SeenState& state) {
     }
   }
   std::map<int, int> per_level;
-  for (const auto& [prefix, r] : runs) ++per_level[SeenState::Level(r.keys)];
+  for (const auto& [prefix, r] : runs) ++per_level[StateStore::Level(r.keys)];
   std::string levels;
   for (const auto& [level, n] : per_level)
     levels += (levels.empty() ? " (" : ", ") + std::string("level ") +
@@ -133,7 +133,7 @@ void PrintState(const std::string& dir, const SeenState& state) {
               levels.empty() ? "" : (levels + ")").c_str());
   for (const auto& [prefix, r] : runs) {
     std::printf("  %s%s  level %d  %llu keys  %llu bytes  %.2f bytes per key\n",
-                prefix.c_str(), r.name.c_str(), SeenState::Level(r.keys),
+                prefix.c_str(), r.name.c_str(), StateStore::Level(r.keys),
                 static_cast<unsigned long long>(r.keys),
                 static_cast<unsigned long long>(r.bytes),
                 r.keys ? static_cast<double>(r.bytes) / r.keys : 0.0);
@@ -160,7 +160,7 @@ class StateRun : public CommandRun {
   // is not a state or the state is damaged or in use.
   int Main() override {
     const std::string& dir = opt_.files[0];
-    SeenState state;
+    StateStore state;
     std::string error;
     if (upgrade_ && !Upgrade(dir, &error)) {
       std::fprintf(stderr, "uriscan: state --upgrade: %s\n", error.c_str());
@@ -181,7 +181,7 @@ class StateRun : public CommandRun {
       return 2;
     }
     PrintState(dir, state);
-    for (const SeenState::Unlisted& f : state.UnlistedFiles()) {
+    for (const StateStore::Unlisted& f : state.UnlistedFiles()) {
       std::printf("unlisted  %s  %llu bytes (%s)\n", f.name.c_str(),
                   static_cast<unsigned long long>(f.bytes),
                   f.leftover ? "left by a killed run: the next update "

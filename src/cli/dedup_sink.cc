@@ -176,7 +176,7 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
     return error_.empty();
   }
   std::vector<bool> first;
-  SeenState* state = config_.state;
+  StateStore* state = config_.state;
   if (state) {
     // The state's readers hold a group of blocks each (735 KB at most,
     // within the quarter of the budget kept free); the merge of this run's
@@ -197,7 +197,7 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
     std::vector<Dedup::Filter> filters;
     const int bits = __builtin_ctz(state->shards());
     for (uint32_t i = 0; i < state->shards(); ++i) {
-      SeenState* shard = state->shard(i);
+      StateStore* shard = state->shard(i);
       starts.push_back(i == 0 ? 0 : uint64_t{i} << (64 - bits));
       filters.push_back([shard](uint64_t key) { return shard->Offer(key); });
     }
@@ -274,7 +274,7 @@ std::string DedupSink::Describe() const {
                   "exact: keys sorted in %.1f MB at most, %zu runs in %s",
                   exact_->peak_bytes() / 1e6, exact_->runs(),
                   exact_->temp_dir().c_str());
-    const SeenState& state = *config_.state;
+    const StateStore& state = *config_.state;
     std::string s = text;
     s += "; state " + state.dir() + ": " + std::to_string(exact_->filtered()) +
          " classes seen in earlier runs, " +

@@ -14,7 +14,7 @@
 
 #include "src/cli/output.h"
 #include "uriscan/dedup.h"
-#include "src/store/seen_state.h"
+#include "src/store/state_store.h"
 
 namespace uriscan {
 namespace cli {
@@ -33,7 +33,7 @@ class DedupSink {
     std::string temp_dir;             // empty: Dedup's default
     // --state: classes of earlier runs count as seen, and every row waits
     // in the spool until the state has been consulted. Not owned.
-    SeenState* state = nullptr;
+    StateStore* state = nullptr;
     size_t threads = 1;  // a sharded state's lookups, shard by shard
   };
   explicit DedupSink(const Config& config);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Sorted runs of 64-bit keys on disk, Golomb-Rice coded in indexed blocks:
-// the files of a persistent seen-set (seen_state.h), streamed or probed.
+// the files of a persistent seen-set (state_store.h), streamed or probed.
 #ifndef URISCAN_SRC_STORE_KEY_RUNS_H_
 #define URISCAN_SRC_STORE_KEY_RUNS_H_
 
@@ -146,6 +146,13 @@ class KeyRunReader {
   // Whether `key` is in the run; keys must be asked in increasing order
   // (and not mixed with Next()). False on damage too: check failed().
   bool Contains(uint64_t key);
+  // Lets Contains() start again from any key (the fence, and the index
+  // page last read, stay in memory): point lookups in any order.
+  void Rewind() {
+    entry_ = ~size_t{0};
+    keys_.clear();
+    pos_ = 0;
+  }
   // Reads every index page and block and checks its checksum, without
   // decoding: what `uriscan state` checks.
   bool CheckAll();

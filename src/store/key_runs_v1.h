@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The key runs of the release before indexed runs (format 1), read only to
-// convert a state (SeenState::Upgrade, `uriscan state DIR --upgrade`).
+// convert a state (StateStore::Upgrade, `uriscan state DIR --upgrade`).
 #ifndef URISCAN_SRC_STORE_KEY_RUNS_V1_H_
 #define URISCAN_SRC_STORE_KEY_RUNS_V1_H_
 

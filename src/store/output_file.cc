@@ -72,7 +72,7 @@ bool OutputFile::Exists() const {
 bool OutputFile::Open(std::string* error, bool as_stdout) {
   // Killed runs' temporary files for this FILE (names only: unlink never
   // follows a link). A committed one was put in place before this, by the
-  // state's update (SeenState::CompleteOutput).
+  // state's update (StateStore::CompleteOutput).
   const std::string prefix = "." + name_ + ".uriscan-";
   if (DIR* d = opendir(parent_.c_str())) {
     while (const dirent* e = readdir(d)) {

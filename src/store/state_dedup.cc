@@ -15,11 +15,11 @@ namespace uriscan {
 
 bool DedupIntoState(const std::vector<std::string_view>& lines,
                     const std::vector<uint64_t>& keys, const std::string& dir,
-                    const SeenState::Identity& identity, uint32_t shards,
+                    const StateStore::Identity& identity, uint32_t shards,
                     const std::string& output, StateDedupResult* result,
                     std::string* error) {
   *result = StateDedupResult{};
-  SeenState state;
+  StateStore state;
   if (!state.OpenForUpdate(dir, identity, error, shards)) return false;
   OutputFile out;
   if (!output.empty() && !out.Resolve(output, error)) return false;
@@ -33,7 +33,7 @@ bool DedupIntoState(const std::vector<std::string_view>& lines,
   const uint64_t sum = XXH3_64bits_digest(digest);
   XXH3_freeState(digest);
   if (!output.empty() && out.Exists()) {
-    const SeenState::Committed* c = state.FindCommitted(out.path());
+    const StateStore::Committed* c = state.FindCommitted(out.path());
     if (c && c->digest == sum) {
       result->rerun = true;
       return true;

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "src/store/seen_state.h"
+#include "src/store/state_store.h"
 
 namespace uriscan {
 
@@ -31,7 +31,7 @@ struct StateDedupResult {
 // (the state is then as before).
 bool DedupIntoState(const std::vector<std::string_view>& lines,
                     const std::vector<uint64_t>& keys, const std::string& dir,
-                    const SeenState::Identity& identity, uint32_t shards,
+                    const StateStore::Identity& identity, uint32_t shards,
                     const std::string& output, StateDedupResult* result,
                     std::string* error);
 

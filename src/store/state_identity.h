@@ -5,9 +5,11 @@
 #ifndef URISCAN_SRC_STORE_STATE_IDENTITY_H_
 #define URISCAN_SRC_STORE_STATE_IDENTITY_H_
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 
-#include "src/store/seen_state.h"
+#include "src/store/state_store.h"
 #include "uriscan/fingerprint.h"
 #include "uriscan/normalize.h"
 
@@ -16,9 +18,9 @@ namespace uriscan {
 // What a state made with `fingerprinter`'s keys records about them: the
 // profile, its version, the crawler's tracking list ("+fold-www" last when
 // www. is folded) and the fingerprint seed.
-inline SeenState::Identity StateIdentityOf(const Fingerprinter& fingerprinter,
+inline StateStore::Identity StateIdentityOf(const Fingerprinter& fingerprinter,
                                            const NormalizeOptions& options) {
-  SeenState::Identity id;
+  StateStore::Identity id;
   id.profile = ProfileName(fingerprinter.profile());
   id.version = kProfileVersion;
   if (fingerprinter.profile() == Profile::kCrawler) {
@@ -31,6 +33,28 @@ inline SeenState::Identity StateIdentityOf(const Fingerprinter& fingerprinter,
   }
   id.tag = fingerprinter.seed();
   return id;
+}
+
+// The profile and options of a state's identity (StateIdentityOf()'s
+// inverse); false for a profile this uriscan does not know.
+inline bool ProfileOfIdentity(const StateStore::Identity& id, Profile* profile,
+                              NormalizeOptions* options) {
+  if (!ParseProfile(id.profile, profile)) return false;
+  if (*profile != Profile::kCrawler) return true;
+  options->tracking_params.clear();
+  options->fold_www = false;
+  std::string_view list = id.tracking;
+  while (!list.empty()) {
+    const size_t comma = std::min(list.find(','), list.size());
+    const std::string_view name = list.substr(0, comma);
+    if (name == "+fold-www") {
+      options->fold_www = true;
+    } else if (!name.empty()) {
+      options->tracking_params.emplace_back(name);
+    }
+    list.remove_prefix(std::min(comma + 1, list.size()));
+  }
+  return true;
 }
 
 }  // namespace uriscan

@@ -1,659 +1,333 @@
 // SPDX-License-Identifier: MIT
-// Key runs and the persistent seen-set: round trips, the bytes-per-key
-// bound, damage that must be caught, lookups against a reference set,
-// compaction, the lock, leftovers of a killed run and profile mismatches.
-#include "src/store/seen_state.h"
+// SeenState (uriscan/seen_state.h): answers against a reference set across
+// commits, reopenings, spills, shards and background merges; the lock;
+// identities; outputs committed with the keys; a kill -9 at any moment of
+// a process that commits and merges loses only what it had not committed.
+#include "uriscan/seen_state.h"
 
-#include <dirent.h>
-#include <sys/stat.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <iterator>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include "gtest/gtest.h"
-#include "uriscan/dedup.h"
-#include "src/store/key_runs.h"
 
 namespace uriscan {
 namespace {
 
-class StateFiles : public ::testing::Test {
+class SeenStateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/uriscan_state_XXXXXX";
+    char tmpl[] = "/tmp/uriscan_seen_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    root_ = tmpl;
+    dir_ = root_ + "/state";
   }
   void TearDown() override {
-    ASSERT_EQ(std::system(("rm -rf '" + dir_ + "'").c_str()), 0);
+    ASSERT_EQ(std::system(("rm -rf '" + root_ + "'").c_str()), 0);
   }
-  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
-  std::string dir_;
+  std::string root_, dir_;
 };
 
-std::vector<uint64_t> RandomKeys(size_t n, uint64_t seed) {
+std::vector<uint64_t> Keys(size_t n, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<uint64_t> keys;
-  while (keys.size() < n) {
-    for (size_t i = keys.size(); i < n; ++i)
-      if (const uint64_t k = rng()) keys.push_back(k);
-    std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  }
+  std::vector<uint64_t> keys(n);
+  for (uint64_t& k : keys) k = rng() | 1;
   return keys;
 }
 
-void WriteRun(const std::string& path, const std::vector<uint64_t>& keys,
-              uint64_t tag = 7) {
-  KeyRunWriter w;
-  unlink(path.c_str());  // a run is always a new file
-  ASSERT_TRUE(w.Open(path, tag)) << w.error();
-  for (uint64_t k : keys) w.Add(k);
-  ASSERT_TRUE(w.Finish()) << w.error();
-  ASSERT_EQ(w.keys(), keys.size());
+std::vector<uint8_t> AddKeys(SeenState& s, const std::vector<uint64_t>& keys) {
+  std::vector<uint8_t> out(keys.size());
+  s.AddKeys(keys.data(), keys.size(), out.data());
+  return out;
 }
 
-// Decodes a run; false when the reader reports damage.
-bool ReadRun(const std::string& path, std::vector<uint64_t>* keys,
-             std::string* error, uint64_t tag = 7) {
-  KeyRunReader r;
-  keys->clear();
-  if (!r.Open(path, tag)) {
-    *error = r.error();
-    return false;
+std::vector<uint8_t> ContainsKeys(SeenState& s,
+                                  const std::vector<uint64_t>& keys) {
+  std::vector<uint8_t> out(keys.size());
+  s.ContainsKeys(keys.data(), keys.size(), out.data());
+  return out;
+}
+
+SeenStateOptions KeysOf(const std::string& name) {
+  SeenStateOptions o;
+  o.keys_of = name;
+  return o;
+}
+
+TEST_F(SeenStateTest, RowsAreNewOnceAcrossCommitsAndReopenings) {
+  SeenStateOptions o;
+  o.profile = Profile::kScheme;
+  {
+    auto s = SeenState::Open(dir_, o);
+    const std::vector<std::string_view> rows = {
+        "http://a.example/x", "HTTP://A.EXAMPLE/x", "http://a.example/x",
+        "http://b.example/%7e", "not a uri{", "http://b.example/~"};
+    EXPECT_EQ(s->Add(rows), (std::vector<uint8_t>{1, 0, 0, 1, 0, 0}));
+    EXPECT_EQ(s->stats().invalid, 1u);
+    EXPECT_EQ(s->stats().pending, 2u);
+    EXPECT_EQ(s->stats().keys, 0u);
+    s->Commit();
+    EXPECT_EQ(s->stats().keys, 2u);
+    EXPECT_EQ(s->Add({"http://a.example/x", "http://c.example/"}),
+              (std::vector<uint8_t>{0, 1}));
+    // Not committed: lost with the object.
   }
-  uint64_t k;
-  while (r.Next(&k)) keys->push_back(k);
-  *error = r.error();
-  return !r.failed();
+  auto s = SeenState::Open(dir_);  // the state's profile is taken
+  EXPECT_EQ(s->identity(), "'scheme' (version " +
+                               std::to_string(kProfileVersion) + ")");
+  std::vector<std::string_view> ask = {"http://a.example/x",
+                                       "http://c.example/", "http://b.example/~"};
+  std::vector<uint8_t> seen(3);
+  s->Contains(ask.data(), ask.size(), seen.data());
+  EXPECT_EQ(seen, (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_EQ(s->Add(ask), (std::vector<uint8_t>{0, 1, 0}));
+  s->Contains(ask.data(), ask.size(), seen.data());
+  EXPECT_EQ(seen, (std::vector<uint8_t>{1, 1, 1}));  // pending counts
+  s->Discard();
+  s->Contains(ask.data(), ask.size(), seen.data());
+  EXPECT_EQ(seen, (std::vector<uint8_t>{1, 0, 1}));
+}
+
+// Batches of random keys (a quarter of them repeats) against a reference
+// set, with commits, background merges, spills past a small memory budget
+// and reopenings; the state ends with every committed key and no other.
+void CheckAgainstReference(const std::string& dir, SeenStateOptions o,
+                           size_t batches, size_t batch) {
+  std::unordered_set<uint64_t> committed, pending;
+  std::mt19937_64 rng(42);
+  std::vector<uint64_t> history;
+  auto s = SeenState::Open(dir, o);
+  for (size_t b = 0; b < batches; ++b) {
+    std::vector<uint64_t> keys(batch);
+    for (uint64_t& k : keys)
+      k = (!history.empty() && rng() % 4 == 0) ? history[rng() % history.size()]
+                                               : (rng() | 1);
+    const std::vector<uint8_t> got = AddKeys(*s, keys);
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const bool fresh = !committed.count(keys[i]) && !pending.count(keys[i]);
+      ASSERT_EQ(got[i], fresh ? 1 : 0) << "batch " << b << " row " << i;
+      if (fresh) pending.insert(keys[i]);
+      history.push_back(keys[i]);
+    }
+    if (b % 3 != 2) {
+      s->Commit();
+      committed.insert(pending.begin(), pending.end());
+      pending.clear();
+    }
+    if (b % 17 == 16) {  // a new process: what was not committed is gone
+      s.reset();
+      pending.clear();
+      s = SeenState::Open(dir, o);
+    }
+  }
+  s->Commit();
+  committed.insert(pending.begin(), pending.end());
+  s->WaitForMerges();
+  const SeenStateStats st = s->stats();
+  EXPECT_EQ(st.keys, committed.size());
+  EXPECT_LE(st.runs, 24u * st.shards);
+  std::vector<uint64_t> all(committed.begin(), committed.end());
+  for (uint8_t seen : ContainsKeys(*s, all)) ASSERT_EQ(seen, 1);
+  for (uint8_t seen : ContainsKeys(*s, Keys(2000, 99))) ASSERT_EQ(seen, 0);
+}
+
+TEST_F(SeenStateTest, AnswersAsAReferenceSetWithBackgroundMerges) {
+  SeenStateOptions o = KeysOf("test");
+  CheckAgainstReference(dir_, o, 120, 700);
+  auto s = SeenState::Open(dir_, o);
+  EXPECT_GT(s->stats().rewritten_bytes, 0u);  // merges were made
+}
+
+TEST_F(SeenStateTest, AnswersAsAReferenceSetWithInlineMerges) {
+  SeenStateOptions o = KeysOf("test");
+  o.background_merges = false;
+  CheckAgainstReference(dir_, o, 60, 500);
+}
+
+TEST_F(SeenStateTest, AnswersAsAReferenceSetPastItsMemoryBudget) {
+  SeenStateOptions o = KeysOf("test");
+  o.memory = 256 << 10;  // the pending keys spill; few runs get a filter
+  CheckAgainstReference(dir_, o, 24, 2500);
+  auto s = SeenState::Open(dir_, o);
+  EXPECT_LE(s->stats().memory_bytes, o.memory);
+  // One batch of many times what memory holds, never committed between.
+  o.memory = 64 << 10;
+  s = SeenState::Open(dir_, o);
+  const std::vector<uint64_t> many = Keys(40000, 5);
+  for (uint8_t fresh : AddKeys(*s, many)) ASSERT_EQ(fresh, 1);
+  EXPECT_EQ(s->stats().pending, many.size());
+  EXPECT_LE(s->stats().memory_bytes, o.memory);
+  for (uint8_t fresh : AddKeys(*s, many)) ASSERT_EQ(fresh, 0);
+  s->Commit();
+  s = SeenState::Open(dir_, o);
+  for (uint8_t seen : ContainsKeys(*s, many)) ASSERT_EQ(seen, 1);
+}
+
+TEST_F(SeenStateTest, AnswersAsAReferenceSetWithShards) {
+  SeenStateOptions o = KeysOf("test");
+  o.shards = 16;
+  CheckAgainstReference(dir_, o, 40, 500);
+  auto s = SeenState::Open(dir_, KeysOf("test"));
+  EXPECT_EQ(s->stats().shards, 16u);
+}
+
+TEST_F(SeenStateTest, TheLockIsHeldFromOpenToTheEnd) {
+  auto s = SeenState::Open(dir_, KeysOf("test"));
+  AddKeys(*s, Keys(10, 1));
+  s->Commit();
+  try {
+    SeenState::Open(dir_, KeysOf("test"));
+    FAIL() << "a second writer was let in";
+  } catch (const SeenStateError& e) {
+    EXPECT_NE(std::string(e.what()).find("is in use"), std::string::npos)
+        << e.what();
+  }
+  SeenStateOptions ro = KeysOf("test");
+  ro.read_only = true;
+  EXPECT_THROW(SeenState::Open(dir_, ro), SeenStateError);
+  s.reset();
+  auto r1 = SeenState::Open(dir_, ro);
+  auto r2 = SeenState::Open(dir_, ro);  // readers share the lock
+  for (uint8_t seen : ContainsKeys(*r2, Keys(10, 1))) EXPECT_EQ(seen, 1);
+  std::vector<uint8_t> out(1);
+  const uint64_t key = 5;
+  EXPECT_THROW(r1->AddKeys(&key, 1, out.data()), SeenStateError);
+  EXPECT_THROW(r1->Commit(), SeenStateError);
+  EXPECT_THROW(SeenState::Open(dir_, KeysOf("test")), SeenStateError);
+}
+
+TEST_F(SeenStateTest, AnotherIdentityIsAnErrorNamingBoth) {
+  SeenStateOptions crawler;
+  crawler.profile = Profile::kCrawler;
+  { SeenState::Open(dir_, crawler)->Commit(); }
+  SeenStateOptions scheme;
+  scheme.profile = Profile::kScheme;
+  try {
+    SeenState::Open(dir_, scheme);
+    FAIL();
+  } catch (const SeenStateError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("'crawler'"), std::string::npos) << what;
+    EXPECT_NE(what.find("'scheme'"), std::string::npos) << what;
+  }
+  EXPECT_THROW(SeenState::Open(dir_, KeysOf("x")), SeenStateError);
+  // A state of keys the caller makes takes no rows.
+  auto k = SeenState::Open(root_ + "/keys", KeysOf("scrapy"));
+  EXPECT_EQ(k->identity(), "keys:scrapy");
+  EXPECT_THROW(k->Add({"http://a/"}), SeenStateError);
+  EXPECT_THROW(SeenState::Open(root_ + "/bad", KeysOf("a b")), SeenStateError);
+}
+
+TEST_F(SeenStateTest, AStateNeverCommittedLeavesNothing) {
+  {
+    auto s = SeenState::Open(dir_, KeysOf("test"));
+    AddKeys(*s, Keys(100, 3));
+  }
+  EXPECT_NE(access(dir_.c_str(), F_OK), 0) << "an uncommitted state was left";
 }
 
 std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
-void Spit(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
-
-TEST_F(StateFiles, KeyRunsRoundTripAtEveryBlockBoundary) {
-  for (size_t n : {0, 1, 2, 4095, 4096, 4097, 8193, 100000}) {
-    const std::vector<uint64_t> keys = RandomKeys(n, n + 1);
-    WriteRun(Path("r"), keys);
-    std::vector<uint64_t> back;
-    std::string error;
-    ASSERT_TRUE(ReadRun(Path("r"), &back, &error)) << n << ": " << error;
-    ASSERT_EQ(back, keys) << n;
-  }
-}
-
-TEST_F(StateFiles, KeyRunsRoundTripSkewedGaps) {
-  // Dense keys (gap 1, Rice parameter 0), huge gaps past the escape, the
-  // extremes of the key space, and a block that mixes both.
-  std::vector<uint64_t> keys;
-  for (uint64_t k = 1; k <= 5000; ++k) keys.push_back(k);
-  for (uint64_t k = uint64_t{1} << 40; keys.size() < 9000; k += 3) keys.push_back(k);
-  keys.push_back(uint64_t{1} << 62);
-  keys.push_back((uint64_t{1} << 62) + 1);
-  keys.push_back(~uint64_t{0} - 1);
-  keys.push_back(~uint64_t{0});
-  WriteRun(Path("r"), keys);
-  std::vector<uint64_t> back;
-  std::string error;
-  ASSERT_TRUE(ReadRun(Path("r"), &back, &error)) << error;
-  EXPECT_EQ(back, keys);
-}
-
-TEST_F(StateFiles, RandomKeysStayWithinTheBytesPerKeyBound) {
-  for (size_t n : {1000, 100000, 1000000}) {
-    WriteRun(Path("r"), RandomKeys(n, 42));
-    struct stat st;
-    ASSERT_EQ(stat(Path("r").c_str(), &st), 0);
-    const double bytes = static_cast<double>(st.st_size);
-    EXPECT_LE(bytes, KeyRunBoundBytes(n)) << n;
-    // and close to the entropy of the gaps, 64 - log2 n + 1.44 bits, plus
-    // the index: a 20-byte entry and a raw first key per 128 keys (1.6)
-    EXPECT_LE(bytes / n * 8, 64 - std::log2(double(n)) + 1.7 + 1.6 + 600.0 / n)
-        << n;
-  }
-}
-
-TEST_F(StateFiles, EveryFlippedByteOrTruncationIsCaught) {
-  const std::vector<uint64_t> keys = RandomKeys(3000, 9);
-  WriteRun(Path("good"), keys);
-  const std::string good = Slurp(Path("good"));
-  std::mt19937_64 rng(5);
-  for (size_t at = 0; at < good.size(); at += 1 + rng() % 37) {
-    std::string bad = good;
-    bad[at] = static_cast<char>(bad[at] ^ (1 << (rng() % 8)));
-    Spit(Path("bad"), bad);
-    std::vector<uint64_t> back;
-    std::string error;
-    EXPECT_FALSE(ReadRun(Path("bad"), &back, &error)) << "byte " << at;
-    EXPECT_NE(error.find("damaged"), std::string::npos) << error;
-  }
-  for (size_t len : {size_t{0}, size_t{20}, size_t{48}, good.size() / 2,
-                     good.size() - 1}) {
-    Spit(Path("bad"), good.substr(0, len));
-    std::vector<uint64_t> back;
-    std::string error;
-    EXPECT_FALSE(ReadRun(Path("bad"), &back, &error)) << len;
-  }
-  // Another profile's run is refused, not merged into this one's.
-  std::vector<uint64_t> back;
-  std::string error;
-  EXPECT_FALSE(ReadRun(Path("good"), &back, &error, /*tag=*/8));
-}
-
-SeenState::Identity TestIdentity(uint64_t tag = 0x1234) {
-  SeenState::Identity id;
-  id.profile = "scheme";
-  id.version = 1;
-  id.tag = tag;
-  return id;
-}
-
-// One run of the seen-set: `keys` (sorted, distinct) offered in order;
-// returns those that were new.
-std::vector<uint64_t> Day(const std::string& dir,
-                          const std::vector<uint64_t>& keys,
-                          bool commit = true) {
-  SeenState state;
-  std::string error;
-  EXPECT_TRUE(state.OpenForUpdate(dir, TestIdentity(), &error)) << error;
-  EXPECT_TRUE(state.BeginLookups(&error)) << error;
-  std::vector<uint64_t> fresh;
-  for (uint64_t k : keys)
-    if (state.Offer(k)) fresh.push_back(k);
-  EXPECT_TRUE(state.EndLookups(&error)) << error;
-  if (commit) {
-    EXPECT_TRUE(state.Commit(&error)) << error;
-  }
-  return fresh;
-}
-
-TEST_F(StateFiles, LookupsMatchAReferenceSetOverManyRunsAndCompactions) {
-  std::set<uint64_t> seen;
-  std::mt19937_64 rng(11);
-  size_t max_runs = 0;
-  for (int day = 0; day < 24; ++day) {
-    // Half the day's keys were seen before (when there are any).
-    std::set<uint64_t> today;
-    std::vector<uint64_t> old(seen.begin(), seen.end());
-    const size_t n = 2000 + rng() % 3000;
-    while (today.size() < n) {
-      if (!old.empty() && rng() % 2) today.insert(old[rng() % old.size()]);
-      else if (uint64_t k = rng()) today.insert(k);
-    }
-    std::vector<uint64_t> keys(today.begin(), today.end());
-    std::vector<uint64_t> expect;
-    for (uint64_t k : keys)
-      if (!seen.count(k)) expect.push_back(k);
-    ASSERT_EQ(Day(dir_, keys), expect) << "day " << day;
-    seen.insert(keys.begin(), keys.end());
-    SeenState state;
-    std::string error;
-    ASSERT_TRUE(state.OpenForReading(dir_, &error)) << error;
-    ASSERT_EQ(state.keys(), seen.size());
-    ASSERT_TRUE(state.Verify(&error)) << error;
-    max_runs = std::max(max_runs, state.runs().size());
-  }
-  // Geometric compaction: about log_5(24) + 1 runs, never one per day.
-  EXPECT_LE(max_runs, 4u);
-  EXPECT_GE(max_runs, 2u);
-}
-
-TEST_F(StateFiles, UncommittedRunLeavesTheStateAsItWas) {
-  const std::vector<uint64_t> a = RandomKeys(5000, 1), b = RandomKeys(5000, 2);
-  Day(dir_, a);
-  const std::string manifest = Slurp(Path("MANIFEST"));
-  EXPECT_EQ(Day(dir_, b, /*commit=*/false), b);
-  EXPECT_EQ(Slurp(Path("MANIFEST")), manifest);
-  EXPECT_EQ(Day(dir_, b), b);  // b is still new
-}
-
-// A link planted in the directory while a run goes on (after its cleanup of
-// leftovers) is never followed: its target stays as it was.
-TEST_F(StateFiles, PlantedLinksAreNeverFollowed) {
-  const std::string victim = dir_ + "-victim";
-  std::ofstream(victim) << "precious\n";
-  Day(dir_, RandomKeys(100, 1));
-  SeenState state;
-  std::string error;
-  ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
-  for (int n = 0; n < 10; ++n) {
-    char name[32];
-    std::snprintf(name, sizeof name, "run-%06d.keys.tmp", n);
-    ASSERT_EQ(symlink(victim.c_str(), Path(name).c_str()), 0);
-  }
-  ASSERT_EQ(symlink(victim.c_str(), Path("MANIFEST.tmp").c_str()), 0);
-  if (state.BeginLookups(&error)) {
-    for (uint64_t k : RandomKeys(100, 2)) state.Offer(k);
-    if (state.EndLookups(&error)) state.Commit(&error);
-  }
-  std::ifstream in(victim);
-  std::string text((std::istreambuf_iterator<char>(in)),
-                   std::istreambuf_iterator<char>());
-  EXPECT_EQ(text, "precious\n");
-  KeyRunWriter w;
-  EXPECT_FALSE(w.Open(Path("run-000000.keys.tmp"), 7));
-  unlink(victim.c_str());
-}
-
-TEST_F(StateFiles, SecondUpdaterIsLockedOut) {
-  SeenState first, second;
-  std::string error;
-  ASSERT_TRUE(first.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
-  EXPECT_FALSE(second.OpenForUpdate(dir_, TestIdentity(), &error));
-  EXPECT_NE(error.find("in use"), std::string::npos) << error;
-}
-
-TEST_F(StateFiles, AnotherProfileIsRefusedWithBothNames) {
-  Day(dir_, RandomKeys(10, 3));
-  SeenState state;
-  std::string error;
-  SeenState::Identity other = TestIdentity(0x9999);
-  other.profile = "crawler";
-  other.tracking = "utm_*";
-  EXPECT_FALSE(state.OpenForUpdate(dir_, other, &error));
-  EXPECT_NE(error.find("'scheme' (version 1)"), std::string::npos) << error;
-  EXPECT_NE(error.find("'crawler' (version 1, tracking utm_*)"),
-            std::string::npos)
-      << error;
-}
-
-TEST_F(StateFiles, AnOlderProfileVersionIsRefusedSayingWhy) {
-  Day(dir_, RandomKeys(10, 3));
-  SeenState state;
-  std::string error;
-  SeenState::Identity newer = TestIdentity(0x7777);
-  newer.version = 2;
-  EXPECT_FALSE(state.OpenForUpdate(dir_, newer, &error));
-  EXPECT_NE(error.find("'scheme' (version 1), made by another uriscan: "
-                       "version 2 of the profiles writes other normal forms"),
-            std::string::npos)
-      << error;
-  EXPECT_NE(error.find("build the state again"), std::string::npos) << error;
-}
-
-TEST_F(StateFiles, LeftoversOfAKilledRunAreRemoved) {
-  Day(dir_, RandomKeys(100, 4));
-  Spit(Path("run-000099.keys"), "partial");
-  Spit(Path("run-000100.keys.tmp"), "partial");
-  Spit(Path("MANIFEST.tmp"), "partial");
-  Spit(Path("notes.txt"), "the user's own file");
-  SeenState state;
-  std::string error;
-  ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
-  struct stat st;
-  EXPECT_NE(stat(Path("run-000099.keys").c_str(), &st), 0);
-  EXPECT_NE(stat(Path("run-000100.keys.tmp").c_str(), &st), 0);
-  EXPECT_NE(stat(Path("MANIFEST.tmp").c_str(), &st), 0);
-  EXPECT_EQ(stat(Path("notes.txt").c_str(), &st), 0);
-}
-
-// A MANIFEST with a valid checksum whose `next` is too low made the next
-// runs be written over live ones, and the state was lost: it is damage.
-TEST_F(StateFiles, AManifestThatContradictsItsRunsIsDamage) {
-  for (uint64_t day = 1; day <= 3; ++day) Day(dir_, RandomKeys(100, day));
-  const std::string manifest = Slurp(Path("MANIFEST"));
-  for (const char* edit : {"next 1\n", "next 0\n", "twice"}) {
-    std::string m = manifest.substr(0, manifest.rfind("checksum "));
-    if (std::string(edit) == "twice") {
-      const size_t run = m.find("\nrun ") + 1;
-      m.insert(run, m.substr(run, m.find('\n', run) + 1 - run));
-    } else {
-      const size_t next = m.find("next ");
-      ASSERT_NE(next, std::string::npos) << m;
-      m.replace(next, m.find('\n', next) + 1 - next, edit);
-    }
-    char sum[17];
-    std::snprintf(sum, sizeof sum, "%016llx",
-                  static_cast<unsigned long long>(XXH3_64bits(m.data(), m.size())));
-    Spit(Path("MANIFEST"), m + "checksum " + sum + "\n");
-    const std::string before = Slurp(Path("MANIFEST"));
-    SeenState state;
-    std::string error;
-    EXPECT_FALSE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << edit;
-    EXPECT_NE(error.find("is damaged: MANIFEST names run-"), std::string::npos)
-        << error;
-    EXPECT_EQ(Slurp(Path("MANIFEST")), before);
-  }
-  Spit(Path("MANIFEST"), manifest);
-  SeenState state;
-  std::string error;
-  EXPECT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
-}
-
-TEST_F(StateFiles, DamagedStateIsAnErrorNeverEmpty) {
-  Day(dir_, RandomKeys(40000, 5));  // several blocks, past one buffer
-  const std::string manifest = Slurp(Path("MANIFEST"));
-  std::string run_name = manifest.substr(manifest.find("run run-") + 4, 15);
-  const std::string run = Slurp(Path(run_name));
-  auto open_fails = [&](const char* what) {
-    SeenState state;
-    std::string error;
-    EXPECT_FALSE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << what;
-    EXPECT_NE(error.find("damaged"), std::string::npos) << what << ": " << error;
-  };
-  // A truncated run, a missing one, a manifest altered or gone.
-  Spit(Path(run_name), run.substr(0, run.size() - 3));
-  open_fails("truncated run");
-  ASSERT_EQ(unlink(Path(run_name).c_str()), 0);
-  open_fails("missing run");
-  Spit(Path(run_name), run);
-  std::string altered = manifest;
-  altered[manifest.find("keys ") + 5] ^= 1;
-  Spit(Path("MANIFEST"), altered);
-  open_fails("altered manifest");
-  ASSERT_EQ(unlink(Path("MANIFEST").c_str()), 0);
-  open_fails("no manifest");
-  Spit(Path("MANIFEST"), manifest);
-  // A flipped fence byte passes the size checks; the fence's checksum,
-  // read when the state is opened for an update, catches it and names the
-  // run.
-  std::string flipped = run;
-  flipped[run.size() - 10] ^= 0x10;
-  Spit(Path(run_name), flipped);
-  open_fails("flipped fence byte");
+TEST_F(SeenStateTest, AnOutputIsCommittedWithTheKeys) {
+  SeenStateOptions o;
+  o.profile = Profile::kScheme;
+  const std::string day1 = root_ + "/day1.txt", day2 = root_ + "/day2.txt";
   {
-    SeenState state;
-    std::string error;
-    EXPECT_FALSE(state.OpenForUpdate(dir_, TestIdentity(), &error));
-    EXPECT_NE(error.find(run_name + " is damaged: bad fence checksum"),
-              std::string::npos)
-        << error;
+    auto s = SeenState::Open(dir_, o);
+    s->Add({"http://a/1", "http://a/2", "http://a/1", "bad{"});
+    const SeenStateCommit c = s->Commit(day1);
+    EXPECT_EQ(c.written, 2u);
+    EXPECT_FALSE(c.rerun);
+    EXPECT_EQ(Slurp(day1), "http://a/1\nhttp://a/2\n");
+    s->Add({"http://a/2", "http://a/3"});
+    EXPECT_THROW(s->Commit(day1), SeenStateError);  // exists: never rewritten
+    EXPECT_EQ(s->Commit(day2).written, 1u);
+    EXPECT_EQ(Slurp(day2), "http://a/3\n");
   }
-  // A flipped block byte: found by the lookup that reads the block, which
-  // then gives no answer (EndLookups fails), and by a full check.
-  flipped = run;
-  flipped[kKeyRunHeaderBytes + 3] ^= 0x10;  // block 0
-  Spit(Path(run_name), flipped);
-  std::string error;
   {
-    SeenState state;
-    ASSERT_TRUE(state.OpenForUpdate(dir_, TestIdentity(), &error)) << error;
-    ASSERT_TRUE(state.BeginLookups(&error)) << error;
-    state.Offer(RandomKeys(40000, 5)[3]);  // in block 0
-    EXPECT_FALSE(state.EndLookups(&error));
-    EXPECT_NE(error.find(run_name + " is damaged: bad checksum of block 0"),
-              std::string::npos)
-        << error;
+    // The same rows again into day1: committed from them, nothing to do.
+    auto s = SeenState::Open(dir_, o);
+    s->Add({"http://a/1", "http://a/2", "http://a/1", "bad{"});
+    const SeenStateCommit c = s->Commit(day1);
+    EXPECT_TRUE(c.rerun);
+    EXPECT_EQ(Slurp(day1), "http://a/1\nhttp://a/2\n");
+    // Into another file: a note naming day1, no file.
+    s->Add({"http://a/1", "http://a/2", "http://a/1", "bad{"});
+    const SeenStateCommit again = s->Commit(root_ + "/other.txt");
+    EXPECT_TRUE(again.rerun);
+    EXPECT_NE(again.note.find(day1), std::string::npos) << again.note;
+    EXPECT_NE(access((root_ + "/other.txt").c_str(), F_OK), 0);
   }
-  SeenState reading;
-  EXPECT_FALSE(reading.OpenForReading(dir_, &error, /*checksums=*/true));
-  EXPECT_NE(error.find("bad checksum of block 0"), std::string::npos) << error;
+  // A committed output that is gone is named, never made again empty.
+  ASSERT_EQ(unlink(day2.c_str()), 0);
+  auto s = SeenState::Open(dir_, o);
+  s->Add({"http://a/2", "http://a/3"});
+  try {
+    s->Commit(day2);
+    FAIL();
+  } catch (const SeenStateError& e) {
+    EXPECT_NE(std::string(e.what()).find("is missing"), std::string::npos);
+  }
+  EXPECT_NE(access(day2.c_str(), F_OK), 0);
 }
 
-// Every flipped byte of a run, and every truncation, either fails to open,
-// or fails the lookups that read it: a lookup never answers wrongly.
-TEST_F(StateFiles, LookupsGiveDamageOrTheRightAnswerNeverAWrongOne) {
-  const std::vector<uint64_t> keys = RandomKeys(30000, 21);  // 2 pages
-  WriteRun(Path("good"), keys);
-  const std::string good = Slurp(Path("good"));
-  // Half the queries are keys of the run, half are not.
-  std::vector<uint64_t> queries;
-  std::mt19937_64 rng(3);
-  for (size_t i = 0; i < keys.size(); i += 1 + rng() % 150) {
-    queries.push_back(keys[i]);
-    if (keys[i] + 1 != keys[i + 1 < keys.size() ? i + 1 : i])
-      queries.push_back(keys[i] + 1);
-  }
-  size_t damage_seen = 0, opens_failed = 0;
-  for (size_t at = 0; at < good.size(); at += 1 + rng() % 197) {
-    std::string bad = good;
-    bad[at] = static_cast<char>(bad[at] ^ (1 << (rng() % 8)));
-    Spit(Path("bad"), bad);
-    KeyRunReader r;
-    if (!r.Open(Path("bad"), 7)) {
-      ++opens_failed;
-      EXPECT_NE(r.error().find("damaged"), std::string::npos) << r.error();
-      continue;
+// A child adds and commits batches (merges running behind it) and reports
+// each commit on a pipe; it is killed at a random moment, again and again.
+// Every key it reported committed is in the state; the state opens whole.
+TEST_F(SeenStateTest, AKillAtAnyMomentLosesOnlyWhatWasNotCommitted) {
+  std::mt19937_64 rng(7);
+  uint64_t batch_seed = 1;
+  std::vector<uint64_t> committed;
+  for (int round = 0; round < 12; ++round) {
+    int fds[2];
+    ASSERT_EQ(pipe(fds), 0);
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      close(fds[0]);
+      try {
+        auto s = SeenState::Open(dir_, KeysOf("test"));
+        for (uint64_t b = batch_seed;; ++b) {
+          AddKeys(*s, Keys(4000, b));
+          s->Commit();
+          if (write(fds[1], &b, sizeof b) != sizeof b) _exit(3);
+        }
+      } catch (...) {
+        _exit(2);
+      }
     }
-    for (uint64_t q : queries) {
-      const bool found = r.Contains(q);
-      if (r.failed()) break;
-      ASSERT_EQ(found, std::binary_search(keys.begin(), keys.end(), q))
-          << "byte " << at << ", key " << q;
+    close(fds[1]);
+    usleep(static_cast<useconds_t>(20000 + rng() % 150000));
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "child ended by itself: " << status;
+    uint64_t b = 0;
+    while (read(fds[0], &b, sizeof b) == sizeof b) {
+      for (uint64_t k : Keys(4000, b)) committed.push_back(k);
+      batch_seed = b + 1;
     }
-    damage_seen += r.failed();
+    close(fds[0]);
+    auto s = SeenState::Open(dir_, KeysOf("test"));
+    for (uint8_t seen : ContainsKeys(*s, committed)) ASSERT_EQ(seen, 1);
+    ++batch_seed;  // the batch that may have been cut: never asked again
   }
-  // The queries touch every block, so every flip is found one way or the
-  // other (a flip in a block's padding bits included: its checksum).
-  EXPECT_GT(opens_failed, 0u);
-  EXPECT_GT(damage_seen, 0u);
-  for (size_t len : {size_t{0}, size_t{63}, good.size() / 2, good.size() - 1}) {
-    Spit(Path("bad"), good.substr(0, len));
-    KeyRunReader r;
-    EXPECT_FALSE(r.Open(Path("bad"), 7)) << len;
-  }
-}
-
-// A few keys against a large run read an index page and a block each, not
-// the run: the work follows the lookups, not the state.
-TEST_F(StateFiles, FewLookupsReadOnlyTheirBlocks) {
-  const std::vector<uint64_t> keys = RandomKeys(1000000, 8);
-  WriteRun(Path("big"), keys);
-  struct stat st;
-  ASSERT_EQ(stat(Path("big").c_str(), &st), 0);
-  KeyRunReader r;
-  ASSERT_TRUE(r.Open(Path("big"), 7)) << r.error();
-  const uint64_t opened = r.bytes_read();
-  EXPECT_LT(opened, 64u + 16 * 100);  // the header and the fence
-  std::mt19937_64 rng(4);
-  std::vector<uint64_t> asked;
-  for (int i = 0; i < 50; ++i) asked.push_back(keys[rng() % keys.size()]);
-  for (int i = 0; i < 50; ++i) asked.push_back(rng() | 1);
-  std::sort(asked.begin(), asked.end());
-  for (uint64_t q : asked)
-    ASSERT_EQ(r.Contains(q), std::binary_search(keys.begin(), keys.end(), q));
-  ASSERT_FALSE(r.failed()) << r.error();
-  // 100 lookups: an index page (4 KB) and a block (under 2 KB) each, at
-  // most, where the run is 6 MB.
-  EXPECT_LE(r.bytes_read() - opened, 100u * (4088 + 2048));
-  EXPECT_GT(static_cast<uint64_t>(st.st_size), 20 * (r.bytes_read() - opened));
-  // Every key in order reads the run once, a group at a time.
-  KeyRunReader all;
-  ASSERT_TRUE(all.Open(Path("big"), 7));
-  for (uint64_t k : keys) ASSERT_TRUE(all.Contains(k));
-  EXPECT_LE(all.bytes_read(), static_cast<uint64_t>(st.st_size) + 8192);
-}
-
-// The compaction policy: levels strictly fall from the oldest run to the
-// newest, so runs stay few and a small run never merges into a large one;
-// each key is rewritten a bounded number of times (the write amplification
-// the state reports).
-TEST_F(StateFiles, CompactionBoundsRunsAndRewrites) {
-  std::mt19937_64 rng(12);
-  size_t max_runs = 0;
-  uint64_t total = 0;
-  for (int day = 0; day < 300; ++day) {
-    std::vector<uint64_t> keys = RandomKeys(200, rng());
-    total += keys.size();
-    Day(dir_, keys);
-    SeenState state;
-    std::string error;
-    ASSERT_TRUE(state.OpenForReading(dir_, &error)) << error;
-    const auto& runs = state.runs();
-    for (size_t i = 1; i < runs.size(); ++i) {
-      EXPECT_GT(SeenState::Level(runs[i - 1].keys),
-                SeenState::Level(runs[i].keys))
-          << "day " << day;
-    }
-    max_runs = std::max(max_runs, runs.size());
-  }
-  // A large run and a day of a few keys: the day's run stays apart, however
-  // close the large run is to the next level.
-  {
-    std::vector<uint64_t> big = RandomKeys(4096 * 25, 99);  // level 2's top
-    SeenState state;
-    std::string error;
-    const std::string other = dir_ + "/big";
-    Day(other, big);
-    Day(other, RandomKeys(3, 98));
-    ASSERT_TRUE(state.OpenForReading(other, &error)) << error;
-    EXPECT_EQ(state.runs().size(), 2u);
-    EXPECT_EQ(state.rewritten_bytes(), 0u);
-  }
-  // 60,000 keys: levels 0 to 3 (up to 4096 * 5^3 keys), one run each.
-  EXPECT_LE(max_runs, 4u);
-  SeenState state;
-  std::string error;
-  ASSERT_TRUE(state.OpenForReading(dir_, &error)) << error;
-  EXPECT_EQ(state.keys(), total);
-  // Each key is rewritten a few times per level it passes (four levels),
-  // most of them at level 0, where runs are small.
-  const double amplification =
-      static_cast<double>(state.written_bytes() + state.rewritten_bytes()) /
-      static_cast<double>(state.written_bytes());
-  EXPECT_GT(amplification, 2.0);
-  EXPECT_LT(amplification, 20.0);
-}
-
-// The names in `dir`, sorted; {"<missing>"} when it does not exist.
-std::vector<std::string> Names(const std::string& dir) {
-  std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return {"<missing>"};
-  while (const dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(d);
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-TEST_F(StateFiles, AnUpdateWithoutCommitLeavesTheDirectoryAsItFoundIt) {
-  // A new directory is removed again; an empty one stays empty; neither
-  // gets a MANIFEST, so no profile is fixed by a run that did not commit.
-  const std::string fresh = Path("fresh");
-  Day(fresh, RandomKeys(100, 1), /*commit=*/false);
-  EXPECT_EQ(Names(fresh), std::vector<std::string>{"<missing>"});
-  ASSERT_EQ(mkdir(fresh.c_str(), 0755), 0);
-  Day(fresh, RandomKeys(100, 1), /*commit=*/false);
-  EXPECT_EQ(Names(fresh), std::vector<std::string>{});
-  {
-    SeenState state;
-    std::string error;
-    EXPECT_FALSE(state.OpenForReading(fresh, &error));
-    EXPECT_NE(error.find("is not a state: it has no MANIFEST"),
-              std::string::npos)
-        << error;
-  }
-  SeenState::Identity other = TestIdentity(0x9999);
-  other.profile = "crawler";
-  {
-    SeenState state;
-    std::string error;
-    ASSERT_TRUE(state.OpenForUpdate(fresh, other, &error)) << error;
-  }
-  // A state with its runs: a run that does not commit removes only the
-  // LOCK it made (a copied state has none).
-  Day(dir_, RandomKeys(100, 2));
-  ASSERT_EQ(unlink(Path("LOCK").c_str()), 0);
-  const std::vector<std::string> before = Names(dir_);
-  Day(dir_, RandomKeys(100, 3), /*commit=*/false);
-  EXPECT_EQ(Names(dir_), before);
-}
-
-TEST(DedupTest, DeferAllAndAFilterGiveFirstOccurrencesOfNewKeys) {
-  // Keys 1..9 repeated; the filter says the even ones were seen before.
-  for (size_t memory : {size_t{1} << 20, size_t{4096}}) {
-    Dedup::Options o;
-    o.memory_bytes = memory;
-    o.defer_all = true;
-    Dedup d(o);
-    std::vector<uint64_t> keys;
-    for (int i = 0; i < 3000; ++i) keys.push_back(1 + (i * 7919) % 9);
-    for (uint64_t k : keys) ASSERT_EQ(d.Add(k), Dedup::Verdict::kDeferred);
-    std::vector<uint64_t> offered;
-    std::vector<bool> first;
-    std::string error;
-    ASSERT_TRUE(d.Finish(&first, &error, [&](uint64_t k) {
-      offered.push_back(k);
-      return k % 2 == 1;
-    })) << error;
-    EXPECT_EQ(offered, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9}));
-    std::set<uint64_t> met;
-    for (size_t j = 0; j < keys.size(); ++j) {
-      const bool expect = keys[j] % 2 == 1 && met.insert(keys[j]).second;
-      ASSERT_EQ(first[j], expect) << j;
-    }
-    EXPECT_EQ(d.distinct(), 5u);
-    EXPECT_EQ(d.runs() == 0, memory > 4096);  // whole in memory: no run
-    EXPECT_EQ(d.filtered(), 4u);
-  }
+  EXPECT_GT(committed.size(), 0u);
 }
 
 }  // namespace
-// The key space cut into parts settled on threads gives Finish()'s answer,
-// each part's filter seeing only its keys, in order.
-TEST(DedupTest, PartsOnThreadsGiveTheAnswerOfOneMerge) {
-  std::mt19937_64 rng(17);
-  std::vector<uint64_t> keys;
-  for (int i = 0; i < 200000; ++i) keys.push_back((rng() % 50000 + 1) * 0x9E3779B97F4A7C15ull | 1);
-  auto seen_before = [](uint64_t k) { return (k >> 7) % 3 == 0; };
-  std::vector<bool> expect;
-  {
-    Dedup::Options o;
-    o.memory_bytes = 256 << 10;  // several sorted runs
-    o.defer_all = true;
-    Dedup d(o);
-    for (uint64_t k : keys) d.Add(k);
-    std::string error;
-    ASSERT_TRUE(d.Finish(&expect, &error, [&](uint64_t k) { return !seen_before(k); }))
-        << error;
-  }
-  // Spilled to several runs, and held whole in memory (settled from the
-  // sorted buffer, no run written).
-  for (size_t memory : {size_t{256} << 10, size_t{64} << 20})
-  for (size_t parts : {size_t{2}, size_t{8}}) {
-    for (size_t threads : {size_t{1}, size_t{2}, size_t{3}}) {
-      Dedup::Options o;
-      o.memory_bytes = memory;
-      o.defer_all = true;
-      Dedup d(o);
-      for (uint64_t k : keys) d.Add(k);
-      std::vector<uint64_t> starts;
-      std::vector<Dedup::Filter> filters;
-      std::vector<std::vector<uint64_t>> offered(parts);
-      const int bits = __builtin_ctzll(parts);
-      for (size_t p = 0; p < parts; ++p) {
-        starts.push_back(p == 0 ? 0 : uint64_t{p} << (64 - bits));
-        filters.push_back([&, p](uint64_t k) {
-          offered[p].push_back(k);
-          return !seen_before(k);
-        });
-      }
-      std::vector<bool> first;
-      std::string error;
-      ASSERT_TRUE(d.FinishByParts(&first, &error, starts, filters, threads)) << error;
-      EXPECT_EQ(first, expect) << parts << " parts, " << threads << " threads, "
-                               << memory << " bytes";
-      EXPECT_EQ(d.runs() == 0, memory > (size_t{1} << 20));
-      for (size_t p = 0; p < parts; ++p) {
-        EXPECT_TRUE(std::is_sorted(offered[p].begin(), offered[p].end()));
-        for (uint64_t k : offered[p]) ASSERT_EQ(k >> (64 - bits), p);
-      }
-    }
-  }
-}
-
 }  // namespace uriscan

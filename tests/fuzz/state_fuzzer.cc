@@ -21,7 +21,7 @@
 #include <string>
 
 #include "src/store/key_runs.h"
-#include "src/store/seen_state.h"
+#include "src/store/state_store.h"
 
 namespace {
 
@@ -113,10 +113,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         "run-000009.keys.tmp"};
     Plant(dir, (data[0] >> 2) & 3, kNames[(data[0] >> 4) & 7]);
   }
-  uriscan::SeenState::Identity identity;
+  uriscan::StateStore::Identity identity;
   uint64_t keys_before = 0;
   {
-    uriscan::SeenState state;
+    uriscan::StateStore state;
     std::string error;
     if (!state.OpenForReading(dir, &error) || !state.Verify(&error)) {
       if (ReadFile(target) != "outside") std::abort();
@@ -128,7 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // An update of what read as a whole state: three new keys.
   bool committed = false;
   {
-    uriscan::SeenState state;
+    uriscan::StateStore state;
     std::string error;
     if (state.OpenForUpdate(dir, identity, &error) &&
         state.BeginLookups(&error)) {
@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (ReadFile(target) != "outside") std::abort();
   if (committed) {
-    uriscan::SeenState state;
+    uriscan::StateStore state;
     std::string error;
     if (!state.OpenForReading(dir, &error, /*checksums=*/true) ||
         !state.Verify(&error) || state.keys() < keys_before ||

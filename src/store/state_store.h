@@ -5,8 +5,8 @@
 // they fall in (all of them, in order, for a large run of keys), so the
 // work grows with the run's keys, not the state's, and memory stays
 // bounded whatever its size.
-#ifndef URISCAN_SRC_STORE_SEEN_STATE_H_
-#define URISCAN_SRC_STORE_SEEN_STATE_H_
+#ifndef URISCAN_SRC_STORE_STATE_STORE_H_
+#define URISCAN_SRC_STORE_STATE_STORE_H_
 
 #include <sys/stat.h>
 
@@ -38,7 +38,7 @@ namespace uriscan {
 // when it is destroyed: the directory is as it found it, so a run that
 // failed never fixes a new state's profile. A new state's MANIFEST is first
 // written by its first commit.
-class SeenState {
+class StateStore {
  public:
   // What the keys are keys of: a state holds one profile's keys only.
   struct Identity {
@@ -69,10 +69,10 @@ class SeenState {
     std::string path;   // absolute
   };
 
-  SeenState();
-  ~SeenState();
-  SeenState(const SeenState&) = delete;
-  SeenState& operator=(const SeenState&) = delete;
+  StateStore();
+  ~StateStore();
+  StateStore(const StateStore&) = delete;
+  StateStore& operator=(const StateStore&) = delete;
 
   // Opens `dir` to update it: creates it when missing, takes the lock
   // without waiting (another run holds it: an error), reads the manifest,
@@ -125,8 +125,8 @@ class SeenState {
   // or through Offer() here. A shard opened alone (DIR/shard-NNNN, as a
   // Dask task does) refuses keys of other shards.
   uint32_t shards() const { return shard_count_; }
-  SeenState* shard(size_t i) { return shards_[i].get(); }
-  const SeenState* shard(size_t i) const { return shards_[i].get(); }
+  StateStore* shard(size_t i) { return shards_[i].get(); }
+  const StateStore* shard(size_t i) const { return shards_[i].get(); }
   size_t ShardOf(uint64_t key) const {
     return shard_count_ > 1 ? static_cast<size_t>(key >> (64 - shard_bits_)) : 0;
   }
@@ -138,7 +138,10 @@ class SeenState {
   // new run. Each run's reader holds one group of blocks at most (735 KB).
   // `expected`: at most how many keys will be offered (a sharded state
   // then writes a small run's keys in its top directory alone).
-  bool BeginLookups(std::string* error, uint64_t expected = ~uint64_t{0});
+  // `trusted`: the caller has looked every key up itself (SeenState, which
+  // holds the lock across commits): no run is read, every key is new.
+  bool BeginLookups(std::string* error, uint64_t expected = ~uint64_t{0},
+                    bool trusted = false);
   // Offer() may be called from one thread only (a small sharded run's
   // keys go to one new run), not shard by shard.
   bool one_writer() const { return top_mode_; }
@@ -190,6 +193,34 @@ class SeenState {
   bool upgraded() const { return upgraded_; }
   int format() const { return format_; }
 
+  // A long-running SeenState (include/uriscan/seen_state.h) keeps the lock
+  // across commits and opens a fresh StateStore for each: AdoptLock() takes
+  // its descriptor (already locked) instead of taking one, KeepLeftovers()
+  // leaves the files its background merge is writing, and SetNextRunFloor()
+  // keeps the run numbers it reserved. DeferMerges(): EndLookups() makes no
+  // merge (they are made by MergeRuns() and ApplyMerge() on another thread).
+  // All before OpenForUpdate() / OpenForReading().
+  void AdoptLock(int fd) { adopted_lock_ = fd; }
+  void KeepLeftovers() { keep_leftovers_ = true; }
+  void SetNextRunFloor(uint64_t n) { next_run_floor_ = n; }
+  void DeferMerges() { defer_merges_ = true; }
+  int lock_fd() const { return lock_fd_; }
+  // Reads shard i's MANIFEST (one known by its record too), so that
+  // shard(i)->runs() is what it holds; the records the top MANIFEST has.
+  bool LoadShardRun(size_t i, std::string* error);
+  const std::vector<ShardRecord>& shard_records() const { return records_; }
+  // "shard-NNNN": shard i's directory under the top.
+  static std::string ShardDirName(uint32_t i);
+  // The merge the policy of Compact() would make now: the runs, newest
+  // last (none: nothing to merge). ReserveRunNumber() names its output.
+  std::vector<Run> PlanMerge() const;
+  std::string ReserveRunName() { return RunName(next_run_++); }
+  uint64_t next_run() const { return next_run_; }
+  // Replaces `inputs` (as PlanMerge() gave them, still in this state) by
+  // `merged`, a run already named in the directory, and publishes.
+  bool ApplyMerge(const std::vector<Run>& inputs, const Run& merged,
+                  std::string* error);
+
   // Decodes every run: order, counts and checksums.
   bool Verify(std::string* error);
 
@@ -232,6 +263,9 @@ class SeenState {
 
  private:
   bool CheckOwnership(std::string* error) const;
+  int adopted_lock_ = -1;
+  bool keep_leftovers_ = false, defer_merges_ = false, trusted_ = false;
+  uint64_t next_run_floor_ = 0;
   bool Lock(bool exclusive, std::string* error);
   bool ReadManifest(std::string* error);
   bool ReadManifestFile(const char* file, std::string* error);
@@ -283,11 +317,11 @@ class SeenState {
   int dir_fd_ = -1;  // the directory, opened once: every file is under it
   int lock_fd_ = -1;
   bool exists_ = false, update_ = false, upgrading_ = false, upgraded_ = false;
-  std::vector<std::unique_ptr<SeenState>> shards_;
+  std::vector<std::unique_ptr<StateStore>> shards_;
   // A shard's top: the state that loaded it, or the one JoinTop() read
   // (own_top_, which holds the top's shared lock) for a shard alone.
-  SeenState* top_ = nullptr;
-  std::unique_ptr<SeenState> own_top_;
+  StateStore* top_ = nullptr;
+  std::unique_ptr<StateStore> own_top_;
   bool loaded_ = false;  // opened through top_: descriptors only in use
   uint32_t place_ = 0;   // a shard's number, as its top knows it
   std::string id_;
@@ -354,4 +388,4 @@ class SeenState {
 
 }  // namespace uriscan
 
-#endif  // URISCAN_SRC_STORE_SEEN_STATE_H_
+#endif  // URISCAN_SRC_STORE_STATE_STORE_H_
