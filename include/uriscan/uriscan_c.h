@@ -52,6 +52,10 @@ typedef enum uriscan_status {
   URISCAN_READ_ERROR = 7,
   /* uriscan_log_reader_stop() ended the reading. */
   URISCAN_STOPPED = 8,
+  /* A seen-state failed: in use by another process, damaged, of another
+     profile, a disk error, an output that may not be written; the message
+     (the command's for the same case) says which. */
+  URISCAN_STATE_ERROR = 9,
   /* Not a status. The *_MAX_ENUM values give each enum the range of a
      32-bit int, so that any value from 0 up may be passed and is checked
      (an unknown one is URISCAN_INVALID_ARGUMENT, or a NULL name). */
@@ -400,6 +404,77 @@ URISCAN_EXPORT uriscan_status uriscan_log_reader_next(
    100 ms: its uriscan_log_reader_next() returns URISCAN_STOPPED. The one
    function that may be called on a reader from another thread. */
 URISCAN_EXPORT void uriscan_log_reader_stop(uriscan_log_reader* reader);
+
+/* ---------------------------------------------------------------------- */
+/* A persistent seen-set held open by a long-running program
+   (uriscan/seen_state.h): the state directory of
+   `uriscan dedup --state=DIR`, its lock held until uriscan_seen_state_free().
+   Every function but _open and _free returns URISCAN_STATE_ERROR with
+   the message in `error` (cut to `error_size` bytes; `error` may be NULL)
+   when the state fails, URISCAN_INVALID_ARGUMENT for a NULL handle or
+   buffer. */
+
+typedef struct uriscan_seen_state uriscan_seen_state;
+
+typedef struct uriscan_seen_state_options {
+  /* "syntax", "scheme", "crawler" or "w3lib"; NULL: the state's profile
+     (a new state: "scheme"). With the crawler profile, `tracking_params`
+     (comma-separated; NULL: the profile's default list) and `fold_www`. */
+  const char* profile;
+  const char* tracking_params;
+  int fold_www;
+  /* Keys the caller makes (only the *_keys functions then): the state's
+     identity is "keys:" keys_of. NULL: keys of the profile. */
+  const char* keys_of;
+  uint32_t shards;     /* a new state's shards; 0: none */
+  uint64_t memory;     /* bytes; 0: 1 GiB */
+  int read_only;       /* 1: the shared lock, lookups only */
+  int inline_merges;   /* 1: each commit makes its merges (no thread) */
+} uriscan_seen_state_options;
+
+/* Opens (or makes) the state `dir`; `options` may be NULL (all defaults).
+   NULL on failure, with the reason in `error`. */
+URISCAN_EXPORT uriscan_seen_state* uriscan_seen_state_open(
+    const char* dir, const uriscan_seen_state_options* options, char* error,
+    size_t error_size);
+/* Discards what was not committed and lets the lock go. */
+URISCAN_EXPORT void uriscan_seen_state_free(uriscan_seen_state* state);
+
+/* Rows in the layout of uriscan_scan() (row i is [offsets[i],
+   offsets[i + 1]) of `data`): is_new[i] = 1 for a row that is the first of
+   its class since the last commit and absent from the state, else 0
+   (invalid rows too). */
+URISCAN_EXPORT uriscan_status uriscan_seen_state_add(
+    uriscan_seen_state* state, const char* data, const uint32_t* offsets,
+    size_t count, uint8_t* is_new, char* error, size_t error_size);
+URISCAN_EXPORT uriscan_status uriscan_seen_state_add_keys(
+    uriscan_seen_state* state, const uint64_t* keys, size_t count,
+    uint8_t* is_new, char* error, size_t error_size);
+/* seen[i] = 1 for a row (key) added before, committed or not; adds
+   nothing. */
+URISCAN_EXPORT uriscan_status uriscan_seen_state_contains(
+    uriscan_seen_state* state, const char* data, const uint32_t* offsets,
+    size_t count, uint8_t* seen, char* error, size_t error_size);
+URISCAN_EXPORT uriscan_status uriscan_seen_state_contains_keys(
+    uriscan_seen_state* state, const uint64_t* keys, size_t count,
+    uint8_t* seen, char* error, size_t error_size);
+/* Makes what was added since the last commit part of the state, durably.
+   With `output` (a path; NULL for none), the new rows since the last
+   commit go, one a line, to that new file, which appears whole with the
+   commit; *written (may be NULL) gets their count. */
+URISCAN_EXPORT uriscan_status uriscan_seen_state_commit(
+    uriscan_seen_state* state, const char* output, uint64_t* written,
+    char* error, size_t error_size);
+/* Forgets what was added since the last commit. */
+URISCAN_EXPORT uriscan_status uriscan_seen_state_discard(
+    uriscan_seen_state* state);
+
+typedef struct uriscan_seen_state_stats {
+  uint64_t keys, pending, invalid, runs, shards, bytes;
+  uint64_t written_bytes, rewritten_bytes, commits, merges, memory_bytes;
+} uriscan_seen_state_stats;
+URISCAN_EXPORT uriscan_status uriscan_seen_state_stats_get(
+    uriscan_seen_state* state, uriscan_seen_state_stats* stats);
 
 #ifdef __cplusplus
 } /* extern "C" */

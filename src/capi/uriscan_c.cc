@@ -2,6 +2,7 @@
 // The C API (uriscan_c.h) over the C++ one: every entry point catches all
 // exceptions and turns them into status codes.
 #include "uriscan/uriscan_c.h"
+#include "uriscan/seen_state.h"
 
 #include <algorithm>
 #include <cstring>
@@ -242,6 +243,7 @@ const char* uriscan_status_name(uriscan_status status) {
     case URISCAN_INTERNAL_ERROR: return "internal-error";
     case URISCAN_READ_ERROR: return "read-error";
     case URISCAN_STOPPED: return "stopped";
+    case URISCAN_STATE_ERROR: return "state-error";
     case URISCAN_STATUS_MAX_ENUM: break;
   }
   return nullptr;
@@ -572,6 +574,182 @@ uriscan_status uriscan_log_reader_next(uriscan_log_reader* reader,
     static const uriscan_log_ref kNone{};
     *refs = reader->refs.empty() ? &kNone : reader->refs.data();
     *count = reader->refs.size();
+    return URISCAN_OK;
+  });
+}
+
+// ---- The seen-state ----
+
+struct uriscan_seen_state {
+  std::unique_ptr<uriscan::SeenState> state;
+};
+
+namespace {
+
+// Rows of the uriscan_scan() layout as views; false for offsets that fall.
+bool RowsOf(const char* data, const uint32_t* offsets, size_t count,
+            std::vector<std::string_view>* rows) {
+  if (count > 0 && !offsets) return false;
+  rows->resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (offsets[i + 1] < offsets[i] || (!data && offsets[i + 1] > offsets[i]))
+      return false;
+    (*rows)[i] = std::string_view(data ? data + offsets[i] : "",
+                                  offsets[i + 1] - offsets[i]);
+  }
+  return true;
+}
+
+// `body` on the state, a SeenStateError as URISCAN_STATE_ERROR.
+template <class Body>
+uriscan_status OnState(char* error, size_t error_size, Body&& body) noexcept {
+  return uriscan::Guard([&] {
+    try {
+      return body();
+    } catch (const uriscan::SeenStateError& e) {
+      CopyError(e.what(), error, error_size);
+      return URISCAN_STATE_ERROR;
+    }
+  });
+}
+
+}  // namespace
+
+uriscan_seen_state* uriscan_seen_state_open(
+    const char* dir, const uriscan_seen_state_options* options, char* error,
+    size_t error_size) {
+  try {
+    if (!dir) {
+      CopyError("dir: NULL", error, error_size);
+      return nullptr;
+    }
+    uriscan::SeenStateOptions o;
+    if (options) {
+      if (options->profile) {
+        uriscan::Profile p;
+        if (!uriscan::ParseProfile(options->profile, &p)) {
+          CopyError("unknown profile (syntax, scheme, crawler or w3lib)",
+                    error, error_size);
+          return nullptr;
+        }
+        o.profile = p;
+      }
+      if (options->tracking_params) {
+        o.normalize.tracking_params.clear();
+        std::string_view list = options->tracking_params;
+        while (!list.empty()) {
+          const size_t comma = std::min(list.find(','), list.size());
+          if (comma > 0) o.normalize.tracking_params.emplace_back(list.substr(0, comma));
+          list.remove_prefix(std::min(comma + 1, list.size()));
+        }
+      }
+      o.normalize.fold_www = options->fold_www != 0;
+      if (options->keys_of) o.keys_of = options->keys_of;
+      o.shards = options->shards;
+      if (options->memory) o.memory = static_cast<size_t>(options->memory);
+      o.read_only = options->read_only != 0;
+      o.background_merges = options->inline_merges == 0;
+    }
+    auto s = std::make_unique<uriscan_seen_state>();
+    s->state = uriscan::SeenState::Open(dir, o);
+    return s.release();
+  } catch (const std::exception& e) {
+    CopyError(e.what(), error, error_size);
+    return nullptr;
+  } catch (...) {
+    CopyError("internal error", error, error_size);
+    return nullptr;
+  }
+}
+
+void uriscan_seen_state_free(uriscan_seen_state* state) { delete state; }
+
+uriscan_status uriscan_seen_state_add(uriscan_seen_state* state,
+                                      const char* data,
+                                      const uint32_t* offsets, size_t count,
+                                      uint8_t* is_new, char* error,
+                                      size_t error_size) {
+  if (!state || (count > 0 && !is_new)) return URISCAN_INVALID_ARGUMENT;
+  return OnState(error, error_size, [&] {
+    std::vector<std::string_view> rows;
+    if (!RowsOf(data, offsets, count, &rows)) return URISCAN_INVALID_ARGUMENT;
+    state->state->Add(rows.data(), rows.size(), is_new);
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_seen_state_add_keys(uriscan_seen_state* state,
+                                           const uint64_t* keys, size_t count,
+                                           uint8_t* is_new, char* error,
+                                           size_t error_size) {
+  if (!state || (count > 0 && (!keys || !is_new)))
+    return URISCAN_INVALID_ARGUMENT;
+  return OnState(error, error_size, [&] {
+    state->state->AddKeys(keys, count, is_new);
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_seen_state_contains(uriscan_seen_state* state,
+                                           const char* data,
+                                           const uint32_t* offsets,
+                                           size_t count, uint8_t* seen,
+                                           char* error, size_t error_size) {
+  if (!state || (count > 0 && !seen)) return URISCAN_INVALID_ARGUMENT;
+  return OnState(error, error_size, [&] {
+    std::vector<std::string_view> rows;
+    if (!RowsOf(data, offsets, count, &rows)) return URISCAN_INVALID_ARGUMENT;
+    state->state->Contains(rows.data(), rows.size(), seen);
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_seen_state_contains_keys(uriscan_seen_state* state,
+                                                const uint64_t* keys,
+                                                size_t count, uint8_t* seen,
+                                                char* error,
+                                                size_t error_size) {
+  if (!state || (count > 0 && (!keys || !seen)))
+    return URISCAN_INVALID_ARGUMENT;
+  return OnState(error, error_size, [&] {
+    state->state->ContainsKeys(keys, count, seen);
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_seen_state_commit(uriscan_seen_state* state,
+                                         const char* output, uint64_t* written,
+                                         char* error, size_t error_size) {
+  if (!state) return URISCAN_INVALID_ARGUMENT;
+  return OnState(error, error_size, [&] {
+    uint64_t n = 0;
+    if (output) {
+      n = state->state->Commit(std::string(output)).written;
+    } else {
+      state->state->Commit();
+    }
+    if (written) *written = n;
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_seen_state_discard(uriscan_seen_state* state) {
+  if (!state) return URISCAN_INVALID_ARGUMENT;
+  return uriscan::Guard([&] {
+    state->state->Discard();
+    return URISCAN_OK;
+  });
+}
+
+uriscan_status uriscan_seen_state_stats_get(uriscan_seen_state* state,
+                                            uriscan_seen_state_stats* stats) {
+  if (!state || !stats) return URISCAN_INVALID_ARGUMENT;
+  return uriscan::Guard([&] {
+    const uriscan::SeenStateStats st = state->state->stats();
+    *stats = {st.keys,          st.pending,         st.invalid,
+              st.runs,          st.shards,          st.bytes,
+              st.written_bytes, st.rewritten_bytes, st.commits,
+              st.merges,        st.memory_bytes};
     return URISCAN_OK;
   });
 }

@@ -161,6 +161,7 @@ TEST_F(SeenStateTest, AnswersAsAReferenceSetPastItsMemoryBudget) {
   EXPECT_LE(s->stats().memory_bytes, o.memory);
   // One batch of many times what memory holds, never committed between.
   o.memory = 64 << 10;
+  s.reset();
   s = SeenState::Open(dir_, o);
   const std::vector<uint64_t> many = Keys(40000, 5);
   for (uint8_t fresh : AddKeys(*s, many)) ASSERT_EQ(fresh, 1);
@@ -168,6 +169,7 @@ TEST_F(SeenStateTest, AnswersAsAReferenceSetPastItsMemoryBudget) {
   EXPECT_LE(s->stats().memory_bytes, o.memory);
   for (uint8_t fresh : AddKeys(*s, many)) ASSERT_EQ(fresh, 0);
   s->Commit();
+  s.reset();
   s = SeenState::Open(dir_, o);
   for (uint8_t seen : ContainsKeys(*s, many)) ASSERT_EQ(seen, 1);
 }

@@ -407,6 +407,78 @@ static void TestLogReader(void) {
   remove(path);
 }
 
+/* A seen-state from C: new rows once, across a commit and a reopening; the
+   lock; an output committed with the keys; keys the caller makes. */
+static void TestSeenState(void) {
+  char dir[] = "/tmp/uriscan_c_state_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char state[64], output[80], error[256] = "";
+  snprintf(state, sizeof state, "%s/s", dir);
+  snprintf(output, sizeof output, "%s/new.txt", dir);
+  uriscan_seen_state_options o;
+  memset(&o, 0, sizeof o);
+  o.profile = "scheme";
+  uriscan_seen_state* st = uriscan_seen_state_open(state, &o, error,
+                                                   sizeof error);
+  CHECK(st != NULL);
+  if (!st) return;
+  const char rows[] = "http://a/xHTTP://A/xhttp://b/bad{";
+  const uint32_t offsets[5] = {0, 10, 20, 29, 33};
+  uint8_t got[4] = {9, 9, 9, 9};
+  CHECK(uriscan_seen_state_add(st, rows, offsets, 4, got, error,
+                               sizeof error) == URISCAN_OK);
+  CHECK(got[0] == 1 && got[1] == 0 && got[2] == 1 && got[3] == 0);
+  uint64_t written = 0;
+  CHECK(uriscan_seen_state_commit(st, output, &written, error,
+                                  sizeof error) == URISCAN_OK);
+  CHECK(written == 2);
+  FILE* f = fopen(output, "r");
+  char text[64] = "";
+  CHECK(f != NULL && fread(text, 1, sizeof text - 1, f) == 21);
+  if (f) fclose(f);
+  CHECK(strcmp(text, "http://a/x\nhttp://b/\n") == 0);
+  /* Held: a second opening is refused with the command's message. */
+  CHECK(uriscan_seen_state_open(state, NULL, error, sizeof error) == NULL);
+  CHECK(strstr(error, "in use") != NULL);
+  uriscan_seen_state_stats stats;
+  CHECK(uriscan_seen_state_stats_get(st, &stats) == URISCAN_OK);
+  CHECK(stats.keys == 2 && stats.pending == 0 && stats.invalid == 1);
+  uriscan_seen_state_free(st);
+  st = uriscan_seen_state_open(state, NULL, error, sizeof error);
+  CHECK(st != NULL);
+  if (!st) return;
+  CHECK(uriscan_seen_state_contains(st, rows, offsets, 4, got, error,
+                                    sizeof error) == URISCAN_OK);
+  CHECK(got[0] == 1 && got[1] == 1 && got[2] == 1 && got[3] == 0);
+  const uint64_t key = 42;
+  CHECK(uriscan_seen_state_add_keys(st, &key, 1, got, error, sizeof error) ==
+        URISCAN_OK);
+  CHECK(uriscan_seen_state_commit(st, output, NULL, error, sizeof error) ==
+        URISCAN_STATE_ERROR); /* committed: never written again */
+  CHECK(strstr(error, "was committed to") != NULL);
+  CHECK(strcmp(uriscan_status_name(URISCAN_STATE_ERROR), "state-error") == 0);
+  uriscan_seen_state_free(st);
+  o.profile = NULL;
+  o.keys_of = "c-test";
+  snprintf(state, sizeof state, "%s/k", dir);
+  st = uriscan_seen_state_open(state, &o, error, sizeof error);
+  CHECK(st != NULL);
+  if (!st) return;
+  CHECK(uriscan_seen_state_add(st, rows, offsets, 1, got, error,
+                               sizeof error) == URISCAN_STATE_ERROR);
+  CHECK(uriscan_seen_state_add_keys(st, &key, 1, got, error, sizeof error) ==
+            URISCAN_OK && got[0] == 1);
+  CHECK(uriscan_seen_state_add_keys(NULL, &key, 1, got, NULL, 0) ==
+        URISCAN_INVALID_ARGUMENT);
+  CHECK(uriscan_seen_state_commit(st, NULL, NULL, error, sizeof error) ==
+        URISCAN_OK);
+  uriscan_seen_state_free(st);
+  uriscan_seen_state_free(NULL); /* allowed */
+  char command[128];
+  snprintf(command, sizeof command, "rm -rf '%s'", dir);
+  CHECK(system(command) == 0);
+}
+
 int main(void) {
   uriscan_scanner* s = uriscan_scanner_new();
   CHECK(s != NULL);
@@ -420,6 +492,7 @@ int main(void) {
   TestQueryParams(s);
   TestDecode();
   TestLogReader();
+  TestSeenState();
   uriscan_scanner_free(s);
   uriscan_scanner_free(NULL); /* allowed */
   if (failures == 0) {
