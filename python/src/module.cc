@@ -15,6 +15,7 @@
 #include "src/analytics.h"
 #include "src/read_log.h"
 #include "src/rows.h"
+#include "src/seen_state.h"
 #include "src/spans.h"
 #include "src/store/state_dedup.h"
 #include "src/store/state_identity.h"
@@ -339,6 +340,7 @@ at fault.
       });
 
   BindSpans(m);
+  BindSeenState(m);
 
   m.def("scan", &ScanToSpans, py::arg("urls"), py::arg("lenient") = false,
         "Scans every row (see uriscan.scan).");

@@ -45,14 +45,14 @@ from typing import Any, List, Optional, Sequence
 import numpy as _np
 
 from . import _uriscan
-from ._uriscan import Batch, Spans, dispatched_target
+from ._uriscan import Batch, Spans, StateError, dispatched_target
 
 __all__ = [
     "Batch", "Spans", "scan", "normalize", "resolve", "fingerprint",
     "first_occurrence", "risks", "risk_names", "error_name", "params",
     "columns", "COLUMNS", "DEFAULT_TRACKING_PARAMS",
     "dispatched_target", "PROFILES", "COMPONENTS", "read_log",
-    "__version__",
+    "SeenState", "StateError", "__version__",
 ]
 
 __version__: str = _uriscan.__version__
@@ -362,6 +362,114 @@ def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
     frame = pd.DataFrame(data)
     assert len(frame) == n
     return frame
+
+
+class SeenState:
+    """The seen-set of a state directory (that of ``uriscan dedup
+    --state=DIR``), held open by a long-running program: ``add`` says which
+    URLs are new, ``commit`` makes them part of the state, durably.
+
+    ``profile`` (and, for the crawler profile, ``tracking_params`` and
+    ``fold_www``), ``shards`` and ``keys_of`` are used when the state is
+    made; an existing state's identity wins, and another one asked for
+    raises StateError naming both. Without a profile an existing state's
+    is taken (a new state gets "scheme"). ``keys_of="NAME"`` makes a state
+    of 64-bit keys the caller computes (``add_keys`` only). ``memory``
+    (bytes, default 1 GiB) bounds the keys added since the last commit
+    (spilled to disk past a quarter of it) and the Bloom filters of the
+    runs. ``read_only`` takes the shared lock: ``contains`` only.
+
+    The state's lock is held until ``close()``: another process, the
+    command included, is refused meanwhile. Merges run on a thread of
+    their own (``background_merges=False``: inside each commit). Used in a
+    ``with`` block, the state is committed when the block ends normally
+    and what was added is discarded when it raises, as ``sqlite3`` does.
+    Errors of the state (in use, damaged, another profile, a disk error)
+    raise ``uriscan.StateError``, an OSError, with the command's message.
+    """
+
+    def __init__(self, path: Any, profile: Optional[str] = None,
+                 shards: Optional[int] = None, memory: Optional[int] = None,
+                 read_only: bool = False,
+                 tracking_params: Optional[Sequence[str]] = None,
+                 fold_www: bool = False, keys_of: Optional[str] = None,
+                 background_merges: bool = True) -> None:
+        import os
+        self._path = os.fspath(path)
+        self._read_only = read_only
+        self._s: Any = _uriscan._SeenState(
+            self._path, profile,
+            None if tracking_params is None else list(tracking_params),
+            fold_www, keys_of, shards, memory, read_only, background_merges)
+        # The Scrapy filter's per-request calls, bound once.
+        self.add_key = self._s.add_key
+        self.contains_key = self._s.contains_key
+
+    def add(self, urls: Any) -> Any:
+        """A bool per row of ``urls``: True for a URL that is the first of
+        its class since the last commit and absent from the state (it is
+        then added); False for the others and for invalid rows."""
+        return _shaped(self._s.add(_rows(urls)), urls)
+
+    def contains(self, urls: Any) -> Any:
+        """A bool per row: True for a URL added before (committed or not).
+        Adds nothing."""
+        return _shaped(self._s.contains(_rows(urls)), urls)
+
+    def add_keys(self, keys: Any) -> Any:
+        """``add`` for 64-bit keys the caller computes (a ``uint64`` array;
+        key 0 is invalid)."""
+        return self._s.add_keys(_np.asarray(keys, dtype=_np.uint64))
+
+    def contains_keys(self, keys: Any) -> Any:
+        """``contains`` for 64-bit keys."""
+        return self._s.contains_keys(_np.asarray(keys, dtype=_np.uint64))
+
+    def commit(self, output: Any = None) -> dict:
+        """Makes what was added since the last commit part of the state.
+        With ``output`` (a path), the new URLs since the last commit are
+        written, one a line, to that new file, which appears whole with the
+        commit (after a crash: both or neither). Returns ``written`` (lines
+        in the output), ``rerun`` and ``note`` (these same rows were
+        committed before: nothing was done)."""
+        import os
+        return self._s.commit(None if output is None else os.fspath(output))
+
+    def discard(self) -> None:
+        """Forgets what was added since the last commit."""
+        self._s.discard()
+
+    def wait_for_merges(self) -> None:
+        """Returns once no background merge is due or under way."""
+        self._s.wait_for_merges()
+
+    def stats(self) -> dict:
+        """keys (committed), pending, invalid, runs, shards, bytes,
+        written_bytes, rewritten_bytes, commits, merges, merging,
+        memory_bytes, disk_lookups."""
+        return self._s.stats()
+
+    @property
+    def identity(self) -> str:
+        return self._s.identity()
+
+    def close(self) -> None:
+        """Discards what was not committed and lets the lock go (a merge
+        under way is cut short; the state stays whole)."""
+        self._s.close()
+
+    def __enter__(self) -> "SeenState":
+        return self
+
+    def __exit__(self, kind: Any, value: Any, traceback: Any) -> None:
+        try:
+            if kind is None and not self._read_only:
+                self.commit()
+        finally:
+            self.close()
+
+    def __repr__(self) -> str:
+        return "uriscan.SeenState(%r)" % (self._path,)
 
 
 # The namespace holds the API only (__all__), not the names it is made with.
