@@ -97,8 +97,11 @@ class KeyRunWriter {
   uint64_t keys() const { return header_.keys; }
   uint64_t file_bytes() const { return header_.file_bytes(); }
   const std::string& error() const { return error_; }
+  // Writes the file back every `bytes` bytes as it is written (0: never).
+  void WriteBehind(uint64_t bytes) { write_behind_ = bytes; }
 
  private:
+  uint64_t write_behind_ = 0, written_back_ = 0;
   void FlushBlock();
   void FlushPage();
   void Emit(const void* bytes, size_t n);

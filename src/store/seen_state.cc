@@ -35,7 +35,48 @@
 namespace uriscan {
 namespace {
 
-constexpr double kBloomRate = 0.01;
+// A split-block Bloom filter of a run's keys: a key sets one bit in each
+// of the 8 words of one 64-byte block, so a lookup or an insert touches
+// one cache line (a filter of k independent probes touches k). At 10 bits
+// a key about 1 lookup in 60 of an absent key reads the run.
+class RunFilter {
+ public:
+  static constexpr uint64_t kBitsPerKey = 10;
+  explicit RunFilter(uint64_t keys) : blocks_(Blocks(keys)) {
+    words_.assign(blocks_ * 8, 0);
+  }
+  static uint64_t BytesFor(uint64_t keys) { return Blocks(keys) * 64; }
+  uint64_t bytes() const { return blocks_ * 64; }
+  void Insert(uint64_t key) {
+    uint64_t* block = Block(key);
+    const uint64_t bits = Bits(key);
+    for (int i = 0; i < 8; ++i) block[i] |= uint64_t{1} << ((bits >> (6 * i)) & 63);
+  }
+  bool MaybeContains(uint64_t key) const {
+    const uint64_t* block = const_cast<RunFilter*>(this)->Block(key);
+    const uint64_t bits = Bits(key);
+    for (int i = 0; i < 8; ++i)
+      if (!(block[i] >> ((bits >> (6 * i)) & 63) & 1)) return false;
+    return true;
+  }
+
+ private:
+  static uint64_t Blocks(uint64_t keys) {
+    return std::max<uint64_t>(1, (std::max<uint64_t>(keys, 1) * kBitsPerKey + 511) / 512);
+  }
+  // Keys are hashes already; the multiplications only keep a caller's
+  // keys of another shape (a Scrapy fingerprint's bytes) well spread.
+  uint64_t* Block(uint64_t key) {
+    const unsigned __int128 m =
+        static_cast<unsigned __int128>(key * 0x9E3779B97F4A7C15ull) * blocks_;
+    return &words_[static_cast<uint64_t>(m >> 64) * 8];
+  }
+  static uint64_t Bits(uint64_t key) {
+    return (key ^ (key >> 29)) * 0xBF58476D1CE4E5B9ull;
+  }
+  uint64_t blocks_;
+  std::vector<uint64_t> words_;
+};
 
 // A key run as the lookups see it: its path under the state's directory,
 // a Bloom filter of its keys when the memory budget has room, and a
@@ -45,7 +86,8 @@ struct RunView {
   std::string path;
   uint64_t keys = 0, bytes = 0;
   bool top = true;
-  std::unique_ptr<BloomFilter> bloom;
+  std::unique_ptr<RunFilter> bloom;
+  bool no_room = false;  // no filter: the budget had no room for it
   std::unique_ptr<KeyRunReader> reader;
 };
 using RunPtr = std::shared_ptr<RunView>;
@@ -86,7 +128,16 @@ struct SeenState::Impl {
   std::condition_variable cv;
   std::thread merger;
   bool stop = false, want_merge = false, merging = false;
+  bool want_filters = false;
   std::string merge_error;
+  // A merge made and named, waiting for the next commit to publish it with
+  // its own MANIFEST (no commit of its own: no fsync while a caller waits).
+  struct ReadyMerge {
+    std::vector<StateStore::Run> plan;
+    StateStore::Run made;
+    RunPtr view;
+  };
+  std::unique_ptr<ReadyMerge> ready;
 
   ~Impl() {
     {
@@ -95,6 +146,12 @@ struct SeenState::Impl {
     }
     cv.notify_all();
     if (merger.joinable()) merger.join();
+    if (ready && !broken) {  // published, or left for the next opening
+      std::string ignored;
+      if (!store->ApplyMerge(ready->plan, ready->made, &ignored) &&
+          !store->published())
+        unlinkat(dir_fd, ready->made.name.c_str(), 0);
+    }
     DropSpills();
     store.reset();  // a state never committed is removed as it was made
     if (digest) XXH3_freeState(digest);
@@ -132,20 +189,37 @@ struct SeenState::Impl {
 
   // ---- Runs and their Bloom filters ----
 
-  std::unique_ptr<BloomFilter> BloomOf(const std::string& path, uint64_t keys) {
-    const uint64_t bytes = BloomFilter::BytesFor(std::max<uint64_t>(keys, 1),
-                                                 kBloomRate);
-    if (bloom_bytes + bytes > options.memory / 2) return nullptr;
+  // The filter of the run at `path` (its keys read), or null when the
+  // budget has no room. Called with `mu` held for small runs only; the
+  // background thread builds the others without it (BuildFilters()).
+  std::unique_ptr<RunFilter> FilterOf(const std::string& path,
+                                      uint64_t keys) const {
     KeyRunReader reader;
     if (!reader.Open(dir_fd, path, dir + "/" + path, identity.tag))
-      Fail(Damage(reader.error()));
-    auto bloom = std::make_unique<BloomFilter>(std::max<uint64_t>(keys, 1),
-                                               kBloomRate);
+      throw SeenStateError(Damage(reader.error()));
+    auto filter = std::make_unique<RunFilter>(keys);
     uint64_t key = 0;
-    while (reader.Next(&key)) bloom->Insert(key);
-    if (reader.failed()) Fail(Damage(reader.error()));
-    bloom_bytes += bloom->bytes();
-    return bloom;
+    while (reader.Next(&key)) filter->Insert(key);
+    if (reader.failed()) throw SeenStateError(Damage(reader.error()));
+    return filter;
+  }
+  bool Room(uint64_t keys) const {
+    return bloom_bytes + RunFilter::BytesFor(keys) <= options.memory / 2;
+  }
+  static constexpr uint64_t kFilterNowKeys = uint64_t{1} << 16;
+
+  // The runs that still want a filter, smallest first (most runs covered
+  // for the bytes).
+  RunPtr NextUnfiltered() {
+    RunPtr best;
+    auto consider = [&](const RunPtr& r) {
+      if (r->bloom || r->no_room || r->keys == 0) return;
+      if (!best || r->keys < best->keys) best = r;
+    };
+    for (auto& place : places)
+      for (const RunPtr& r : place) consider(r);
+    for (const RunPtr& r : spills) consider(r);
+    return best;
   }
 
   std::string Damage(const std::string& what) const {
@@ -171,7 +245,12 @@ struct SeenState::Impl {
       r->keys = run.keys;
       r->bytes = run.bytes;
       r->top = top;
-      r->bloom = BloomOf(path, run.keys);
+      if (run.keys <= kFilterNowKeys && Room(run.keys)) {
+        r->bloom = FilterOf(path, run.keys);
+        bloom_bytes += r->bloom->bytes();
+      } else {
+        want_filters = true;  // built in the background
+      }
       return r;
     };
     bloom_bytes = 0;
@@ -204,6 +283,7 @@ struct SeenState::Impl {
         if (r->bloom) bloom_bytes += r->bloom->bytes();
     for (RunPtr& r : spills)
       if (r->bloom) bloom_bytes += r->bloom->bytes();
+    if (want_filters) cv.notify_all();
   }
 
   // ---- Lookups ----
@@ -274,9 +354,8 @@ struct SeenState::Impl {
       unlinkat(dir_fd, r->path.c_str(), 0);
       Fail(writer.error());
     }
-    if (bloom_bytes + BloomFilter::BytesFor(keys.size(), kBloomRate) <=
-        options.memory / 2) {
-      r->bloom = std::make_unique<BloomFilter>(keys.size(), kBloomRate);
+    if (Room(keys.size())) {
+      r->bloom = std::make_unique<RunFilter>(keys.size());
       for (uint64_t key : keys) r->bloom->Insert(key);
       bloom_bytes += r->bloom->bytes();
     }
@@ -367,6 +446,17 @@ struct SeenState::Impl {
     }
     ok = ok && store->EndLookups(&error);
     if (ok && out) store->SetOutput(out->tmp(), out->path(), digest_value);
+    // A merge made since the last commit is published by this one.
+    std::map<std::string, RunPtr> made;
+    if (ok && ready) {
+      if (store->ReplaceWithMerged(ready->plan, ready->made)) {
+        made[ready->made.name] = ready->view;
+        ++merges;
+      } else {  // its runs were moved to the shards meanwhile
+        unlinkat(dir_fd, ready->made.name.c_str(), 0);
+      }
+      ready.reset();
+    }
     ok = ok && store->Commit(&error);
     if (out && store->published()) out->Keep();
     // The output in place before anything else (a reopening would find
@@ -380,18 +470,74 @@ struct SeenState::Impl {
     DropSpills();
     new_rows.clear();
     ResetDigest();
-    Reopen();
+    Reopen(std::move(made));
+    want_merge = true;
+    cv.notify_all();
+  }
+
+  // A ready merge published by a commit of its own (no commit came).
+  void ApplyReady() {
+    std::unique_ptr<ReadyMerge> r = std::move(ready);
+    std::string error;
+    if (!store->ApplyMerge(r->plan, r->made, &error)) {
+      if (!store->published()) unlinkat(dir_fd, r->made.name.c_str(), 0);
+      Reopen();
+      return;
+    }
+    ++merges;
+    Reopen({{r->made.name, r->view}});
     want_merge = true;
     cv.notify_all();
   }
 
   // ---- Background merges ----
 
+  // One run's filter, built without `mu` (the run's file never changes).
+  void BuildFilter(std::unique_lock<std::mutex>& lock) {
+    RunPtr r = NextUnfiltered();
+    if (!r) {
+      want_filters = false;
+      return;
+    }
+    if (!Room(r->keys)) {
+      r->no_room = true;
+      return;
+    }
+    const std::string path = r->path;
+    const uint64_t keys = r->keys;
+    bloom_bytes += RunFilter::BytesFor(keys);  // held for it meanwhile
+    lock.unlock();
+    std::unique_ptr<RunFilter> filter;
+    std::string error;
+    try {
+      filter = FilterOf(path, keys);
+    } catch (const SeenStateError& e) {
+      error = e.what();
+    }
+    lock.lock();
+    bloom_bytes -= RunFilter::BytesFor(keys);
+    if (!filter) {  // a lookup that reads the run says so too
+      r->no_room = true;
+      return;
+    }
+    bloom_bytes += filter->bytes();
+    r->bloom = std::move(filter);
+  }
+
+  // The background thread: filters first, then the merges when they are
+  // made here (background_merges, not read_only).
+  bool merges_here = false;
   void MergeLoop() {
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
-      cv.wait(lock, [&] { return stop || want_merge; });
+      cv.wait(lock, [&] {
+        return stop || want_filters || (merges_here && want_merge && !ready);
+      });
       if (stop) return;
+      if (want_filters) {
+        BuildFilter(lock);
+        continue;
+      }
       want_merge = false;
       if (broken || !merge_error.empty()) continue;
       const std::vector<StateStore::Run> plan = store->PlanMerge();
@@ -403,10 +549,9 @@ struct SeenState::Impl {
       for (RunPtr& r : places[0])
         for (const StateStore::Run& p : plan)
           if (r->path == p.name && r->bloom) freed += r->bloom->bytes();
-      const bool filter =
-          bloom_bytes - std::min(bloom_bytes, freed) +
-              BloomFilter::BytesFor(keys, kBloomRate) <=
-          options.memory / 2;
+      const bool filter = bloom_bytes - std::min(bloom_bytes, freed) +
+                              RunFilter::BytesFor(keys) <=
+                          options.memory / 2;
       merging = true;
       lock.unlock();
       StateStore::Run made{name, 0, 0};
@@ -420,22 +565,10 @@ struct SeenState::Impl {
         if (!stop) merge_error = error;
         continue;
       }
-      if (!store->ApplyMerge(plan, made, &error)) {
-        if (!store->published()) unlinkat(dir_fd, name.c_str(), 0);
-        merge_error = error;
-        continue;
-      }
-      ++merges;
       view->path = name;
       view->keys = made.keys;
       view->bytes = made.bytes;
-      try {
-        Reopen({{name, view}});
-      } catch (const SeenStateError& e) {
-        merge_error = e.what();
-        continue;
-      }
-      want_merge = true;  // the next level may be due
+      ready = std::make_unique<ReadyMerge>(ReadyMerge{plan, made, view});
     }
   }
 
@@ -458,7 +591,7 @@ struct SeenState::Impl {
       sources.push_back(MergeSource<KeyRunReader>{r.get(), &stop});
     uint64_t keys = 0;
     for (const StateStore::Run& r : plan) keys += r.keys;
-    if (filter) view->bloom = std::make_unique<BloomFilter>(keys, kBloomRate);
+    if (filter) view->bloom = std::make_unique<RunFilter>(keys);
     const std::string tmp = made->name + ".tmp";
     KeyRunWriter out;
     if (!out.Open(dir_fd, tmp, dir + "/" + tmp, identity.tag)) {
@@ -466,6 +599,7 @@ struct SeenState::Impl {
       unlinkat(dir_fd, tmp.c_str(), 0);
       return false;
     }
+    out.WriteBehind(uint64_t{4} << 20);
     KWayMerge<uint64_t>(
         sources, [](uint64_t a, uint64_t b) { return a < b; },
         [](uint64_t a, uint64_t b) { return a == b; },
@@ -580,10 +714,9 @@ std::unique_ptr<SeenState> SeenState::Open(const std::string& dir,
   s.next_run_floor = s.store->next_run();
   s.ResetDigest();
   s.Refresh();
-  if (!options.read_only && options.background_merges) {
-    s.want_merge = true;  // an earlier process may have left one due
-    s.merger = std::thread([&s] { s.MergeLoop(); });
-  }
+  s.merges_here = !options.read_only && options.background_merges;
+  s.want_merge = s.merges_here;  // an earlier process may have left one due
+  s.merger = std::thread([&s] { s.MergeLoop(); });
   return std::unique_ptr<SeenState>(new SeenState(std::move(impl)));
 }
 
@@ -715,8 +848,13 @@ void SeenState::Discard() {
 void SeenState::WaitForMerges() {
   Impl& s = *impl_;
   std::unique_lock<std::mutex> lock(s.mu);
-  while (s.merger.joinable() && (s.want_merge || s.merging) &&
-         s.merge_error.empty()) {
+  while (s.merger.joinable() && s.merge_error.empty() && !s.broken) {
+    if (s.ready) {
+      s.ApplyReady();
+    } else if ((!s.merges_here || (!s.want_merge && !s.merging)) &&
+               !s.want_filters) {
+      break;
+    }
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     lock.lock();

@@ -1183,25 +1183,31 @@ std::vector<StateStore::Run> StateStore::PlanMerge() const {
                           runs_.end());
 }
 
-bool StateStore::ApplyMerge(const std::vector<Run>& inputs, const Run& merged,
-                            std::string* error) {
+bool StateStore::ReplaceWithMerged(const std::vector<Run>& inputs,
+                                   const Run& merged) {
   size_t from = 0;
   while (from < runs_.size() && runs_[from].name != inputs.front().name)
     ++from;
   bool found = from + inputs.size() <= runs_.size();
   for (size_t i = 0; found && i < inputs.size(); ++i)
     found = runs_[from + i].name == inputs[i].name;
-  if (!found) {
-    *error = "the runs merged in the background are no longer those of " +
-             dir_;
-    return false;
-  }
+  if (!found) return false;
   compacted_keys_ = merged.keys;
   rewritten_bytes_ += merged.bytes;
   for (const Run& r : inputs) obsolete_.push_back(r.name);
   runs_.erase(runs_.begin() + static_cast<std::ptrdiff_t>(from),
               runs_.begin() + static_cast<std::ptrdiff_t>(from + inputs.size()));
   runs_.insert(runs_.begin() + static_cast<std::ptrdiff_t>(from), merged);
+  return true;
+}
+
+bool StateStore::ApplyMerge(const std::vector<Run>& inputs, const Run& merged,
+                            std::string* error) {
+  if (!ReplaceWithMerged(inputs, merged)) {
+    *error = "the runs merged in the background are no longer those of " +
+             dir_;
+    return false;
+  }
   ++generation_;
   return Publish(error);
 }

@@ -217,7 +217,10 @@ class StateStore {
   std::string ReserveRunName() { return RunName(next_run_++); }
   uint64_t next_run() const { return next_run_; }
   // Replaces `inputs` (as PlanMerge() gave them, still in this state) by
-  // `merged`, a run already named in the directory, and publishes.
+  // `merged`, a run already named in the directory: ReplaceWithMerged()
+  // for the next Commit() to publish (false, changing nothing, when the
+  // inputs are no longer runs of this state), ApplyMerge() publishing now.
+  bool ReplaceWithMerged(const std::vector<Run>& inputs, const Run& merged);
   bool ApplyMerge(const std::vector<Run>& inputs, const Run& merged,
                   std::string* error);
 
