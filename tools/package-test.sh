@@ -93,6 +93,18 @@ check_consumers() {
     $(pkg-config "${static[@]}" --libs uriscan) -Wl,-rpath,"$prefix/lib" \
     -o "$out/readme_c"
   "$out/readme_c" || fail "the README's C example ($kind)"
+  # The whole programs of docs/library.md, compiled and run the same way.
+  local doc_program
+  for doc_program in $(/usr/bin/python3 tests/docs/readme_programs.py \
+                         --programs docs/library.md "$out/library"); do
+    # shellcheck disable=SC2046
+    g++ -std=c++17 -Wall -Wextra -Werror "$doc_program" \
+      $(pkg-config --cflags uriscan) \
+      $(pkg-config "${static[@]}" --libs uriscan) -Wl,-rpath,"$prefix/lib" \
+      -o "${doc_program%.cc}" || fail "docs/library.md: $doc_program ($kind)"
+    "${doc_program%.cc}" >/dev/null ||
+      fail "docs/library.md: $doc_program gave another result ($kind)"
+  done
   unset PKG_CONFIG_PATH
 }
 

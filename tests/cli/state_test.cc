@@ -27,6 +27,7 @@
 
 #include "gtest/gtest.h"
 #include "tests/support/files.h"
+#include "uriscan/seen_state.h"
 
 namespace {
 
@@ -284,6 +285,50 @@ TEST_F(StateCliTest, DaysMatchTheStatelessDedupOfTheirConcatenation) {
   const Result after = Run("dedup --on-error=skip --state=" + state_, all);
   EXPECT_EQ(after.status, 0);
   EXPECT_EQ(after.out, "");
+}
+
+// The command and the library (uriscan/seen_state.h) on one state, both
+// ways: the library reads what the command committed and finds new the
+// lines the command finds new (against a copy), then commits them, and
+// the command finds nothing new in them.
+TEST_F(StateCliTest, TheCommandAndTheLibraryShareOneState) {
+  const std::string day1 = DayInput(1, 3000, 2000), day2 = DayInput(2, 3000, 4000);
+  ASSERT_EQ(Run("dedup --quiet --on-error=skip --state=" + state_, day1).status, 0);
+  ASSERT_EQ(std::system(("cp -r '" + state_ + "' '" + dir_ + "/copy'").c_str()), 0);
+  const Result expected =
+      Run("dedup --quiet --on-error=skip --state=" + dir_ + "/copy", day2);
+  ASSERT_EQ(expected.status, 0) << expected.err;
+  std::vector<std::string> lines1, lines2;
+  for (auto [text, lines] : {std::pair{&day1, &lines1}, {&day2, &lines2}}) {
+    std::istringstream in(*text);
+    for (std::string line; std::getline(in, line);) lines->push_back(line);
+  }
+  std::string got;
+  {
+    uriscan::SeenStateOptions ro;
+    ro.read_only = true;
+    auto seen = uriscan::SeenState::Open(state_, ro);
+    std::vector<std::string_view> rows(lines1.begin(), lines1.end());
+    std::vector<uint8_t> in(rows.size());
+    seen->Contains(rows.data(), rows.size(), in.data());
+    for (size_t i = 0; i < rows.size(); ++i)
+      EXPECT_EQ(in[i], rows[i].find("bad host") == std::string::npos)
+          << rows[i];
+  }
+  {
+    auto seen = uriscan::SeenState::Open(state_);  // the state's profile
+    std::vector<std::string_view> rows(lines2.begin(), lines2.end());
+    const std::vector<uint8_t> fresh = seen->Add(rows);
+    for (size_t i = 0; i < rows.size(); ++i)
+      if (fresh[i]) got += lines2[i] + "\n";
+    seen->Commit();
+  }
+  EXPECT_EQ(got, expected.out);
+  EXPECT_FALSE(got.empty());
+  const Result again = Run("dedup --on-error=skip --state=" + state_, day2);
+  EXPECT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.out, "");
+  EXPECT_EQ(Run("state --verify " + state_).status, 0);
 }
 
 TEST_F(StateCliTest, AnotherProfileIsAUsageErrorNamingBoth) {

@@ -10,6 +10,10 @@ column arrays and `capacity`). A statement followed by "// true" or
 value differs. The examples thus compile, run and say what they do.
 
 Usage: readme_programs.py README.md OUT_DIR   (writes readme_cpp.cc, readme_c.c)
+       readme_programs.py --programs DOC.md OUT_DIR
+The second form writes each block right after a line
+"<!-- example: program NAME -->", a whole program, as OUT_DIR/NAME.cc
+(or NAME.c for a ```c block), and prints the file names.
 """
 import os
 import re
@@ -61,7 +65,28 @@ def program(body, given, main, checks):
             "\n".join(lines) + "\n  return 0;\n}\n")
 
 
+PROGRAM = re.compile(r"^<!-- example: program (\w+) -->\n```(cpp|c)\n(.*?)^```",
+                     re.M | re.S)
+
+
+def programs(doc, out):
+    text = open(doc, encoding="utf-8").read()
+    found = PROGRAM.findall(text)
+    if not found:
+        print("readme_programs: no program in %s" % doc, file=sys.stderr)
+        return 1
+    os.makedirs(out, exist_ok=True)
+    for name, lang, body in found:
+        path = os.path.join(out, name + (".cc" if lang == "cpp" else ".c"))
+        with open(path, "w") as f:
+            f.write(body)
+        print(path)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--programs":
+        return programs(sys.argv[2], sys.argv[3])
     readme, out = sys.argv[1], sys.argv[2]
     text = open(readme, encoding="utf-8").read()
     cpp, c = blocks(text, "cpp"), blocks(text, "c")
