@@ -25,6 +25,19 @@
 #                     under ulimit -n 1024
 #   --shard-keys=N    the keys of those states (default 10000000: more than
 #                     a run of the top holds, so the shards hold them)
+#   --loop-keys=N     the long-running row: a state of N keys held open by
+#                     SeenState (bench/seen_state_loop.cc), batches of
+#                     1,000 URLs added and committed one by one, merges in
+#                     the background, then inline (default 100000000; 0
+#                     for none)
+#   --loop-batches=N  its batches (default 10000)
+#   --scrapy=LIST     Scrapy's request_seen at these request counts
+#                     (tools/bench-scrapy.py: RFPDupeFilter and
+#                     uriscan.scrapy.DupeFilter, Scrapy's fingerprinter and
+#                     uriscan's; default 1000000,10000000; none to skip;
+#                     needs the Python package in --python)
+#   --python=PATH     the Python with uriscan installed (default the venv
+#                     tools/python-test.sh makes in build/test)
 # Prints markdown tables. Run nothing else meanwhile.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +50,11 @@ work_dir=
 keep=0
 shard_list=8,64,4096
 shard_keys=10000000
-usage() { sed -n '10,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+loop_keys=100000000
+loop_batches=10000
+scrapy=1000000,10000000
+python=$root/build/test/python-venv/bin/python
+usage() { sed -n '10,41p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 for a in "$@"; do
   case $a in
     --build-dir=*) build_dir=${a#*=} ;;
@@ -49,13 +66,17 @@ for a in "$@"; do
     --keep) keep=1 ;;
     --shards=*) shard_list=${a#*=} ;;
     --shard-keys=*) shard_keys=${a#*=} ;;
+    --loop-keys=*) loop_keys=${a#*=} ;;
+    --loop-batches=*) loop_batches=${a#*=} ;;
+    --scrapy=*) scrapy=${a#*=} ;;
+    --python=*) python=${a#*=} ;;
     *) usage ;;
   esac
 done
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-targets=(uriscan_cli url_gen)
+targets=(uriscan_cli url_gen seen_state_loop)
 grep -q '^ROCKSDB_FOUND:INTERNAL=1' "$build_dir/CMakeCache.txt" &&
   targets+=(rocksdb_seen)
 cmake --build "$build_dir" -j2 --target "${targets[@]}" >/dev/null
@@ -199,3 +220,42 @@ for s in 1 ${shard_list//,/ }; do
     $((s_ms - one_small)) "$m_ms" $((m_ms - one_mid)) \
     $(( s_rss > m_rss ? s_rss : m_rss ))
 done
+
+# The long-running frontier: a state held open by SeenState, batches of
+# 1,000 URLs (a tenth seen in the batch before) added and committed one by
+# one and timed one by one; merges on the object's thread, then inside
+# each commit (as the command merges).
+if [ "$loop_keys" != 0 ]; then
+  echo
+  echo "## A frontier's loop on SeenState: $loop_batches batches of 1,000 URLs, each added and committed"
+  echo
+  echo "| keys | merges | p50 | p99 | max | add p50 | add p99 | merges made | runs after | open | filters MB |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  rm -rf loop
+  for mode in background inline; do
+    flag=
+    [ "$mode" = inline ] && flag=--inline
+    "$build_dir/bench/seen_state_loop" --dir=loop --keys="$loop_keys" \
+      --batches="$loop_batches" $flag > loop.json 2>loop.err ||
+      { echo "bench-state: seen_state_loop failed: $(tail -1 loop.err)" >&2; exit 1; }
+    /usr/bin/python3 - loop.json <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("| %d | %s | %.1f ms | %.1f ms | %.1f ms | %.2f ms | %.2f ms | %d | %d | %.3f s | %.0f |" % (
+    r["keys"], r["merges"], r["p50_ms"], r["p99_ms"], r["max_ms"],
+    r["add_p50_ms"], r["add_p99_ms"], r["background_merges_done"],
+    r["runs"], r["open_s"], r["memory_bytes"] / 1e6))
+PY
+  done
+fi
+
+# Scrapy's duplicate filter at crawl scale (tools/bench-scrapy.py).
+if [ "$scrapy" != none ]; then
+  echo
+  if [ -x "$python" ] && "$python" -c "import scrapy, uriscan.scrapy" 2>/dev/null; then
+    "$python" "$root/tools/bench-scrapy.py" --requests="$scrapy" \
+      --fingerprinter=both --filters=scrapy,uriscan
+  else
+    echo "(Scrapy rows: no $python with scrapy and uriscan: run tools/python-test.sh first)"
+  fi
+fi

@@ -168,23 +168,20 @@ py::dict DedupIntoStateRows(const py::handle& urls, const std::string& state,
   const TrimScratchOnExit trim;
   const Profile p = ProfileFrom(profile);
   const NormalizeOptions options = OptionsFrom(p, tracking_params, fold_www);
-  const Fingerprinter f(p, options);
   std::shared_ptr<const RowSet> rows = InputRows(urls, lenient, Lease<RowSet>());
-  std::shared_ptr<ComponentSpans> spans = Lease<ComponentSpans>();
   StateDedupResult result;
   std::string error;
   bool ok;
   {
     py::gil_scoped_release release;
-    const std::vector<uint64_t> keys = Keys(*rows, f, *spans);
     std::vector<std::string_view> lines;
     lines.reserve(rows->rows);
     for (const Chunk& chunk : rows->chunks) {
       for (size_t i = 0; i < chunk.batch.count; ++i)
         lines.push_back(chunk.batch.Get(i));
     }
-    ok = DedupIntoState(lines, keys, state, StateIdentityOf(f, options),
-                        shards, output, &result, &error);
+    ok = DedupIntoState(lines, state, p, options, shards, output, &result,
+                        &error);
   }
   if (!ok) throw std::runtime_error("uriscan: dedup --state: " + error);
   py::dict out;

@@ -258,6 +258,11 @@ struct SeenState::Impl {
       if (r->bloom) bloom_bytes += r->bloom->bytes();
     for (const StateStore::Run& run : store->runs())
       next[0].push_back(view(run.name, run, true));
+    // A shard alone (a Dask task's): its range of the top's runs too.
+    if (const StateStore* top = store->top()) {
+      for (const StateStore::Run& run : top->runs())
+        next[0].push_back(view("../" + run.name, run, true));
+    }
     if (shards > 1) {
       const auto& records = store->shard_records();
       loaded_records.resize(shards);

@@ -209,6 +209,9 @@ class StateStore {
   // shard(i)->runs() is what it holds; the records the top MANIFEST has.
   bool LoadShardRun(size_t i, std::string* error);
   const std::vector<ShardRecord>& shard_records() const { return records_; }
+  // A shard opened alone: its top (whose runs hold keys of every shard
+  // while the top writes small runs); null otherwise.
+  const StateStore* top() const { return top_; }
   // "shard-NNNN": shard i's directory under the top.
   static std::string ShardDirName(uint32_t i);
   // The merge the policy of Compact() would make now: the runs, newest
