@@ -148,6 +148,12 @@ class Prefetch {
     thread_.join();
   }
   enum class Got { kBatch, kNone, kEnd };
+  // Whether a batch is queued or the reading has ended: a call after this
+  // one will not wait for input.
+  bool Queued() {
+    std::lock_guard<std::mutex> lock(m_);
+    return !ready_.empty() || done_;
+  }
   // The next batch into *p; with `wait`, until one is read (or the end);
   // else kNone when none is ready. A reading error comes after the rows
   // before it.
@@ -422,7 +428,20 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
         continue;
       }
       const std::string& file = o.files[p.file];
-      for (; p.next < p.rows.size() && n < capacity; ++p.next, ++n) {
+      // DuckDB's LIMIT over a scan finishes when it is handed the chunk
+      // after the one that met it: if that chunk had to wait for input
+      // (a FIFO whose writer is quiet, a line being skipped for ever), the
+      // query would wait with its rows in hand. So while no batch is
+      // queued, the last rows in hand are kept, half of them, for the
+      // next call.
+      size_t until = p.rows.size();
+      bool hold = false;
+      if (until - p.next <= capacity - n && until - p.next > 1 &&
+          !s->prefetch->Queued()) {
+        until = p.next + (until - p.next + 1) / 2;
+        hold = true;
+      }
+      for (; p.next < until && n < capacity; ++p.next, ++n) {
         const Pending::Row& u = p.rows[p.next];
         if (file_c)
           duckdb_vector_assign_string_element_len(file_c->vector, n,
@@ -476,6 +495,7 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
           }
         }
       }
+      if (hold) break;
     }
     duckdb_data_chunk_set_size(output, n);
   } catch (const std::exception& e) {

@@ -366,6 +366,25 @@ fi
 check "a statement that does not parse, DuckDB's message" 1 \
   "$(grep -c '^uriscan-duckdb: Parser Error: syntax error at or near "SELEC"' "$work/err")"
 check "--timer" 1 "$("$host" --timer "$ext" "SELECT 1" 2>&1 >/dev/null | grep -c '^Run Time (s): real')"
+# A LIMIT met by rows in hand ends the query though the input never ends
+# (DuckDB's limit over a scan finishes on the chunk after the one that
+# met it): a line skipped for ever, a FIFO whose writer stays quiet.
+printf 'http://a/1\nhttp://a/2\n' > "$work/two.txt"
+check "LIMIT before a file that never ends" "http://a/1" \
+  "$(timeout 60 "$host" --mode=tsv -c "SELECT uri FROM read_uris(['$work/two.txt', '/dev/zero']) LIMIT 1" 2>&1)"
+rm -f "$work/fifo"
+mkfifo "$work/fifo"
+( printf 'http://f/%d\n' 1 2 3 4 5 6 7 8 9 10; sleep 30 ) > "$work/fifo" &
+writer=$!
+start=$(date +%s)
+check "LIMIT on a FIFO whose writer is quiet" "http://f/1" \
+  "$(timeout 60 "$host" --mode=tsv -c "SELECT uri FROM read_uris('$work/fifo') LIMIT 1" 2>&1)"
+[ $(( $(date +%s) - start )) -lt 20 ] ||
+  { echo "duckdb-test: LIMIT on a FIFO waited for its writer"; status=1; }
+kill "$writer" 2>/dev/null || true
+wait "$writer" 2>/dev/null || true
+check "every row still comes in order" "48010 http://e/48010" \
+  "$(seq 1 48010 | sed 's|^|http://e/|' > "$work/many.txt"; timeout 60 "$host" --mode=tsv -c "SELECT count(*) || ' ' || last(uri) FROM read_uris(['$work/many.txt'])" 2>&1)"
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
 check "installed" "b.example" \
   "$("$work/prefix/bin/uriscan-duckdb" --mode=tsv -c "SELECT uri_host('http://b.example/')")"
