@@ -341,6 +341,19 @@ at fault.
 
   m.def("scan", &ScanToSpans, py::arg("urls"), py::arg("lenient") = false,
         "Scans every row (see uriscan.scan).");
+  // One URL's w3lib canonical form, without a batch: the Scrapy request
+  // fingerprinter's call (uriscan.scrapy), once per request.
+  m.def(
+      "w3lib_canonical",
+      [](std::string_view url) -> py::object {
+        const UriReference u = ParseUriReference(url);
+        std::string out;
+        if (!u.valid() || !Normalize(u, Profile::kW3lib, &out))
+          return py::none();
+        return py::str(out.data(), out.size());
+      },
+      py::arg("url"),
+      "The w3lib profile's normal form of one URL, None if it is invalid.");
   m.def("fingerprint", &Fingerprint, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
         py::arg("fold_www") = false, py::arg("lenient") = false,
