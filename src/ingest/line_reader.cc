@@ -249,7 +249,11 @@ void LineReader::Rebuffer(std::string_view front, size_t room) {
 
 void LineReader::Reserve(size_t more) {
   const size_t pending = end_ - begin_;
-  if (!buf_ || capacity_ < pending + more) return Rebuffer({}, more);
+  // A line longer than the buffer grows it geometrically: by `more` alone
+  // (a pipe reads 64 KiB at a time) each read of a long line copied all of
+  // it again, quadratic in the line (a 24 MiB line took 7 s).
+  if (!buf_ || capacity_ < pending + more)
+    return Rebuffer({}, std::max(more, pending));
   if (begin_ > 0) {
     std::memmove(buf_.get(), buf_.get() + begin_, pending);
     begin_ = 0;
