@@ -345,7 +345,16 @@ at fault.
   // fingerprinter's call (uriscan.scrapy), once per request.
   m.def(
       "w3lib_canonical",
-      [](std::string_view url) -> py::object {
+      [](const py::str& text) -> py::object {
+        // A str that is no UTF-8 (a lone surrogate) has no canonical form
+        // here: None, as for an invalid URL (the caller asks w3lib).
+        Py_ssize_t size = 0;
+        const char* data = PyUnicode_AsUTF8AndSize(text.ptr(), &size);
+        if (!data) {
+          PyErr_Clear();
+          return py::none();
+        }
+        const std::string_view url(data, static_cast<size_t>(size));
         const UriReference u = ParseUriReference(url);
         std::string out;
         if (!u.valid() || !Normalize(u, Profile::kW3lib, &out))

@@ -120,6 +120,7 @@ struct SeenState::Impl {
   std::vector<RunPtr> spills;
   uint64_t spilled_keys = 0;
   std::string new_rows;  // the rows Add() found new, for Commit(output)
+  uint64_t rows_added = 0;  // rows (and keys) given to Add*() since
   XXH3_state_t* digest = nullptr;  // of every row added since the commit
   uint64_t invalid = 0, commits = 0, merges = 0, disk_lookups = 0;
   bool broken = false;  // a commit failed: the object must be reopened
@@ -183,6 +184,7 @@ struct SeenState::Impl {
   }
 
   void ResetDigest() {
+    rows_added = 0;
     if (!digest) digest = XXH3_createState();
     XXH3_64bits_reset_withSeed(digest, identity.tag);
   }
@@ -741,6 +743,7 @@ void SeenState::Add(const std::string_view* rows, size_t n, uint8_t* out) {
     const uint64_t key = Key(rows[i]);
     XXH3_64bits_update(s.digest, rows[i].data(), rows[i].size());
     XXH3_64bits_update(s.digest, "\n", 1);
+    ++s.rows_added;
     out[i] = s.AddKey(key);
     if (out[i]) {
       s.new_rows.append(rows[i]);
@@ -761,6 +764,7 @@ void SeenState::AddKeys(const uint64_t* keys, size_t n, uint8_t* out) {
   s.CheckWritable();
   for (size_t i = 0; i < n; ++i) {
     XXH3_64bits_update(s.digest, &keys[i], sizeof keys[i]);
+    ++s.rows_added;
     out[i] = s.AddKey(keys[i]);
   }
 }
@@ -824,7 +828,7 @@ SeenStateCommit SeenState::Commit(const std::string& output) {
            "a copy; its lines are in the state, so no commit writes them "
            "again)");
   if (const StateStore::Committed* same = s.store->FindCommittedInput(sum);
-      same && s.new_rows.empty()) {
+      same && s.new_rows.empty() && s.rows_added > 0) {
     result.rerun = true;
     result.note = "these rows were committed to " + s.dir + " at " +
                   StateStore::TimeText(same->time) + " into " + same->path +

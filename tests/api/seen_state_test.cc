@@ -273,6 +273,10 @@ TEST_F(SeenStateTest, AnOutputIsCommittedWithTheKeys) {
     EXPECT_TRUE(again.rerun);
     EXPECT_NE(again.note.find(day1), std::string::npos) << again.note;
     EXPECT_NE(access((root_ + "/other.txt").c_str(), F_OK), 0);
+    // Nothing added: an empty file each time (one file per period).
+    EXPECT_EQ(s->Commit(root_ + "/empty1.txt").written, 0u);
+    EXPECT_FALSE(s->Commit(root_ + "/empty2.txt").rerun);
+    EXPECT_EQ(Slurp(root_ + "/empty2.txt"), "");
   }
   // A committed output that is gone is named, never made again empty.
   ASSERT_EQ(unlink(day2.c_str()), 0);
