@@ -46,12 +46,16 @@ build_and_test() {
 }
 
 sanitized() {
+  # The DuckDB extension and its shell too (their tests follow), compiled
+  # with the library's objects once.
   cmake -S . -B build/asan -DCMAKE_BUILD_TYPE=Debug -DURISCAN_SANITIZE=ON \
-    -DURISCAN_BUILD_BENCH=OFF >/dev/null
+    -DURISCAN_BUILD_BENCH=OFF -DURISCAN_BUILD_TESTS=ON \
+    -DURISCAN_BUILD_DUCKDB=ON >/dev/null
   cmake --build build/asan -j2
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     ctest --test-dir build/asan -j2 --output-on-failure
+  bash tools/duckdb-test.sh --sanitize build/asan
 }
 
 step "setup: Debian packages" bash tools/setup.sh test
@@ -77,7 +81,8 @@ step "PostgreSQL 15 extension: pg_virtualenv cluster, SQL_ASCII and UTF8" \
 step "DuckDB extension: libduckdb.so from npm, compared with the command" \
   bash tools/duckdb-test.sh
 if [ "$full" = 1 ]; then
-  step "build/asan (Debug, -fsanitize=address,undefined) and ctest" sanitized
+  step "build/asan (Debug, -fsanitize=address,undefined): ctest, DuckDB" \
+    sanitized
   step "aarch64 under qemu: NEON, SVE, SVE2, SVE_256, SVE2_128" \
     bash tools/cross-test.sh
   step "libFuzzer: the scan, every Highway target against the oracle" \
