@@ -16,7 +16,8 @@ requests.
 
 Columns: request_seen() in microseconds per call; `seen`, the calls that
 answered True (0 for distinct URLs); the child's peak RSS (ru_maxrss,
-with Python and Scrapy loaded); the JOBDIR's size and a digest of its
+with Python and Scrapy loaded) and how much of it came with the
+requests (the peak minus the peak before the first); the JOBDIR's size and a digest of its
 files (for RFPDupeFilter, whose requests.seen holds nothing else, equal
 digests mean the same fingerprints written); the resume's time
 (the crawler, the filter, open() and the two calls; imports excluded) and
@@ -163,6 +164,9 @@ def child_run(args):
     dupefilter = make_filter(crawler_for(args.filter, args.fingerprinter,
                                          args.jobdir))
     request_seen = dupefilter.request_seen
+    # Python, Scrapy and the filter made: what its requests add is the
+    # filter's.
+    before = peak_rss_mib()
     elapsed, seen = 0.0, 0
     for batch in batches(0, args.requests):
         requests = [Request(u) for u in batch]
@@ -171,7 +175,7 @@ def child_run(args):
         elapsed += time.perf_counter() - start
     dupefilter.close("finished")
     return {"us": elapsed / args.requests * 1e6, "seen": seen,
-            "rss": peak_rss_mib()}
+            "rss": peak_rss_mib(), "before": before}
 
 
 def child_resume(args):
@@ -293,10 +297,10 @@ def main():
                                    "%.2f" % got["us"]), flush=True)
         print()
     print("| filter | fingerprinter | requests | request_seen us | seen "
-          "| peak RSS MiB | JOBDIR MiB | JOBDIR digest | resume s "
-          "| resume peak RSS MiB |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: "
-          "| ---: |")
+          "| peak RSS MiB | of it the requests' | JOBDIR MiB | JOBDIR digest "
+          "| resume s | resume peak RSS MiB |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+          "| ---: | ---: |")
     for n in counts:
         for filter_name in filters:
             for fp_name in fingerprinters:
@@ -325,9 +329,11 @@ def main():
                             "%.3f%s" % (back["s"],
                                         "" if back["ok"] else " (WRONG)"),
                             "%.0f" % back["rss"])
-                    print(head + " %.2f | %d | %.0f | %.1f | %s | %s | %s |"
-                          % (got["us"], got["seen"], got["rss"],
-                             size / 2**20, digest, *resume), flush=True)
+                    print(head + " %.2f | %d | %.0f | %.0f | %.1f | %s | %s "
+                          "| %s |" % (got["us"], got["seen"], got["rss"],
+                                      got["rss"] - got["before"],
+                                      size / 2**20, digest, *resume),
+                          flush=True)
                 finally:
                     shutil.rmtree(tmp, ignore_errors=True)
     return 0

@@ -11,7 +11,7 @@
 #   --build-dir=DIR   a Release build dir, configured here when new
 #                     (default build/release); its targets are built first
 #   --sizes=LIST      state sizes, comma-separated (default
-#                     1000000,10000000,100000000,1000000000)
+#                     1000000,10000000,100000000,1000000000; none to skip)
 #   --rocksdb-max=N   the largest state built on RocksDB too (10000000: its
 #                     build takes minutes per 10^7 keys here)
 #   --big-day=N       the states that also get a 10^8-line day: those of at
@@ -149,6 +149,7 @@ for cmd in "/bin/true" "wc -l day.startup" "$uriscan --version" \
   done
   printf '| %s | %d.%02d ms |\n' "${cmd/$build_dir\//}" $((best / 1000)) $((best % 1000 / 10))
 done
+if [ "$sizes" != none ]; then
 echo
 echo "## Days against a state (ms best of $runs for 1,000 lines, of 3 for 10^6, one 10^8; peak RSS MB)"
 echo
@@ -196,11 +197,13 @@ for n in "${size_list[@]}"; do
   fi
 done
 
+fi  # --sizes
+
 # Sharded states: the same keys in one state and in S shards, days of
 # 1,000 and 10^6 lines (half seen, half new), each command under a soft
 # limit of 1024 descriptors.
-[ "$shard_list" = none ] && exit 0
 echo
+if [ "$shard_list" != none ]; then
 echo "## Sharded states of $shard_keys keys (ms best of $runs for 1,000 lines, of 3 for 10^6; ulimit -n 1024)"
 echo
 echo "| shards | build | 1,000-line day | +ms vs one state | 10^6-line day | +ms vs one state | RSS MB |"
@@ -221,6 +224,8 @@ for s in 1 ${shard_list//,/ }; do
     $(( s_rss > m_rss ? s_rss : m_rss ))
 done
 
+fi  # --shards
+
 # The long-running frontier: a state held open by SeenState, batches of
 # 1,000 URLs (a tenth seen in the batch before) added and committed one by
 # one and timed one by one; merges on the object's thread, then inside
@@ -231,11 +236,16 @@ if [ "$loop_keys" != 0 ]; then
   echo
   echo "| keys | merges | p50 | p99 | max | add p50 | add p99 | merges made | runs after | open | filters MB |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  # The state is built by the command (the same files; far faster than a
+  # key at a time), then held open by SeenState.
   rm -rf loop
+  read -r loop_build_ms _ < <(build "$loop_keys" 100000000 "'$uriscan' dedup --quiet --state=loop")
+  echo "(state of $loop_keys keys built by dedup --state in $((loop_build_ms / 1000)) s)"
+  echo
   for mode in background inline; do
     flag=
     [ "$mode" = inline ] && flag=--inline
-    "$build_dir/bench/seen_state_loop" --dir=loop --keys="$loop_keys" \
+    "$build_dir/bench/seen_state_loop" --dir=loop --keys=0 \
       --batches="$loop_batches" $flag > loop.json 2>loop.err ||
       { echo "bench-state: seen_state_loop failed: $(tail -1 loop.err)" >&2; exit 1; }
     /usr/bin/python3 - loop.json <<'PY'

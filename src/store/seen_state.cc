@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -127,8 +128,7 @@ struct SeenState::Impl {
   // The background merge.
   mutable std::mutex mu;
   std::condition_variable cv;
-  std::thread merger;
-  bool stop = false, want_merge = false, merging = false;
+  bool stop = false;
   bool want_filters = false;
   std::string merge_error;
   // A merge made and named, waiting for the next commit to publish it with
@@ -138,7 +138,23 @@ struct SeenState::Impl {
     StateStore::Run made;
     RunPtr view;
   };
-  std::unique_ptr<ReadyMerge> ready;
+  // Two lanes of merges: small ones (lane 0, the thread that also builds
+  // filters) and large ones (lane 1, more than kLargeMergeKeys keys), so
+  // that a merge of a hundred million keys never leaves the runs of the
+  // commits made meanwhile unmerged. Their ranges of runs never overlap:
+  // each plans around what the other is merging.
+  static constexpr uint64_t kLargeMergeKeys = uint64_t{1} << 22;
+  struct Lane {
+    std::thread thread;
+    bool want = false, merging = false;
+    std::vector<StateStore::Run> plan;  // merging, or ready
+    std::unique_ptr<ReadyMerge> ready;
+  };
+  Lane lanes[2];
+  void WantMerges() {
+    lanes[0].want = lanes[1].want = true;
+    cv.notify_all();
+  }
 
   ~Impl() {
     {
@@ -146,12 +162,14 @@ struct SeenState::Impl {
       stop = true;
     }
     cv.notify_all();
-    if (merger.joinable()) merger.join();
-    if (ready && !broken) {  // published, or left for the next opening
+    for (Lane& lane : lanes)
+      if (lane.thread.joinable()) lane.thread.join();
+    for (Lane& lane : lanes) {  // published, or left for the next opening
+      if (!lane.ready || broken) continue;
       std::string ignored;
-      if (!store->ApplyMerge(ready->plan, ready->made, &ignored) &&
+      if (!store->ApplyMerge(lane.ready->plan, lane.ready->made, &ignored) &&
           !store->published())
-        unlinkat(dir_fd, ready->made.name.c_str(), 0);
+        unlinkat(dir_fd, lane.ready->made.name.c_str(), 0);
     }
     DropSpills();
     store.reset();  // a state never committed is removed as it was made
@@ -455,14 +473,17 @@ struct SeenState::Impl {
     if (ok && out) store->SetOutput(out->tmp(), out->path(), digest_value);
     // A merge made since the last commit is published by this one.
     std::map<std::string, RunPtr> made;
-    if (ok && ready) {
-      if (store->ReplaceWithMerged(ready->plan, ready->made)) {
-        made[ready->made.name] = ready->view;
+    for (Lane& lane : lanes) {
+      if (!ok || !lane.ready) continue;
+      ReadyMerge& r = *lane.ready;
+      if (store->ReplaceWithMerged(r.plan, r.made)) {
+        made[r.made.name] = r.view;
         ++merges;
       } else {  // its runs were moved to the shards meanwhile
-        unlinkat(dir_fd, ready->made.name.c_str(), 0);
+        unlinkat(dir_fd, r.made.name.c_str(), 0);
       }
-      ready.reset();
+      lane.ready.reset();
+      lane.plan.clear();
     }
     ok = ok && store->Commit(&error);
     if (out && store->published()) out->Keep();
@@ -478,13 +499,13 @@ struct SeenState::Impl {
     new_rows.clear();
     ResetDigest();
     Reopen(std::move(made));
-    want_merge = true;
-    cv.notify_all();
+    WantMerges();
   }
 
-  // A ready merge published by a commit of its own (no commit came).
-  void ApplyReady() {
-    std::unique_ptr<ReadyMerge> r = std::move(ready);
+  // A lane's ready merge published by a commit of its own (no commit came).
+  void ApplyReady(Lane& lane) {
+    std::unique_ptr<ReadyMerge> r = std::move(lane.ready);
+    lane.plan.clear();
     std::string error;
     if (!store->ApplyMerge(r->plan, r->made, &error)) {
       if (!store->published()) unlinkat(dir_fd, r->made.name.c_str(), 0);
@@ -493,8 +514,7 @@ struct SeenState::Impl {
     }
     ++merges;
     Reopen({{r->made.name, r->view}});
-    want_merge = true;
-    cv.notify_all();
+    WantMerges();
   }
 
   // ---- Background merges ----
@@ -531,51 +551,87 @@ struct SeenState::Impl {
     r->bloom = std::move(filter);
   }
 
-  // The background thread: filters first, then the merges when they are
-  // made here (background_merges, not read_only).
+  // Where `lane` may plan: the runs [*first, *limit) of the store, around
+  // the range the other lane is merging (or has ready): after it for the
+  // small lane (which takes the newest runs), before it for the large one.
+  void Bounds(int lane, size_t* first, size_t* limit) const {
+    const std::vector<StateStore::Run>& runs = store->runs();
+    *first = 0;
+    *limit = runs.size();
+    const Lane& other = lanes[1 - lane];
+    if (other.plan.empty()) return;
+    size_t at = 0;
+    while (at < runs.size() && runs[at].name != other.plan.front().name) ++at;
+    if (at == runs.size()) return;
+    if (lane == 0) {
+      *first = at + other.plan.size();
+    } else {
+      *limit = at;
+    }
+  }
+
+  // A thread of the object: lane 0 builds filters first, then makes the
+  // small merges; lane 1 the large ones (background_merges, not read_only).
   bool merges_here = false;
-  void MergeLoop() {
+  void MergeLoop(int index) {
+    Lane& lane = lanes[index];
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
       cv.wait(lock, [&] {
-        return stop || want_filters || (merges_here && want_merge && !ready);
+        return stop || (index == 0 && want_filters) ||
+               (merges_here && lane.want && !lane.ready && !lane.merging);
       });
       if (stop) return;
-      if (want_filters) {
+      if (index == 0 && want_filters) {
         BuildFilter(lock);
         continue;
       }
-      want_merge = false;
+      lane.want = false;
       if (broken || !merge_error.empty()) continue;
-      const std::vector<StateStore::Run> plan = store->PlanMerge();
+      size_t first = 0, limit = 0;
+      Bounds(index, &first, &limit);
+      const std::vector<StateStore::Run> plan = store->PlanMerge(first, limit);
       if (plan.empty()) continue;
-      const std::string name = store->ReserveRunName();
-      next_run_floor = store->next_run();
       uint64_t keys = 0, freed = 0;
       for (const StateStore::Run& r : plan) keys += r.keys;
+      // URISCAN_TEST_LARGE_MERGE_KEYS lowers the bound (tests reach both
+      // lanes with small states).
+      const char* test_bound = std::getenv("URISCAN_TEST_LARGE_MERGE_KEYS");
+      const uint64_t large =
+          test_bound ? std::strtoull(test_bound, nullptr, 10) : kLargeMergeKeys;
+      if ((keys > large) != (index == 1)) {
+        // The other lane's kind: it plans the same, and takes it.
+        lanes[1 - index].want = true;
+        cv.notify_all();
+        continue;
+      }
+      const std::string name = store->ReserveRunName();
+      next_run_floor = store->next_run();
       for (RunPtr& r : places[0])
         for (const StateStore::Run& p : plan)
           if (r->path == p.name && r->bloom) freed += r->bloom->bytes();
       const bool filter = bloom_bytes - std::min(bloom_bytes, freed) +
                               RunFilter::BytesFor(keys) <=
                           options.memory / 2;
-      merging = true;
+      lane.merging = true;
+      lane.plan = plan;
       lock.unlock();
       StateStore::Run made{name, 0, 0};
       RunPtr view = std::make_shared<RunView>();
       std::string error;
       const bool ok = Merge(plan, filter, &made, view.get(), &error);
       lock.lock();
-      merging = false;
+      lane.merging = false;
       if (stop || !ok) {
         unlinkat(dir_fd, name.c_str(), 0);
+        lane.plan.clear();
         if (!stop) merge_error = error;
         continue;
       }
       view->path = name;
       view->keys = made.keys;
       view->bytes = made.bytes;
-      ready = std::make_unique<ReadyMerge>(ReadyMerge{plan, made, view});
+      lane.ready = std::make_unique<ReadyMerge>(ReadyMerge{plan, made, view});
     }
   }
 
@@ -722,8 +778,10 @@ std::unique_ptr<SeenState> SeenState::Open(const std::string& dir,
   s.ResetDigest();
   s.Refresh();
   s.merges_here = !options.read_only && options.background_merges;
-  s.want_merge = s.merges_here;  // an earlier process may have left one due
-  s.merger = std::thread([&s] { s.MergeLoop(); });
+  // An earlier process may have left merges due.
+  s.lanes[0].want = s.lanes[1].want = s.merges_here;
+  s.lanes[0].thread = std::thread([&s] { s.MergeLoop(0); });
+  if (s.merges_here) s.lanes[1].thread = std::thread([&s] { s.MergeLoop(1); });
   return std::unique_ptr<SeenState>(new SeenState(std::move(impl)));
 }
 
@@ -857,13 +915,16 @@ void SeenState::Discard() {
 void SeenState::WaitForMerges() {
   Impl& s = *impl_;
   std::unique_lock<std::mutex> lock(s.mu);
-  while (s.merger.joinable() && s.merge_error.empty() && !s.broken) {
-    if (s.ready) {
-      s.ApplyReady();
-    } else if ((!s.merges_here || (!s.want_merge && !s.merging)) &&
-               !s.want_filters) {
-      break;
+  while (s.merge_error.empty() && !s.broken) {
+    bool busy = s.want_filters;
+    for (Impl::Lane& lane : s.lanes) {
+      if (lane.ready && !lane.merging) {
+        s.ApplyReady(lane);
+        busy = true;
+      }
+      busy = busy || (s.merges_here && (lane.want || lane.merging));
     }
+    if (!busy) break;
     lock.unlock();
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     lock.lock();
@@ -886,7 +947,7 @@ SeenStateStats SeenState::stats() const {
   st.rewritten_bytes = s.store->rewritten_bytes();
   st.commits = s.commits;
   st.merges = s.merges;
-  st.merging = s.merging;
+  st.merging = s.lanes[0].merging || s.lanes[1].merging;
   st.memory_bytes = s.bloom_bytes + s.pending.bytes() + s.new_rows.size();
   st.disk_lookups = s.disk_lookups;
   return st;

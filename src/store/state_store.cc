@@ -1169,18 +1169,17 @@ bool StateStore::NameNewRun(std::string* error) {
   return Compact(false, error);
 }
 
-std::vector<StateStore::Run> StateStore::PlanMerge() const {
-  // As Compact(): the newest runs while the run before them is of their
-  // level or a lower one; all of them past kMaxRuns.
-  if (runs_.size() < 2) return {};
-  size_t from = runs_.size() - 1;
-  uint64_t newer = runs_.back().keys;
-  while (from > 0 && Level(runs_[from - 1].keys) <= Level(newer))
+std::vector<StateStore::Run> StateStore::PlanMerge(size_t first,
+                                                   size_t limit) const {
+  limit = std::min(limit, runs_.size());
+  if (limit < first + 2) return {};
+  size_t from = limit - 1;
+  uint64_t newer = runs_[from].keys;
+  while (from > first && Level(runs_[from - 1].keys) <= Level(newer))
     newer += runs_[--from].keys;
-  if (runs_.size() > kMaxRuns) from = 0;
-  if (runs_.size() - from < 2) return {};
+  if (limit - from < 2) return {};
   return std::vector<Run>(runs_.begin() + static_cast<std::ptrdiff_t>(from),
-                          runs_.end());
+                          runs_.begin() + static_cast<std::ptrdiff_t>(limit));
 }
 
 bool StateStore::ReplaceWithMerged(const std::vector<Run>& inputs,

@@ -214,9 +214,11 @@ class StateStore {
   const StateStore* top() const { return top_; }
   // "shard-NNNN": shard i's directory under the top.
   static std::string ShardDirName(uint32_t i);
-  // The merge the policy of Compact() would make now: the runs, newest
-  // last (none: nothing to merge). ReserveRunNumber() names its output.
-  std::vector<Run> PlanMerge() const;
+  // The merge the level policy of Compact() would make now among the runs
+  // [first, limit) (oldest first), as if they were all the state's: the
+  // newest of them while the run before them is of their level or a lower
+  // one (none: nothing to merge). ReserveRunName() names its output.
+  std::vector<Run> PlanMerge(size_t first, size_t limit) const;
   std::string ReserveRunName() { return RunName(next_run_++); }
   uint64_t next_run() const { return next_run_; }
   // Replaces `inputs` (as PlanMerge() gave them, still in this state) by
