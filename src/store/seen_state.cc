@@ -11,6 +11,8 @@
 // Header-only, as in fingerprint.cc: xxHash is never a link dependency.
 #define XXH_INLINE_ALL
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -129,6 +131,7 @@ struct SeenState::Impl {
   mutable std::mutex mu;
   std::condition_variable cv;
   bool stop = false;
+  std::vector<std::string> to_remove;  // runs no MANIFEST names any more
   bool want_filters = false;
   std::string merge_error;
   // A merge made and named, waiting for the next commit to publish it with
@@ -171,6 +174,9 @@ struct SeenState::Impl {
           !store->published())
         unlinkat(dir_fd, lane.ready->made.name.c_str(), 0);
     }
+    if (store)
+      for (std::string& name : store->TakeRemoved()) to_remove.push_back(name);
+    for (const std::string& name : to_remove) unlinkat(dir_fd, name.c_str(), 0);
     DropSpills();
     store.reset();  // a state never committed is removed as it was made
     if (digest) XXH3_freeState(digest);
@@ -407,8 +413,14 @@ struct SeenState::Impl {
     next->KeepLeftovers();
     next->SetNextRunFloor(next_run_floor);
     if (options.background_merges) next->DeferMerges();
+    next->DeferRemovals();
     std::string error;
     if (!next->OpenForUpdate(dir, identity, &error)) Fail(error);
+    if (store) {  // what its commits merged away, for lane 0 to remove
+      for (std::string& name : store->TakeRemoved())
+        to_remove.push_back(std::move(name));
+      if (!to_remove.empty()) cv.notify_all();
+    }
     store = std::move(next);
     Refresh(std::move(made));
   }
@@ -551,6 +563,24 @@ struct SeenState::Impl {
     r->bloom = std::move(filter);
   }
 
+  // A run no MANIFEST names, removed a slice at a time: freeing a file of
+  // gigabytes in one unlink() makes the file system's journal, and so the
+  // next commit's fsync, wait for all of it.
+  void Remove(const std::string& name) const {
+    const int fd = openat(dir_fd, name.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+      constexpr off_t kSlice = off_t{32} << 20;
+      for (off_t size = st.st_size; size > kSlice && !stop;) {
+        size -= kSlice;
+        if (ftruncate(fd, size) != 0) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    }
+    if (fd >= 0) close(fd);
+    unlinkat(dir_fd, name.c_str(), 0);
+  }
+
   // Where `lane` may plan: the runs [*first, *limit) of the store, around
   // the range the other lane is merging (or has ready): after it for the
   // small lane (which takes the newest runs), before it for the large one.
@@ -575,13 +605,24 @@ struct SeenState::Impl {
   bool merges_here = false;
   void MergeLoop(int index) {
     Lane& lane = lanes[index];
+    // Below the caller's threads: on a machine of few cores a merge or a
+    // filter takes the time the caller's adds and commits leave.
+    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), 10);
     std::unique_lock<std::mutex> lock(mu);
     for (;;) {
       cv.wait(lock, [&] {
-        return stop || (index == 0 && want_filters) ||
+        return stop || (index == 0 && (want_filters || !to_remove.empty())) ||
                (merges_here && lane.want && !lane.ready && !lane.merging);
       });
       if (stop) return;
+      if (index == 0 && !to_remove.empty()) {
+        const std::vector<std::string> names = std::move(to_remove);
+        to_remove.clear();
+        lock.unlock();
+        for (const std::string& name : names) Remove(name);
+        lock.lock();
+        continue;
+      }
       if (index == 0 && want_filters) {
         BuildFilter(lock);
         continue;
@@ -765,6 +806,7 @@ std::unique_ptr<SeenState> SeenState::Open(const std::string& dir,
              ", not of profile " + s.identity.Describe());
   } else {
     if (options.background_merges) s.store->DeferMerges();
+    s.store->DeferRemovals();
     if (!s.store->OpenForUpdate(dir, s.identity, &error, options.shards))
       s.Fail(error);
   }

@@ -1677,8 +1677,13 @@ bool StateStore::Publish(std::string* error) {
   if (!durable::SyncDirectory(dir_fd_, dir_, error)) return false;
   exists_ = true;
   manifest_bytes_ = manifest.size();
-  for (const std::string& name : obsolete_)
-    unlinkat(dir_fd_, name.c_str(), 0);
+  for (const std::string& name : obsolete_) {
+    if (defer_removals_) {
+      removed_.push_back(name);
+    } else {
+      unlinkat(dir_fd_, name.c_str(), 0);
+    }
+  }
   obsolete_.clear();
   durable::CrashPoint("committed");
   return true;

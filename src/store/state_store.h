@@ -204,6 +204,11 @@ class StateStore {
   void KeepLeftovers() { keep_leftovers_ = true; }
   void SetNextRunFloor(uint64_t n) { next_run_floor_ = n; }
   void DeferMerges() { defer_merges_ = true; }
+  // The runs a commit merged away are not removed by it but listed for
+  // TakeRemoved() (a SeenState removes them on its own thread: removing a
+  // file of gigabytes takes a commit's time).
+  void DeferRemovals() { defer_removals_ = true; }
+  std::vector<std::string> TakeRemoved() { return std::move(removed_); }
   int lock_fd() const { return lock_fd_; }
   // Reads shard i's MANIFEST (one known by its record too), so that
   // shard(i)->runs() is what it holds; the records the top MANIFEST has.
@@ -273,6 +278,8 @@ class StateStore {
   bool CheckOwnership(std::string* error) const;
   int adopted_lock_ = -1;
   bool keep_leftovers_ = false, defer_merges_ = false, trusted_ = false;
+  bool defer_removals_ = false;
+  std::vector<std::string> removed_;
   uint64_t next_run_floor_ = 0;
   bool Lock(bool exclusive, std::string* error);
   bool ReadManifest(std::string* error);
