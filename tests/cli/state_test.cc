@@ -1590,9 +1590,9 @@ TEST_F(StateCliTest, ABitFlipInAnyManifestIsDamageNeverAnAnswer) {
     const std::string path = state_ + "/" + name;
     const std::string bytes = Slurp(path);
     ASSERT_NE(bytes.find("\nstate "), std::string::npos) << name;
-    // The checksum's letters in upper case are among the flips below.
-    ASSERT_NE(bytes.find_first_of("abcdef", bytes.rfind("checksum ") + 9),
-              std::string::npos);
+    // The checksum's letters in upper case are among the flips below (a
+    // checksum of digits alone, one state id in about 2,000, has none:
+    // the case is then the random id's to miss, not the test's to fail).
     for (size_t i = 0; i < bytes.size() && failures < 10; ++i) {
       for (const char mask : {'\x01', '\x20'}) {
         if (mask == 1 ? i % 4 != 0
