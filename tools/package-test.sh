@@ -147,7 +147,8 @@ for want in ' uriscan_scan$' ' uriscan_normalize$' \
             'uriscan::Scanner::ScanLines\(' 'uriscan::ParseUriReference\(' \
             'uriscan::NormalizeBatch\(' 'uriscan::Dedup::Finish\(' \
             ' uriscan_query_params$' ' uriscan_decode_spans$' ' uriscan_decode$' \
-            'uriscan::PublicSuffixList::Lookup\(' 'uriscan::AppendIaSurt\('; do
+            'uriscan::PublicSuffixList::Lookup\(' 'uriscan::AppendIaSurt\(' \
+            'uriscan::SeenState::Open\(' ' uriscan_seen_state_open$'; do
   grep -qE -- "$want" <<<"$exported" || fail "liburiscan.so does not export $want"
 done
 # Internal functions stay hidden.
