@@ -3,7 +3,8 @@
 # ASan + UBSan, in build/fuzz as tools/fuzz.sh) and runs each for SECONDS
 # (default 20): extract's formats, the gzip and zstd readers (with a
 # dictionary of their magic bytes), the files of a --state directory (and
-# entries of other kinds planted among them), and the command line.
+# entries of other kinds planted among them), the command line, and the
+# command's whole run on an input read from a file and through a pipe.
 # Seeds come from the tests' inputs. A crash or a broken invariant aborts
 # with the input saved as build/fuzz/<harness>-crash-*.
 set -euo pipefail
@@ -11,9 +12,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:-20}
 bash tools/fuzz-build.sh uriscan_fuzz_extract uriscan_fuzz_decompress \
-  uriscan_fuzz_ingest uriscan_fuzz_state uriscan_fuzz_options uriscan_cli
+  uriscan_fuzz_ingest uriscan_fuzz_command uriscan_fuzz_state \
+  uriscan_fuzz_options uriscan_cli
 seeds=build/fuzz/seeds-inputs
-rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,ingest,state,options}
+rm -rf "$seeds" && mkdir -p "$seeds"/{extract,decompress,ingest,command,state,options}
 
 # extract: the golden inputs of every format, each behind a byte that picks
 # its format (text clf combined tsv csv jsonl = 0..5) and a cut at the middle.
@@ -43,6 +45,23 @@ for f in handmade/tricky.txt:0:0 extract/text.txt:1:0 extract/clf.log:2:16 \
 done
 gzip -c corpus/extract/combined.log | head -c 3000 \
   | { printf '\023\020\100'; cat; } > "$seeds/ingest/cut.gz"
+
+# command: the same inputs behind three bytes: the command line (an index
+# into the harness's kCommands), --max-line and --chunk-size, the pipe's
+# write size; each input under the commands that read its format.
+for f in handmade/tricky.txt:0,4,6,10,12,14,15,16,17,18,20 \
+         extract/text.txt:20,21 extract/clf.log:22,25 \
+         extract/combined.log:9,23,24 extract/table.tsv:26,27 \
+         extract/table.csv:8,28,29 extract/events.jsonl:30,31; do
+  name=${f%%:*}
+  for command in $(echo "${f##*:}" | tr , ' '); do
+    { printf "\\$(printf %o "$command")\\003\\202"
+      head -c 3000 "corpus/$name"; } > "$seeds/command/$command-${name##*/}"
+  done
+done
+{ printf '\034\000\007'; printf '"a\nb'; } > "$seeds/command/open-quote"
+{ printf '\024\000\007'; printf 'http://a/\n<\nb'; } \
+  > "$seeds/command/open-angle"
 
 # gzip and zstd: the same lines as one and as two members (frames), a
 # skippable zstd frame first, and a truncated member.
@@ -104,13 +123,16 @@ for line in 'dedup --memory=64M --bloom=1G --profile=crawler' \
   i=$((i + 1))
 done
 
-for harness in extract decompress ingest state options; do
+for harness in extract decompress ingest command state options; do
   dict=()
   [ "$harness" = decompress ] && dict=(-dict="$seeds/magic.dict")
+  # The command runs three times an input, in chunks down to one byte.
+  max_len=65536
+  [ "$harness" = command ] && max_len=16384
   echo "== uriscan_fuzz_$harness ($seconds s)"
   mkdir -p "build/fuzz/corpus-$harness"
   "build/fuzz/uriscan_fuzz_$harness" -max_total_time="$seconds" \
-    -max_len=65536 -timeout=20 -rss_limit_mb=2048 -close_fd_mask=1 \
+    -max_len=$max_len -timeout=20 -rss_limit_mb=2048 -close_fd_mask=1 \
     "${dict[@]}" \
     -artifact_prefix="build/fuzz/$harness-" \
     "build/fuzz/corpus-$harness" "$seeds/$harness"

@@ -82,6 +82,7 @@ class ExtractRun : public CommandRun {
     return -1;
   }
   bool NumberedRecords() const override { return extract_.with_line; }
+  void Follow(LineReader* reader) override { cutter_.Follow(reader); }
   bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override;
   bool EmptyFile(const std::string& name, std::string* error) override {
     const std::string e = cutter_.EmptyFileError();
@@ -231,24 +232,26 @@ bool ExtractRun::TakeRecords(LineReader* reader, Chunk* c,
                              std::string* error) {
   Records& r = records_[c->slot];
   r = RecordInfo{};
-  if (c->too_long_line) return true;
-  if (!cutter_.Take(reader, c->starts_file, &c->input, &r, error)) {
+  const bool taken =
+      c->too_long_line
+          ? cutter_.TakeLongLine(reader, c->starts_file, &c->input, &r, error)
+          : cutter_.Take(reader, c->starts_file, &c->input, &r, error);
+  if (!taken) {
     *error = *c->name + ":1:1: error: log-format: " + *error + "\n";
     return false;
   }
+  // A line too long is a run of its own; a record it opens (tsv, csv) is
+  // dropped with it.
+  c->too_long_line = false;
   c->skipped_lines = r.overlong_lines;
   return true;
 }
 
 void ExtractRun::ProcessChunk(Chunk* c) {
-  c->input_lines = c->too_long_line ? 1 : CountLines(c->input.text);
+  // (A line too long is a record dropped: TakeRecords().)
+  c->input_lines = CountLines(c->input.text);
   c->totals.lines = c->input_lines;
   c->totals.bytes = c->input.text.size();
-  if (c->too_long_line) {
-    c->Diagnose(0, {ErrorKind::kTooLong, static_cast<uint32_t>(opt_.max_line)});
-    ++c->totals.malformed;
-    return;
-  }
   const Records& r = records_[c->slot];
   if (r.overlong_lines > 0) c->input_lines = c->totals.lines = r.overlong_lines;
   thread_local std::vector<ExtractProblem> problems;

@@ -140,8 +140,7 @@ class ParseRun : public CommandRun {
     if (!uri.valid()) c->Diagnose(i, uri.error());
     if (format_ == Format::kJsonl) {
       AppendJsonRecord(uri, &c->out, risk_flags);
-      if (opt_.lenient && !c->originals[i].empty())
-        AppendJsonRepaired(c->originals[i], &c->out);
+      if (c->Repaired(i)) AppendJsonRepaired(c->originals[i], &c->out);
       c->out.push_back('\n');
     } else if (writer_) {
       RowContext row = RowOf(i, *c);

@@ -218,6 +218,9 @@ class StatsRun : public CommandRun {
   size_t SegmentRows() const override { return from_.empty() ? 4096 : 0; }
   // With --from: extract's records (a quoted field may hold line breaks)
   // and header row.
+  void Follow(LineReader* reader) override {
+    if (extractor_) extractor_->Follow(reader);
+  }
   bool TakeRecords(LineReader* reader, Chunk* c, std::string* error) override {
     return !extractor_ || extractor_->TakeRecords(reader, c, error);
   }
@@ -298,9 +301,11 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
     for (char& ch : name)
       if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
   };
+  // A line too long has no URI: not counted, in a run of lines or alone.
+  if (c->too_long_line) return true;
   for (size_t i = 0; i < c->spans.size(); ++i) {
     const UriReference uri = c->spans.Row(i, rows.data);
-    if (uri.text().size() > opt_.max_line) continue;  // too-long: no URI
+    if (uri.text().size() > opt_.max_line) continue;
     h.uri[Bucket(uri.text().size())]++;
     if (!uri.valid()) continue;
     if (uri.host()) h.host[Bucket(uri.host()->size())]++;

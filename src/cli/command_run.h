@@ -40,6 +40,7 @@ struct Chunk {
   size_t slot = 0;  // its place in the window of chunks in flight
   Lines input;  // raw, as read (or mapped); rows are scanned where they lie
   bool too_long_line = false;
+  uint64_t dropped_bytes = 0;  // too_long_line: the line's bytes, not kept
   bool starts_file = false;  // line numbers start again from 1 here
   // The number of the chunk's first line, for the records that carry one
   // (CommandRun::NumberedRecords()); 0 for the others, where only
@@ -142,6 +143,10 @@ class CommandRun {
   // byte), and a run's columns can stay in the cache for what follows the
   // scan.
   virtual size_t SegmentRows() const { return 0; }
+  // Once a file is open, before its first chunk is read: what the command
+  // needs the reader to tell it (extract: the quotes of the lines too long
+  // to keep).
+  virtual void Follow(LineReader* /*reader*/) {}
   // Right after a chunk is read: its text cut back to whole records (extract),
   // reading more from `reader` if need be. False, with *error (the line to
   // print), when the rest of the file cannot be read.

@@ -29,8 +29,9 @@ namespace cli {
 namespace {
 
 // --lenient: each line of the chunk repaired (lenient.h), counted, and the
-// chunk's text replaced by the repaired lines.
-void RepairChunk(Chunk* c) {
+// chunk's text replaced by the repaired lines. A line longer than max_line
+// is too long, not repaired, whether or not it came in a run of lines.
+void RepairChunk(Chunk* c, size_t max_line) {
   c->lenient_text.clear();
   c->originals.clear();
   const std::string_view text = c->input.text;
@@ -39,7 +40,9 @@ void RepairChunk(Chunk* c) {
     std::string_view line = text.substr(pos, nl - pos);
     const bool cr = !line.empty() && line.back() == '\r';
     if (cr) line.remove_suffix(1);
-    const bool repaired = RepairReference(line, &c->lenient_text);
+    const bool repaired =
+        line.size() <= max_line && RepairReference(line, &c->lenient_text);
+    if (!repaired && line.size() > max_line) c->lenient_text.append(line);
     c->originals.push_back(repaired ? line : std::string_view());
     c->totals.repaired += repaired;
     if (cr) c->lenient_text.push_back('\r');
@@ -93,11 +96,12 @@ void CommandRun::ProcessChunk(Chunk* c) {
   using Clock = std::chrono::steady_clock;
   if (c->too_long_line) c->input.text = {};  // one empty row stands in
   if (opt_.lenient && !c->too_long_line) {
-    RepairChunk(c);
+    RepairChunk(c, opt_.max_line);
   } else {
     c->originals.clear();  // none repaired (views of a previous chunk else)
   }
-  c->totals.bytes = c->input.text.size();
+  // (A line too long counts its bytes as it does in a run of lines.)
+  c->totals.bytes = c->too_long_line ? c->dropped_bytes : c->input.text.size();
   c->row_base = 0;
   if (c->max_rows == 0 || c->too_long_line) {
     const auto t0 = Clock::now();
@@ -355,6 +359,7 @@ void Pipeline::ReadFile(const std::string& file) {
     FailWith("uriscan: cannot open '" + file + "': " + error + "\n");
     return;
   }
+  command_->Follow(&reader_);
   // Only records that carry their line number need it before the scan.
   const bool numbered_records = command_->NumberedRecords();
   // Commands that can take a chunk a run of rows at a time bound its rows
@@ -389,6 +394,7 @@ void Pipeline::ReadFile(const std::string& file) {
       break;
     }
     c.too_long_line = st == LineReader::Status::kTooLongLine;
+    c.dropped_bytes = c.too_long_line ? reader_.dropped_bytes() : 0;
     c.skipped_lines = 0;
     c.max_rows = segments && !c.too_long_line
                      ? std::min(reader_.max_rows(), command_->SegmentRows())

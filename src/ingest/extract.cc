@@ -78,14 +78,16 @@ bool LooksLikeReference(std::string_view ref) {
 }
 
 // "<...>" or "<URL:...>" from text[i] == '<': the reference with whitespace
-// removed, or false when the brackets hold no reference.
-bool TakeBracketed(std::string_view text, size_t i, std::string* ref,
-                   size_t* end) {
+// removed, or false when the brackets hold no reference or are longer than
+// max_bytes, "<" and ">" included (a line too long is no part of one).
+bool TakeBracketed(std::string_view text, size_t i, size_t max_bytes,
+                   std::string* ref, size_t* end) {
   size_t j = i + 1;
   if (text.size() - j >= 4 && text.compare(j, 4, "URL:") == 0) j += 4;
   ref->clear();
   int breaks = 0;
   for (; j < text.size(); ++j) {
+    if (j - i >= max_bytes) return false;
     const char c = text[j];
     if (c == '>') break;
     if (c == '\n' && ++breaks > kMaxWrappedLines) return false;
@@ -144,7 +146,8 @@ void ExtractText(std::string_view text, Sink* sink) {
     if (c == '\n') {
       ++line;
       line_start = ++i;
-    } else if (c == '<' && TakeBracketed(text, i, &bracketed, &end)) {
+    } else if (c == '<' && TakeBracketed(text, i, sink->opt.max_record,
+                                         &bracketed, &end)) {
       sink->Emit(line, bracketed);  // holds no control character
       const auto breaks = std::count(text.begin() + i, text.begin() + end, '\n');
       if (breaks > 0) line_start = text.rfind('\n', end) + 1;
@@ -762,11 +765,13 @@ void ForEachLine(std::string_view text, PerLine per_line) {
 
 // `text` (whole lines) when no "<" in it may open a reference that runs
 // past its end, else the start of the line of the last "<": only it can,
-// as any earlier one is closed by a ">" before it, or spoiled by it.
-size_t OpenBracketLine(std::string_view text) {
+// as any earlier one is closed by a ">" before it, or spoiled by it. A "<"
+// followed by max_bytes or more opens none (TakeBracketed()).
+size_t OpenBracketLine(std::string_view text, size_t max_bytes) {
   const size_t open = text.rfind('<');
   if (open == std::string_view::npos ||
-      text.find('>', open) != std::string_view::npos)
+      text.find('>', open) != std::string_view::npos ||
+      text.size() - open >= max_bytes)
     return text.size();
   int breaks = 0;
   for (size_t j = open + 1; j < text.size(); ++j) {
@@ -871,7 +876,8 @@ ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
 
 std::string_view WithoutLongLines(std::string_view text, size_t max_line,
                                   std::string* kept,
-                                  std::vector<uint64_t>* long_lines) {
+                                  std::vector<uint64_t>* long_lines,
+                                  std::string_view stand_in) {
   long_lines->clear();
   if (text.size() <= max_line) return text;  // no line can be too long
   kept->clear();
@@ -881,6 +887,7 @@ std::string_view WithoutLongLines(std::string_view text, size_t max_line,
     const bool cr = nl > pos && text[nl - 1] == '\r';
     if (nl - pos - cr > max_line) {
       long_lines->push_back(line);
+      kept->append(stand_in);
     } else {
       kept->append(text, pos, nl - pos);
     }
@@ -948,7 +955,7 @@ size_t RecordsEnd(std::string_view text, const ExtractOptions& opt,
   // that line may hold another (closed only by a ">" after the cut): cut
   // again until none is. Each pass reads only bytes after its "<".
   for (size_t end = text.size();;) {
-    const size_t cut = OpenBracketLine(text.substr(0, end));
+    const size_t cut = OpenBracketLine(text.substr(0, end), opt.max_record);
     if (cut == end || cut == 0) return cut;
     end = cut;
   }

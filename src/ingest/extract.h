@@ -29,7 +29,7 @@ struct ExtractOptions {
   bool lenient = false;     // each reference repaired (lenient.h)
   const UriReference* base = nullptr;  // clf, combined: --base
   // tsv, csv: a record longer (its line break left out) is one diagnostic,
-  // kOverlongRecord, and no reference.
+  // kOverlongRecord, and no reference. text: a "<...>" longer is none.
   size_t max_record = SIZE_MAX;
 };
 
@@ -104,11 +104,15 @@ std::string_view WithoutLongRecords(std::string_view text, size_t max_line,
                                     std::vector<uint64_t>* long_records);
 
 // `text` with its lines longer than `max_line` (a "\r" before the "\n" not
-// counted) left empty: `text` itself when none is, else *kept. Those
-// lines' numbers (from 0) go in *long_lines.
+// counted) left as `stand_in` (empty by default): `text` itself when none
+// is, else *kept. Those lines' numbers (from 0) go in *long_lines.
 std::string_view WithoutLongLines(std::string_view text, size_t max_line,
                                   std::string* kept,
-                                  std::vector<uint64_t>* long_lines);
+                                  std::vector<uint64_t>* long_lines,
+                                  std::string_view stand_in = {});
+// What a line too long stands as in text: a byte no "<...>" may hold, so
+// that one never spans it, as when the reader drops the line alone.
+inline constexpr std::string_view kLongLineInText = "\x01";
 
 // How much of `text` (whole lines) ends on a record boundary: a record of
 // tsv or csv may hold line breaks inside quotes, and a reference of text in

@@ -420,6 +420,8 @@ LineReader::Status LineReader::NextMapped(Lines* out) {
   begin_ += n;
   // The "\r" of a "\r\n" is no part of the line (as in the scan).
   if (line - (nl && line > 0 && p[line - 1] == '\r') > max_line_) {
+    if (on_long_line_) on_long_line_(std::string_view(p, n));
+    dropped_bytes_ = n;
     out->owner.reset();
     out->mapped = nullptr;
     return Status::kTooLongLine;
@@ -438,17 +440,26 @@ LineReader::Status LineReader::NextRun(Lines* out) {
   // caller that reads on for a whole record cannot loop on it.
   if (eof_ && (stopped_ || !error_.empty())) return ended();
   for (;;) {
-    if (skipping_) {
-      const void* nl = std::memchr(buf_.get() + begin_, '\n', end_ - begin_);
+    if (skipping_) {  // an over-long line, up to its "\n"
+      const char* from = buf_.get() + begin_;
+      const void* nl = std::memchr(from, '\n', end_ - begin_);
+      const size_t n = nl ? static_cast<size_t>(
+                                static_cast<const char*>(nl) - from) + 1
+                          : end_ - begin_;
+      if (on_long_line_) on_long_line_(std::string_view(from, n));
+      dropped_bytes_ += n;
+      begin_ += n;
+      no_newline_ = 0;
       if (nl) {
-        begin_ = static_cast<const char*>(nl) - buf_.get() + 1;
         skipping_ = false;
-      } else {
-        begin_ = end_;
-        no_newline_ = 0;
-        if (!Fill()) return ended();
-        continue;
+        return Status::kTooLongLine;
       }
+      if (!Fill()) {
+        if (stopped_ || !error_.empty()) return ended();
+        skipping_ = false;
+        return Status::kTooLongLine;  // the last line, with no "\n"
+      }
+      continue;
     }
     // Whole lines end at the last '\n' in the buffer. The first
     // `no_newline_` bytes were searched before: a long line read in many
@@ -467,16 +478,16 @@ LineReader::Status LineReader::NextRun(Lines* out) {
     // (A pipe's lines are handed out as they come, not gathered into a
     // chunk: on two cores, topping a run up while more was ready made
     // `cat file | uriscan validate --threads=2` 10-20 % slower.)
-    if (last > 0 && (last >= min_bytes_ || eof_)) {
+    // (max_line bytes may be followed by the "\r" of a "\r\n")
+    const bool long_line = end_ - begin_ - last > max_line_ + 1;
+    if (last > 0 && (last >= min_bytes_ || eof_ || long_line)) {
       HandOut(CapRows(base, last), out);
       return Status::kLines;
     }
-    // (max_line bytes may be followed by the "\r" of a "\r\n")
-    if (last == 0 && end_ - begin_ > max_line_ + 1) {
+    if (long_line) {
       skipping_ = true;
-      begin_ = end_;
-      no_newline_ = 0;
-      return Status::kTooLongLine;
+      dropped_bytes_ = 0;
+      continue;
     }
     if (!Fill()) {
       if (stopped_ || !error_.empty()) return ended();

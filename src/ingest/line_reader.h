@@ -52,8 +52,8 @@ size_t CountedLines(const Lines& l);
 // runs the caller still holds. Every input is read with read(2), never
 // mapped: a file cut short while it is read (logrotate's copytruncate)
 // ends in an error after the lines before the cut, never in a signal. A line
-// longer than max_line is not kept: it comes out alone as kTooLongLine (its
-// bytes are skipped up to the next "\n"), so line numbering never shifts.
+// longer than max_line is not kept: it comes out alone as kTooLongLine once
+// its bytes are skipped up to the next "\n", so line numbering never shifts.
 // gzip and zstd input (told by its first bytes, whatever the name) is decoded
 // on a thread of its own; the lines are then those of the decoded bytes. A
 // UTF-8 byte-order mark at the start of a stream is dropped.
@@ -100,8 +100,17 @@ class LineReader {
   // starts with them. Only right after a Next() that returned kLines.
   void Unread(size_t n);
   // Next() hands out at least this many bytes unless the stream ends first
-  // (for records that span lines; 0 by default).
+  // or a line longer than max_line follows them (for records that span
+  // lines; 0 by default).
   void set_min_bytes(size_t n) { min_bytes_ = n; }
+  // Called with the bytes of each line longer than max_line that Next()
+  // drops, in order, in pieces, its "\n" included, before Next() returns
+  // kTooLongLine: for a caller that follows quotes through it (tsv, csv).
+  void set_on_long_line(std::function<void(std::string_view)> f) {
+    on_long_line_ = std::move(f);
+  }
+  // The bytes of the line the last kTooLongLine dropped, its "\n" included.
+  uint64_t dropped_bytes() const { return dropped_bytes_; }
   // With false, Next() neither counts nor caps the lines of what it hands
   // out (no pass over the bytes on the caller's thread): the caller then
   // takes at most max_rows() rows at a time itself (Scanner::ScanLinesUpTo).
@@ -191,6 +200,8 @@ class LineReader {
   bool stopped_ = false;
   std::atomic<bool> stop_{false};
   std::function<Flight()> on_wait_;
+  std::function<void(std::string_view)> on_long_line_;
+  uint64_t dropped_bytes_ = 0;
   std::chrono::steady_clock::time_point last_wait_{};
   uint64_t size_ = 0;
   uint64_t read_ = 0;  // bytes read from fd_

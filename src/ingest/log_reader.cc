@@ -51,7 +51,9 @@ struct LogReader::Impl {
     throw LogReadError(files[file] + ": " + message);
   }
   void Lines(std::string_view text, LogBatch* batch);
-  void Records(ingest::Lines* input, LogBatch* batch);
+  // `taken`: the run was cut already (RecordCutter::TakeLongLine()).
+  void Records(ingest::Lines* input, LogBatch* batch,
+               const ingest::RecordInfo* taken = nullptr);
 };
 
 // The command's checks of --from, --field and --base (cmd_extract.cc), in
@@ -173,11 +175,15 @@ void LogReader::Impl::Lines(std::string_view text, LogBatch* batch) {
 
 // The other formats: whole records, their references as the command's
 // extract finds them.
-void LogReader::Impl::Records(ingest::Lines* input, LogBatch* batch) {
+void LogReader::Impl::Records(ingest::Lines* input, LogBatch* batch,
+                              const ingest::RecordInfo* taken) {
   ingest::RecordInfo info;
   std::string error;
-  if (!cutter.Take(&reader, starts_file, input, &info, &error))
+  if (taken) {
+    info = *taken;
+  } else if (!cutter.Take(&reader, starts_file, input, &info, &error)) {
     Fail("1:1: " + error);
+  }
   thread_local std::string out;
   thread_local std::vector<ingest::ExtractProblem> problems;
   thread_local std::vector<ingest::LogFields> fields;
@@ -232,6 +238,7 @@ bool LogReader::Next(LogBatch* batch) {
         if (error == "stopped") throw Interrupted();
         s.Fail(error);
       }
+      s.cutter.Follow(&s.reader);
       s.open = s.starts_file = true;
       s.line = 0;
     }
@@ -252,8 +259,17 @@ bool LogReader::Next(LogBatch* batch) {
         ++s.file;
         continue;
       case LineReader::Status::kTooLongLine:
+        if (s.lines) {
+          TooLong(++s.line, s.options.max_line, batch);
+        } else {  // dropped with the record it opens (tsv, csv)
+          ingest::RecordInfo info;
+          std::string error;
+          if (!s.cutter.TakeLongLine(&s.reader, s.starts_file, &input, &info,
+                                     &error))
+            s.Fail("1:1: " + error);
+          s.Records(&input, batch, &info);
+        }
         s.starts_file = false;
-        TooLong(++s.line, s.options.max_line, batch);
         return true;
       case LineReader::Status::kLines:
         break;

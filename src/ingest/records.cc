@@ -14,7 +14,40 @@ namespace uriscan {
 namespace ingest {
 
 RecordCutter::RecordCutter(const ExtractOptions& opt, size_t max_line)
-    : opt_(opt), max_line_(max_line) {}
+    : opt_(opt),
+      max_line_(max_line),
+      open_(std::make_shared<OpenRecord>(opt)) {}
+
+void RecordCutter::Follow(LineReader* reader) {
+  if (opt_.from != LogFormat::kTsv && opt_.from != LogFormat::kCsv) return;
+  followed_ = true;
+  reader->set_on_long_line([open = open_](std::string_view piece) {
+    if (open->end.Feed(piece) != std::string_view::npos) open->ended = true;
+  });
+}
+
+bool RecordCutter::TakeLongLine(LineReader* reader, bool starts_file,
+                                Lines* lines, RecordInfo* info,
+                                std::string* error) {
+  *info = RecordInfo{};
+  lines->text = {};
+  if (open_->ended || !followed_) {
+    *open_ = OpenRecord(opt_);
+    info->overlong_lines = 1;
+  } else {
+    info->overlong_lines = ReadOn(reader, lines, 1);
+  }
+  if (starts_file && header_field_) {
+    *error = LongHeader();
+    return false;
+  }
+  return true;
+}
+
+std::string RecordCutter::LongHeader() const {
+  return "the header row is longer than --max-line; no column named '" +
+         opt_.field_name + "' can be found in it";
+}
 
 std::string RecordCutter::NoColumn() const {
   return "no column named '" + opt_.field_name + "' in the header row";
@@ -29,10 +62,20 @@ bool RecordCutter::Take(LineReader* reader, bool starts_file, Lines* lines,
   *info = RecordInfo{};
   if (starts_file) file_column_ = 0;
   info->overlong_lines = TakeWholeRecords(reader, lines);
-  if (info->overlong_lines > 0 && !(starts_file && header_field_)) return true;
   if (starts_file && header_field_) {
     size_t header_end = 0;
-    if (!FindColumn(lines->text, opt_, &file_column_, &header_end)) {
+    const bool found =
+        info->overlong_lines == 0 &&
+        FindColumn(lines->text, opt_, &file_column_, &header_end);
+    // The header row's length, without its line break.
+    std::string_view header = lines->text.substr(0, header_end);
+    if (!header.empty() && header.back() == '\n') header.remove_suffix(1);
+    if (!header.empty() && header.back() == '\r') header.remove_suffix(1);
+    if (info->overlong_lines > 0 || header.size() > max_line_) {
+      *error = LongHeader();
+      return false;
+    }
+    if (!found) {
       *error = NoColumn();
       return false;
     }
@@ -42,22 +85,30 @@ bool RecordCutter::Take(LineReader* reader, bool starts_file, Lines* lines,
   return true;
 }
 
-uint64_t RecordCutter::TakeWholeRecords(LineReader* reader,
-                                        Lines* lines) const {
-  // A record may end a line break after max_line bytes ("\r\n").
-  const size_t most = max_line_ + 2;
+uint64_t RecordCutter::TakeWholeRecords(LineReader* reader, Lines* lines) {
+  // tsv, csv: text that holds no record's end is a record longer than
+  // max_line once it is longer than max_line and a line break ("\r\n": the
+  // input may end there, unknown to a pipe's reader until it reads again).
+  // text: a "<...>" of up to max_line bytes may start at the end of a line
+  // and end in a line of max_line.
+  const size_t most = opt_.from == LogFormat::kText ? 3 * (max_line_ + 2)
+                                                     : max_line_ + 3;
   size_t keep = RecordsEnd(lines->text, opt_, reader->at_end());
   size_t want = lines->text.size();
   while (keep == 0 && lines->text.size() < most) {
-    reader->Unread(lines->text.size());
+    const size_t had = lines->text.size();
+    reader->Unread(had);
     // The next line may be longer than the text so far: doubling keeps the
-    // reads linear, and below 2 * max_line.
+    // reads linear, and below 2 * most.
     want *= 2;
     reader->set_min_bytes(want);
     const LineReader::Status st = reader->Next(lines);
     reader->set_min_bytes(0);
     if (st != LineReader::Status::kLines) return 0;
     keep = RecordsEnd(lines->text, opt_, reader->at_end());
+    // Nothing more though a line of max_line would fit: a line too long
+    // comes next (a pipe's reader hands out the lines before it).
+    if (lines->text.size() == had && want > had + most) break;
   }
   if (keep > 0) {
     reader->Unread(lines->text.size() - keep);
@@ -66,15 +117,20 @@ uint64_t RecordCutter::TakeWholeRecords(LineReader* reader,
   }
   if (opt_.from != LogFormat::kTsv && opt_.from != LogFormat::kCsv)
     return 0;  // text: an unclosed "<" is no reference; read on
-  // The first record is longer than max_line: read to its end, in pieces
-  // of bounded size, and keep nothing of it.
-  RecordEnd record(opt_);
-  uint64_t lines_skipped = 0;
+  // The first record goes on past max_line: read to its end, in pieces of
+  // bounded size, and keep nothing of it.
+  return ReadOn(reader, lines, 0);
+}
+
+uint64_t RecordCutter::ReadOn(LineReader* reader, Lines* lines,
+                              uint64_t lines_before) {
+  OpenRecord& open = *open_;
+  uint64_t lines_skipped = lines_before;
   bool open_line = false;  // the last piece did not end in "\n"
   for (;;) {
     const std::string_view piece = lines->text;
     open_line = !piece.empty() && piece.back() != '\n';
-    const size_t end = record.Feed(piece);
+    const size_t end = open.end.Feed(piece);
     const size_t used = end == std::string_view::npos ? piece.size() : end;
     lines_skipped += std::count(piece.begin(), piece.begin() + used, '\n');
     if (end != std::string_view::npos) {
@@ -82,14 +138,21 @@ uint64_t RecordCutter::TakeWholeRecords(LineReader* reader,
       break;
     }
     const LineReader::Status st = reader->Next(lines);
-    if (st == LineReader::Status::kTooLongLine) ++lines_skipped;
-    if (st != LineReader::Status::kLines &&
-        st != LineReader::Status::kTooLongLine) {
+    if (st == LineReader::Status::kTooLongLine) {
+      // Its bytes went through open.end (Follow()): it may end the record.
+      ++lines_skipped;
+      lines->text = {};
+      open_line = false;
+      if (open.ended) break;
+      continue;
+    }
+    if (st != LineReader::Status::kLines) {
       lines_skipped += open_line;
       break;
     }
   }
   lines->text = {};
+  open = OpenRecord(opt_);  // the next record starts afresh
   return std::max<uint64_t>(lines_skipped, 1);
 }
 
@@ -98,6 +161,11 @@ ExtractCounts ExtractRecords(std::string_view text, const RecordInfo& info,
                              uint64_t first_line, std::string* out,
                              std::vector<ExtractProblem>* problems,
                              std::vector<LogFields>* fields) {
+  if (info.overlong_lines == 1) {  // dropped (RecordCutter): a long line
+    problems->push_back({0, max_line + 1, ErrorKindName(ErrorKind::kTooLong),
+                         ErrorKindMessage(ErrorKind::kTooLong)});
+    return {};
+  }
   if (info.overlong_lines > 0) {  // dropped whole (RecordCutter)
     problems->push_back({0, 1, kLogFormatKind, kOverlongRecord});
     return {};
@@ -121,7 +189,9 @@ ExtractCounts ExtractRecords(std::string_view text, const RecordInfo& info,
           ? WithoutLongRecords(text.substr(info.skip), max_line, opt, &kept,
                                &long_lines, &long_records)
           : WithoutLongLines(text.substr(info.skip), max_line, &kept,
-                             &long_lines);
+                             &long_lines,
+                             opt.from == LogFormat::kText ? kLongLineInText
+                                                          : std::string_view());
   for (const uint64_t line : long_lines)
     problems->push_back({header_lines + line, max_line + 1,
                          ErrorKindName(ErrorKind::kTooLong),

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,7 +24,8 @@ struct RecordInfo {
   size_t skip = 0;    // bytes of the header row at the run's start
   size_t column = 0;  // tsv, csv: the column --field named in that row
   // tsv, csv: a record longer than max_line, read to its end and dropped:
-  // the run stands for that many lines and its text is empty.
+  // the run stands for that many lines and its text is empty (one: a line
+  // too long, reported as such; more: a record too long).
   uint64_t overlong_lines = 0;
 };
 
@@ -43,17 +45,44 @@ class RecordCutter {
   // column.
   bool Take(LineReader* reader, bool starts_file, Lines* lines,
             RecordInfo* info, std::string* error);
+  // tsv, csv: follows the quotes through the lines longer than max_line
+  // that `reader` drops (LineReader::set_on_long_line), so that a record
+  // such a line leaves open is read to its end as it is when the line comes
+  // inside a run. Before the reader's first run.
+  void Follow(LineReader* reader);
+  // For a run that Next() returned as kTooLongLine (`starts_file` when it
+  // is the file's first): the line as a record of its own, dropped, in
+  // info->overlong_lines = 1; or, when it leaves a quoted field open (tsv,
+  // csv: Follow()), its whole record, read to its end and dropped, in as
+  // many lines as it spans. *lines is left empty. False, with *error, when
+  // it is the header row that --field=NAME needs.
+  bool TakeLongLine(LineReader* reader, bool starts_file, Lines* lines,
+                    RecordInfo* info, std::string* error);
   // The error of a file with no header row at all (it is empty), or "".
   std::string EmptyFileError() const;
 
  private:
-  uint64_t TakeWholeRecords(LineReader* reader, Lines* lines) const;
+  // The record being read on to its end; `ended` when a line the reader
+  // dropped ended it.
+  struct OpenRecord {
+    explicit OpenRecord(const ExtractOptions& opt) : end(opt) {}
+    RecordEnd end;
+    bool ended = false;
+  };
+  uint64_t TakeWholeRecords(LineReader* reader, Lines* lines);
+  // Reads the open record on from *lines to its end, keeping nothing; the
+  // lines it spans after the `lines_before` already read.
+  uint64_t ReadOn(LineReader* reader, Lines* lines, uint64_t lines_before);
   std::string NoColumn() const;
+  std::string LongHeader() const;
 
   ExtractOptions opt_;
   size_t max_line_;
   bool header_field_ = false;
   size_t file_column_ = 0;
+  // Shared with the reader's callback (Follow()), fresh between records.
+  std::shared_ptr<OpenRecord> open_;
+  bool followed_ = false;
 };
 
 // The references in `text`, a run of whole records cut by RecordCutter
