@@ -3,8 +3,9 @@
 # ASan + UBSan, in build/fuzz as tools/fuzz.sh) and runs each for SECONDS
 # (default 20): extract's formats, the gzip and zstd readers (with a
 # dictionary of their magic bytes), the files of a --state directory (and
-# entries of other kinds planted among them), the command line, and the
-# command's whole run on an input read from a file and through a pipe.
+# entries of other kinds planted among them), the command line (parsed,
+# then run on a file of every input format), and the command's whole run
+# on an input read from a file and through a pipe.
 # Seeds come from the tests' inputs. A crash or a broken invariant aborts
 # with the input saved as build/fuzz/<harness>-crash-*.
 set -euo pipefail

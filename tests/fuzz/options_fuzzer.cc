@@ -6,11 +6,15 @@
 // bound) in 128-bit arithmetic. With it even, the rest is a command line
 // (arguments split at newlines) read by ParseCommandLine(): it must give a
 // command with its sizes within their bounds, or an exit status of 0 (help,
-// version) or 2 (a usage error); never a crash.
+// version) or 2 (a usage error); never a crash. A command line that
+// parses is then run, on a file of every input format (OnlyParsed() says
+// which are not: those that write files or ask for more than a fuzzing
+// run has), and must end with an exit status of 0 to 2.
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -53,15 +57,61 @@ bool ReferenceBytes(const std::string& text, uint64_t max, uint64_t* out) {
   return true;
 }
 
-// Runs `f` with stderr (usage messages) sent to /dev/null.
+// Runs `f` with stdout and stderr (usage messages, diagnostics) sent to
+// /dev/null.
 template <class F>
 void Quietly(F f) {
   static const int null = open("/dev/null", O_WRONLY);
-  const int saved = dup(2);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int saved_out = dup(1), saved_err = dup(2);
+  dup2(null, 1);
   dup2(null, 2);
   f();
-  dup2(saved, 2);
-  close(saved);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  dup2(saved_out, 1);
+  dup2(saved_err, 2);
+  close(saved_out);
+  close(saved_err);
+}
+
+// A file of a few lines of each input format and a line of 300 bytes, for
+// the command to read with the options it was given (written once).
+const std::string& InputFile() {
+  static const std::string path = [] {
+    const std::string p =
+        "/tmp/uriscan-options-fuzz-" + std::to_string(::getpid()) + ".in";
+    FILE* f = std::fopen(p.c_str(), "wb");
+    if (!f) std::abort();
+    std::fputs(
+        "http://a.example/b?c=d&e#f\nHTTP://User@[::1]:80/./x/../y?\n"
+        "u,n\n\"http://c.example/,x\",\"a\nb\"\n<URL:http://w.example/\n"
+        " z> and \"http://q.example/\"\n"
+        "127.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /a?b=1 HTTP/1.0\" "
+        "200 2326 \"http://r.example/\" \"UA\"\n{\"u\":\"http://j/\"}\n",
+        f);
+    std::fputs(("http://long.example/" + std::string(280, 'x') + "\n").c_str(),
+               f);
+    std::fclose(f);
+    return p;
+  }();
+  return path;
+}
+
+// Options that write files (a fuzzer writes none) or that ask for more
+// memory or threads than a fuzzing run has: the command line is only
+// parsed.
+bool OnlyParsed(const std::vector<std::string>& args,
+                const uriscan::cli::Options& opt) {
+  for (const std::string& a : args) {
+    for (const char* name : {"--state", "--output", "--html", "--man-pages",
+                             "--memory", "--bloom", "--psl"}) {
+      if (a.rfind(name, 0) == 0) return true;
+    }
+  }
+  return opt.threads > 4 || opt.chunk_bytes > (64u << 20) ||
+         opt.max_line > (64u << 20);
 }
 
 }  // namespace
@@ -106,5 +156,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               opt.threads < 1 || opt.chunk_bytes < 1 ||
               opt.chunk_bytes > kMaxOptionBytes))
     std::abort();
+  // The command's whole run with these options, on a file it maps and
+  // reads: whatever it says, never a crash, a hang or a sanitizer report.
+  if (run && !OnlyParsed(args, opt)) {
+    opt.files = {InputFile()};
+    int status = -1;
+    Quietly([&] { status = run->Main(); });
+    if (status < 0 || status > 2) std::abort();
+  }
   return 0;
 }
