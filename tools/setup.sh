@@ -16,7 +16,7 @@ python=(python3 python3-dev python3-venv python3-pip python3-setuptools
 # python3-scrapy: uriscan.scrapy is tested against it, crawling a local site.
 # time: /usr/bin/time measures the tests' peak RSS (a fresh Debian has none).
 test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
-      gzip zstd zsh chromium time "${python[@]}" python3-w3lib python3-scrapy)
+      gzip zstd zsh fish chromium time "${python[@]}" python3-w3lib python3-scrapy)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 # The aarch64 cross build (tools/cross-test.sh): Debian's cross compiler,

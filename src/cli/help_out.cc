@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The --help text as man pages (uriscan --man-pages=DIR) and the command
-// line as shell completions (uriscan --completion=bash|zsh): made from the
-// same tables as the help and the option parser, so they never disagree.
+// line as shell completions (uriscan --completion=bash|zsh|fish): made from
+// the same tables as the help and the option parser, so they never
+// disagree.
 #include "src/cli/help_out.h"
 
 #include <fcntl.h>
@@ -255,6 +256,37 @@ std::string Completion(std::string_view shell) {
          "  _files\n"
          "}\n"
          "_uriscan \"$@\"\n";
+    return s;
+  }
+  if (shell == "fish") {
+    // Each option as fish knows it: -l NAME (-r when it takes a value),
+    // the values it takes, a list of column names after commas.
+    std::string s =
+        "# fish completion for uriscan (uriscan --completion=fish)\n"
+        "function __uriscan_columns\n"
+        "    printf '%s\\n' ";
+    for (const Values& v : values)
+      if (std::string_view(v.option) == "--columns") s += Join(v.values);
+    s += "\nend\n"
+         "complete -c uriscan -n __fish_use_subcommand -f -a '" + commands +
+         "'\n"
+         "complete -c uriscan -n __fish_use_subcommand -f -l help -l version\n";
+    for (const CommandSpec* c : Commands()) {
+      for (std::string name : OptionNames(*c)) {
+        const bool valued = !name.empty() && name.back() == '=';
+        if (valued) name.pop_back();
+        s += std::string("complete -c uriscan -n '__fish_seen_subcommand_from ") +
+             c->name + "' -l " + name.substr(2);
+        if (valued) s += " -r";
+        for (const Values& v : values) {
+          if (name != v.option) continue;
+          s += name == "--columns"
+                   ? " -f -a '(__fish_complete_list , __uriscan_columns)'"
+                   : " -f -a '" + Join(v.values) + "'";
+        }
+        s += "\n";
+      }
+    }
     return s;
   }
   return "";

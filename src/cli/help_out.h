@@ -16,7 +16,7 @@ struct CommandSpec;
 std::string ManPage(const CommandSpec* spec);
 // uriscan.1 and uriscan-NAME.1 for every command, into `dir`.
 bool WriteManPages(const std::string& dir, std::string* error);
-// The completion script for `shell` (bash or zsh); "" for another.
+// The completion script for `shell` (bash, zsh or fish); "" for another.
 std::string Completion(std::string_view shell);
 
 }  // namespace cli

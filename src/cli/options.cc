@@ -21,9 +21,53 @@
 namespace uriscan {
 namespace cli {
 
+namespace {
+// The command being read (ReadCommand()), for Usage()'s pointer to its help.
+std::string& CurrentCommand() {
+  static std::string name;
+  return name;
+}
+
+// The edit distance of a and b (insertions, deletions, substitutions and
+// swaps of two neighbours), for "did you mean".
+size_t Distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1,
+                                     std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1,
+                          d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// "; did you mean 'X'?" for the closest of `names` to `typed` (at most a
+// third of its letters off, and at least one), or "".
+std::string DidYouMean(std::string_view typed,
+                       const std::vector<std::string>& names) {
+  if (typed.size() > 64) return "";  // the table is quadratic
+  const std::string* best = nullptr;
+  size_t best_distance = std::max<size_t>(1, typed.size() / 3) + 1;
+  for (const std::string& n : names) {
+    const size_t d = Distance(typed, n);
+    if (d < best_distance) {
+      best = &n;
+      best_distance = d;
+    }
+  }
+  return best ? "; did you mean '" + *best + "'?" : "";
+}
+}  // namespace
+
 int Usage(const std::string& message) {
-  std::fprintf(stderr, "uriscan: %s\ntry 'uriscan --help'\n",
-               message.c_str());
+  const std::string& command = CurrentCommand();
+  std::fprintf(stderr, "uriscan: %s\ntry 'uriscan %s%s--help'\n",
+               message.c_str(), command.c_str(), command.empty() ? "" : " ");
   return 2;
 }
 
@@ -154,7 +198,8 @@ constexpr char kSharedHelp[] =
     "                    not; --quiet turns it off)\n"
     "  --help, --version\n"
     "  uriscan --man-pages=DIR writes a man page per command (this text)\n"
-    "  into DIR; uriscan --completion=bash|zsh prints a completion script\n"
+    "  into DIR; uriscan --completion=bash|zsh|fish prints a completion\n"
+    "  script\n"
     "\n"
     "Diagnostics go to stderr as FILE:LINE:COL: error: KIND: MESSAGE\n"
     "(COL counts bytes from 1). Exit status: 0 success, 1 invalid input\n"
@@ -435,12 +480,37 @@ void AddCommandOptions(CLI::App* app, const CommandSpec& spec,
   command->AddOptions(app);
 }
 
+// Where an option `typed` that `spec` does not take may have come from:
+// "; did you mean '--X'?" for one of its own, or "; it is an option of
+// C1, C2" when other commands take it as typed.
+std::string AnotherCommands(const CommandSpec& spec, const std::string& typed) {
+  const std::string name = typed.substr(0, typed.find('='));
+  std::vector<std::string> own;
+  for (std::string n : OptionNames(spec)) {
+    if (!n.empty() && n.back() == '=') n.pop_back();
+    own.push_back(n);
+  }
+  std::string others;
+  for (const CommandSpec* c : kCommands) {
+    if (c == &spec) continue;
+    for (std::string n : OptionNames(*c)) {
+      if (!n.empty() && n.back() == '=') n.pop_back();
+      if (n != name) continue;
+      others += (others.empty() ? "" : ", ") + std::string(c->name);
+      break;
+    }
+  }
+  if (!others.empty()) return "; it is an option of " + others;
+  return DidYouMean(name, own);
+}
+
 // The command named `name` with its options read from the rest of argv:
 // null with *status after the help or a usage error.
 std::unique_ptr<CommandRun> ReadCommand(const CommandSpec& spec, int argc,
                                         char** argv, Options* opt,
                                         int* status) {
   std::unique_ptr<CommandRun> command = spec.make(*opt);
+  CurrentCommand() = spec.name;
 
   CLI::App app("", std::string("uriscan ") + spec.name);
   AddCommandOptions(&app, spec, command.get(), opt);
@@ -464,7 +534,8 @@ std::unique_ptr<CommandRun> ReadCommand(const CommandSpec& spec, int argc,
     if (!options_done && a == "--") {
       options_done = true;
     } else if (!options_done && a.size() > 1 && a[0] == '-') {
-      *status = Usage("unknown option '" + a + "' for " + spec.name);
+      *status = Usage("unknown option '" + a + "' for " + spec.name +
+                      AnotherCommands(spec, a));
       return nullptr;
     } else {
       opt->files.push_back(a);
@@ -499,6 +570,7 @@ std::vector<std::string> OptionNames(const CommandSpec& spec) {
 std::unique_ptr<CommandRun> ParseCommandLine(int argc, char** argv,
                                              Options* opt, int* status) {
   *status = -1;
+  CurrentCommand().clear();
   if (argc < 2) {
     *status = Usage("no command given");
     return nullptr;
@@ -523,7 +595,7 @@ std::unique_ptr<CommandRun> ParseCommandLine(int argc, char** argv,
   if (name.rfind("--completion=", 0) == 0) {
     const std::string script = Completion(name.substr(13));
     *status = script.empty()
-                  ? Usage("--completion takes bash or zsh, not '" +
+                  ? Usage("--completion takes bash, zsh or fish, not '" +
                           name.substr(13) + "'")
                   : WriteStdout(script);
     return nullptr;
@@ -550,7 +622,9 @@ std::unique_ptr<CommandRun> ParseCommandLine(int argc, char** argv,
     opt->threads = AvailableCores();
     return ReadCommand(*c, argc, argv, opt, status);
   }
-  *status = Usage("unknown command '" + name + "'");
+  std::vector<std::string> names;
+  for (const CommandSpec* c : kCommands) names.emplace_back(c->name);
+  *status = Usage("unknown command '" + name + "'" + DidYouMean(name, names));
   return nullptr;
 }
 

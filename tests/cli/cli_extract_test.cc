@@ -108,7 +108,7 @@ TEST_F(CliTest, ExtractThreadAndChunkInvariance) {
 TEST_F(CliTest, ExtractUsageAndBadInput) {
   EXPECT_EQ(Run("extract --from=xml").err,
             "uriscan: --from takes text, clf, combined, tsv, csv or jsonl, "
-            "not 'xml'\ntry 'uriscan --help'\n");
+            "not 'xml'\ntry 'uriscan extract --help'\n");
   EXPECT_EQ(Run("extract --from=jsonl").status, 2);
   EXPECT_EQ(Run("extract --from=clf --field=referer").status, 2);
   EXPECT_EQ(Run("extract --from=text --field=2").status, 2);

@@ -21,14 +21,46 @@ TEST_F(CliTest, UsageErrorIsOneLineNamingTheAllowedValues) {
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err,
             "uriscan: --format takes jsonl or tsv, not 'xml'\n"
-            "try 'uriscan --help'\n");
+            "try 'uriscan parse --help'\n");
   r = Run("normalize --profile fancy");
   EXPECT_EQ(r.err,
             "uriscan: --profile takes syntax, scheme, crawler or w3lib, not "
-            "'fancy'\ntry 'uriscan --help'\n");
+            "'fancy'\ntry 'uriscan normalize --help'\n");
   r = Run("frobnicate");
   EXPECT_EQ(r.err, "uriscan: unknown command 'frobnicate'\n"
                    "try 'uriscan --help'\n");
+}
+
+// A mistyped command or option gets the closest name; an option of another
+// command says which takes it; nothing far from any name gets a guess.
+TEST_F(CliTest, AMistypedNameGetsTheClosestOne) {
+  const struct {
+    const char* args;
+    const char* err;
+  } cases[] = {
+      {"parze", "uriscan: unknown command 'parze'; did you mean 'parse'?\n"
+                "try 'uriscan --help'\n"},
+      {"dedpu", "uriscan: unknown command 'dedpu'; did you mean 'dedup'?\n"
+                "try 'uriscan --help'\n"},
+      {"parse --colums=host",
+       "uriscan: unknown option '--colums=host' for parse; did you mean "
+       "'--columns'?\ntry 'uriscan parse --help'\n"},
+      {"dedup --memroy 1G",
+       "uriscan: unknown option '--memroy' for dedup; did you mean "
+       "'--memory'?\ntry 'uriscan dedup --help'\n"},
+      {"parse --state=s",
+       "uriscan: unknown option '--state=s' for parse; it is an option of "
+       "dedup\ntry 'uriscan parse --help'\n"},
+      {"validate --zzzzzzzz",
+       "uriscan: unknown option '--zzzzzzzz' for validate\n"
+       "try 'uriscan validate --help'\n"},
+      {"xyzzy", "uriscan: unknown command 'xyzzy'\ntry 'uriscan --help'\n"},
+  };
+  for (const auto& c : cases) {
+    const Result r = Run(c.args);
+    EXPECT_EQ(r.status, 2) << c.args;
+    EXPECT_EQ(r.err, c.err) << c.args;
+  }
 }
 
 TEST_F(CliTest, OptionValueMayBeTheNextArgument) {
@@ -41,7 +73,7 @@ TEST_F(CliTest, OptionValueMayBeTheNextArgument) {
   EXPECT_EQ(Run("parse --format tsv --quiet", in).out,
             Run("parse --format=tsv --quiet", in).out);
   EXPECT_EQ(Run("parse --format").err,
-            "uriscan: --format needs a value\ntry 'uriscan --help'\n");
+            "uriscan: --format needs a value\ntry 'uriscan parse --help'\n");
   // After "--" nothing is an option, not even a value option's name.
   EXPECT_EQ(Run("validate --quiet -- --base").status, 2);  // no such file
 }
@@ -74,19 +106,20 @@ TEST_F(CliTest, EachCommandHasItsOwnHelp) {
 TEST_F(CliTest, UnknownOptionsAndFlagValuesAreUsageErrors) {
   Result r = Run("validate --base http://x");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "uriscan: unknown option '--base' for validate\n"
-                   "try 'uriscan --help'\n");
+  EXPECT_EQ(r.err, "uriscan: unknown option '--base' for validate; it is an "
+                   "option of extract, stats, resolve\n"
+                   "try 'uriscan validate --help'\n");
   r = Run("parse --quiet=yes");
   EXPECT_EQ(r.status, 2);
-  EXPECT_EQ(r.err, "uriscan: --quiet takes no value\ntry 'uriscan --help'\n");
+  EXPECT_EQ(r.err, "uriscan: --quiet takes no value\ntry 'uriscan parse --help'\n");
   EXPECT_EQ(Run("state --lenient x").status, 2);  // state repairs nothing
   // An empty value after '=' is the value, not the next argument.
   r = Run("dedup --state= " + Path("x"));
   EXPECT_EQ(r.err, "uriscan: --state takes a directory\n"
-                   "try 'uriscan --help'\n");
+                   "try 'uriscan dedup --help'\n");
   EXPECT_EQ(Run("parse --format=").err,
             "uriscan: --format takes jsonl or tsv, not ''\n"
-            "try 'uriscan --help'\n");
+            "try 'uriscan parse --help'\n");
   // The last of an option given twice counts.
   EXPECT_EQ(Run("parse --quiet --format=xml --format=tsv", "a\n").status, 0);
 }

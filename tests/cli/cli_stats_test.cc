@@ -76,7 +76,7 @@ TEST_F(CliTest, StatsFromALogCountsItsLinesByKind) {
   EXPECT_EQ(Run("stats --from=nope").err,
             "uriscan: --from takes text, clf, combined, tsv, csv or jsonl, "
             "not 'nope'\n"
-            "try 'uriscan --help'\n");
+            "try 'uriscan stats --help'\n");
 }
 
 // --field=referer and --base, as extract takes them: the counts are those
