@@ -27,8 +27,10 @@ constexpr char kHelp[] =
     "                              fragment, sorted query without tracking,\n"
     "                              session-id or empty parameters, no empty\n"
     "                              query, IPv4 in dotted quads; prints\n"
-    "                              KEY<TAB>ORIGINAL, KEY empty for an\n"
-    "                              invalid line) or w3lib (what Scrapy's\n"
+    "                              NORMALIZED<TAB>ORIGINAL, NORMALIZED\n"
+    "                              empty for an invalid line; not the\n"
+    "                              16-hex key of dedup --keys and the\n"
+    "                              key column) or w3lib (what Scrapy's\n"
     "                              w3lib.url.canonicalize_url returns)\n";
 
 // The normal forms of a chunk's rows, per worker thread (the batch

@@ -222,10 +222,10 @@ class CommandRun {
 // refuses), its diagnostic made, as --on-error says: false to stop (fail);
 // skip drops it; keep writes row i's line as it was read. An over-long one is not
 // held in memory (whatever the chunking), so an empty line stands in for
-// it. With `empty_key`, the crawler profile's KEY<TAB>ORIGINAL gets an
-// empty KEY, so every line has the same two columns.
+// it. With `empty_normalized`, the crawler profile's NORMALIZED<TAB>ORIGINAL
+// gets an empty NORMALIZED, so every line has the same two columns.
 bool ApplyOnError(OnError on_error, size_t i, const UriReference& uri,
-                  bool empty_key, Chunk* c);
+                  bool empty_normalized, Chunk* c);
 
 // Row i of a chunk beside its reference, for the columns of ColumnWriter:
 // its line number (a record's), file name and the line as read.

@@ -55,11 +55,11 @@ void RepairChunk(Chunk* c, size_t max_line) {
 }  // namespace
 
 bool ApplyOnError(OnError on_error, size_t i, const UriReference& uri,
-                  bool empty_key, Chunk* c) {
+                  bool empty_normalized, Chunk* c) {
   if (on_error == OnError::kFail) return false;
   if (on_error == OnError::kSkip) return true;
   const bool whole = uri.error().kind != ErrorKind::kTooLong;
-  if (empty_key) {  // a column of two: a TAB in the line is escaped
+  if (empty_normalized) {  // a column of two: a TAB in the line is escaped
     c->out.push_back('\t');
     if (whole) AppendPgText(c->AsRead(i, uri.text()), &c->out);
   } else if (whole) {
