@@ -46,7 +46,10 @@ constexpr char kHelp[] =
     "                              unless --top says otherwise\n"
     "      [--html=FILE]           also the report as one self-contained\n"
     "                              HTML page with charts (no script, no\n"
-    "                              network), written whole into a new FILE\n";
+    "                              network), written whole into a new FILE\n"
+    "      [--force]               --html: replace an existing FILE (the\n"
+    "                              page is still written whole, then renamed\n"
+    "                              over it; a link is replaced, not followed)\n";
 
 // Lengths in power-of-two buckets: 0, 1, 2-3, 4-7, ..., and the last
 // from 2^20 bytes on.
@@ -168,6 +171,7 @@ class StatsRun : public CommandRun {
       top_given_ = true;
     });
     AddFlag(app, "--histograms", [this] { histograms_ = true; });
+    AddFlag(app, "--force", [this] { force_ = true; });
     AddValueOption(app, "--html", "FILE", [this](const std::string& v) {
       if (v.empty()) throw UsageError("--html takes a file name");
       html_ = v;
@@ -184,9 +188,11 @@ class StatsRun : public CommandRun {
         std::fprintf(stderr, "uriscan: stats: --html: %s\n", error.c_str());
         return 2;
       }
-      if (html_file_.Exists())
-        return Usage("--html " + html_ + " exists; stats writes a new file");
+      if (html_file_.Exists() && !force_)
+        return Usage("--html " + html_ + " exists; stats writes a new file "
+                     "(--force replaces it)");
     }
+    if (force_ && html_.empty()) return Usage("--force applies to --html");
     if ((!field_.empty() || base_.given) && from_.empty())
       return Usage("--field and --base need --from");
     if (from_.empty()) return -1;
@@ -254,6 +260,7 @@ class StatsRun : public CommandRun {
   BaseOption base_;
   bool json_ = false, histograms_ = false, top_given_ = false;
   std::string html_;  // --html, or empty
+  bool force_ = false;  // --force: --html may replace its FILE
   OutputFile html_file_;
   size_t top_ = 0;
   std::unique_ptr<PublicSuffixList> suffixes_;
@@ -696,7 +703,7 @@ bool StatsRun::WriteHtml(const Totals& t, double wall) {
   std::string error;
   if (!html_file_.Open(&error, /*as_stdout=*/false) ||
       !html_file_.Write(h, &error) || !html_file_.Sync(&error) ||
-      !html_file_.Publish(&error)) {
+      !html_file_.Publish(&error, /*replace=*/force_)) {
     std::fprintf(stderr, "uriscan: stats: --html: %s\n", error.c_str());
     return false;
   }

@@ -128,11 +128,13 @@ bool OutputFile::Sync(std::string* error) {
   return durable::SyncDirectory(parent_, error);
 }
 
-bool OutputFile::Publish(std::string* error) {
+bool OutputFile::Publish(std::string* error, bool replace) {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   durable::CrashPoint("output-unnamed");
-  if (durable::RenameNoReplace(AT_FDCWD, tmp_, AT_FDCWD, final_) != 0) {
+  if ((replace ? std::rename(tmp_.c_str(), final_.c_str())
+               : durable::RenameNoReplace(AT_FDCWD, tmp_, AT_FDCWD, final_)) !=
+      0) {
     *error = "cannot rename " + tmp_ + " to " + final_ + ": " +
              std::strerror(errno);
     return false;

@@ -39,8 +39,9 @@ class OutputFile {
   // happens to this run (the next update puts it in place).
   void Keep() { keep_ = true; }
   // Renames the temporary file to FILE (never over a file that appeared
-  // meanwhile) and fsyncs their directory.
-  bool Publish(std::string* error);
+  // meanwhile, unless `replace`: then over FILE itself, a link included,
+  // never through it) and fsyncs their directory.
+  bool Publish(std::string* error, bool replace = false);
 
  private:
   std::string given_, name_, parent_, final_, tmp_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The uriscan command end to end, stats: the report's counts.
 #include <nlohmann/json.hpp>
+#include <sys/stat.h>
 #include <sstream>
 
 #include "tests/cli/cli_test.h"
@@ -364,6 +365,24 @@ TEST_F(CliTest, StatsHtmlReportHoldsTheJsonNumbersAndRendersInChromium) {
   ASSERT_EQ(symlink(Path("target.html").c_str(), Path("link.html").c_str()), 0);
   EXPECT_EQ(Run("stats --html=" + Path("link.html") + " " + input).status, 2);
   EXPECT_EQ(access(Path("target.html").c_str(), F_OK), -1);
+  // --force replaces the file, whole; a link is replaced, its target (here
+  // a file of its own) never written.
+  Write(Path("target.html"), "mine\n");
+  Write(Path("report.html"), "old\n");
+  const Result forced = Run("stats --quiet --force --html=" +
+                            Path("report.html") + " " + input);
+  EXPECT_EQ(forced.status, 0) << forced.err;
+  EXPECT_EQ(Slurp(Path("report.html")).rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Run("stats --quiet --force --html=" + Path("link.html") + " " +
+                input).status, 0);
+  EXPECT_EQ(Slurp(Path("link.html")).rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_EQ(Slurp(Path("target.html")), "mine\n");
+  struct stat st;
+  ASSERT_EQ(lstat(Path("link.html").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_EQ(Run("stats --force " + input).err,
+            "uriscan: --force applies to --html\n"
+            "try 'uriscan stats --help'\n");
 }
 
 }  // namespace uriscan_cli_test
