@@ -134,6 +134,18 @@ if [ -d "$shared" ]; then
   "$uriscan" extract --quiet --with-line --from=combined --base=http://www.semicomplete.com/ "$log" 2>/dev/null | utf8 > "$work/want"
   raw_sql "SELECT line, uri FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/')" > "$work/got"
   compare "read_uris combined with base" "$work/want" "$work/got"
+  # The README's example as a reader runs it, on this log: a host on every
+  # row (the log's targets are relative: the example gives a base).
+  awk '/^```sql$/ {f = 1; next} /^```$/ {if (f) exit} f' "$root/README.md" \
+    | grep -v '^LOAD ' \
+    | sed -e "s|'access.log.gz'|'$work/log.gz'|" \
+          -e "s|'requests.parquet'|'$work/requests.parquet'|" > "$work/readme.sql"
+  sql "$(cat "$work/readme.sql")" > /dev/null
+  sql "SELECT count(*), count(host), count(*) FILTER (WHERE host = 'example.com'),
+              count(time), count(status) FROM '$work/requests.parquet'" > "$work/got"
+  rows=$(grep -c '' < <(raw_sql "SELECT line FROM read_uris('$log', format := 'combined')"))
+  printf '%s\t%s\t%s\t%s\t%s\n' "$rows" "$rows" "$rows" "$rows" "$rows" > "$work/want"
+  compare "the README's example: a host, a time and a status on every row" "$work/want" "$work/got"
   "$uriscan" extract --quiet --from=combined --field=referer --lenient "$log" 2>/dev/null | utf8 > "$work/want"
   raw_sql "SELECT uri FROM read_uris('$log', format := 'combined', field := 'referer', lenient := true)" > "$work/got"
   compare "read_uris lenient" "$work/want" "$work/got"

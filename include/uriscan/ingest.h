@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "uriscan/export.h"
@@ -84,9 +85,21 @@ struct LogBatch {
 
 // A file that could not be read: missing, unreadable, damaged (a gzip or
 // zstd stream), cut short while it was read, or without the header column
-// named. what() names the file.
-struct URISCAN_EXPORT LogReadError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+// named. what() names the file; file() is its name, error_number() the
+// errno of an open or a read that failed (ENOENT: missing), else 0.
+class URISCAN_EXPORT LogReadError : public std::runtime_error {
+ public:
+  explicit LogReadError(const std::string& what, std::string file = {},
+                        int error_number = 0)
+      : std::runtime_error(what),
+        file_(std::move(file)),
+        error_number_(error_number) {}
+  const std::string& file() const { return file_; }
+  int error_number() const { return error_number_; }
+
+ private:
+  std::string file_;
+  int error_number_;
 };
 
 // Reads files one after the other, a run of whole records at a time, in

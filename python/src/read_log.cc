@@ -96,7 +96,18 @@ py::dict ReadLog(const std::vector<std::string>& paths,
       }
       throw;
     } catch (const LogReadError& e) {
-      throw std::runtime_error(e.what());
+      if (e.error_number() == 0) throw std::runtime_error(e.what());
+      // OSError(errno, text, filename): FileNotFoundError for ENOENT,
+      // PermissionError for EACCES, ... as Python's own open() raises.
+      std::string text = e.what();
+      if (text.rfind(e.file() + ": ", 0) == 0)
+        text.erase(0, e.file().size() + 2);
+      const py::object error = py::module_::import("builtins")
+                                   .attr("OSError")(e.error_number(), text,
+                                                    e.file());
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.ptr())),
+                      error.ptr());
+      throw py::error_already_set();
     }
     if (!more) break;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();

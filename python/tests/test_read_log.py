@@ -58,7 +58,7 @@ COMBINED = re.compile(
 @pytest.mark.skipif(not LOG.is_file(), reason="no shared corpus")
 def test_combined_fields_match_the_log():
     frame = uriscan.read_log(LOG, format="combined")
-    assert frame["time"].dtype.kind == "M"  # datetime64 (ns in pandas 1.x)
+    assert str(frame["time"].dtype) == "datetime64[ns, UTC]"
     assert str(frame["status"].dtype) == "Int32"
     assert str(frame["bytes"].dtype) == "Int64"
     by_line = frame.set_index("line")
@@ -71,7 +71,7 @@ def test_combined_fields_match_the_log():
         row = by_line.loc[number]
         assert row["client"] == m.group(1)
         when = pd.to_datetime(m.group(2), format="%d/%b/%Y:%H:%M:%S %z")
-        assert row["time"] == when.tz_convert("UTC").tz_localize(None)
+        assert row["time"] == when.tz_convert("UTC")
         assert row["method"] == m.group(3)
         assert row["status"] == int(m.group(4))
         if m.group(5) == "-":
@@ -94,8 +94,21 @@ def test_missing_fields_are_missing(tmp_path):
         b'"agent \\"x\\""\n')
     frame = uriscan.read_log(log, format="combined")
     assert list(frame["uri"]) == ["/a", "/b"]
-    assert frame["time"][0] == pd.Timestamp("2000-10-10 20:55:36")
+    assert frame["time"][0] == pd.Timestamp("2000-10-10 20:55:36", tz="UTC")
     assert pd.isna(frame["time"][1])
+
+
+def test_times_are_utc_and_missing_outside_pandas_range(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_bytes(
+        b'1.2.3.4 - - [31/Dec/9999:23:59:59 +0000] "GET /a HTTP/1.0" 200 1\n'
+        b'1.2.3.4 - - [01/Jan/1600:00:00:00 +0000] "GET /b HTTP/1.0" 200 1\n'
+        b'1.2.3.4 - - [01/Jan/2262:00:00:00 +0100] "GET /c HTTP/1.0" 200 1\n')
+    frame = uriscan.read_log(log, format="clf")
+    assert list(frame["uri"]) == ["/a", "/b", "/c"]
+    assert str(frame["time"].dtype) == "datetime64[ns, UTC]"
+    assert pd.isna(frame["time"][0]) and pd.isna(frame["time"][1])
+    assert frame["time"][2] == pd.Timestamp("2261-12-31 23:00:00", tz="UTC")
     assert list(frame["method"]) == ["GET", "POST"]
     assert list(frame["status"]) == [200, 404]
     assert pd.isna(frame["bytes"][0]) and frame["bytes"][1] == 12
@@ -129,8 +142,11 @@ def test_errors_name_what_is_wrong(tmp_path):
         uriscan.read_log(tmp_path / "x", format="xml")
     with pytest.raises(ValueError, match="field"):
         uriscan.read_log(tmp_path / "x", format="jsonl")
-    with pytest.raises(RuntimeError, match="nope.txt"):
+    with pytest.raises(FileNotFoundError, match="nope.txt") as missing:
         uriscan.read_log(tmp_path / "nope.txt")
+    assert missing.value.filename == str(tmp_path / "nope.txt")
+    with pytest.raises(IsADirectoryError):  # an OSError, read() refused
+        uriscan.read_log(tmp_path)
     bad = tmp_path / "bad.gz"
     bad.write_bytes(gzip.compress(b"http://a/\n" * 1000)[:60])
     with pytest.raises(RuntimeError, match="bad.gz"):

@@ -317,14 +317,17 @@ def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
     ``field``, ``base`` and ``lenient`` are those of ``uriscan extract``.
     Columns: ``file``, ``line`` (uint64, from 1) and ``uri`` (str); for
     ``clf`` and ``combined`` also ``client``, ``time``
-    (``datetime64``, UTC), ``method``, ``status`` (``Int32``),
+    (``datetime64[ns, UTC]``; missing outside 1677-2262), ``method``,
+    ``status`` (``Int32``),
     ``bytes`` (``Int64``), and for ``combined`` ``referer`` and
     ``user_agent``; a field the line lacks (or writes as ``-``) is
     missing. Text that is not UTF-8 reads with U+FFFD in place of each
     ill-formed part. Raises ValueError for options that do not hold
-    together, RuntimeError naming a file that cannot be read (missing,
-    damaged, cut short while it was read); Ctrl-C stops a read that waits
-    for input.
+    together, FileNotFoundError for a missing file and OSError for another
+    that cannot be opened or read (``filename`` is the file),
+    RuntimeError naming a file that is damaged (gzip, zstd), cut short
+    while it was read or without the header column named; Ctrl-C stops a
+    read that waits for input.
     """
     import pandas as pd
 
@@ -339,10 +342,16 @@ def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
         "uri": pd.Series(c["uri"], dtype=object),
     }
     if "client" in c:
-        time = _np.frombuffer(c["time"], dtype=_np.int64).astype(
-            "datetime64[us]")
-        time[_np.frombuffer(c["has_time"], dtype=_np.uint8) == 0] = \
-            _np.datetime64("NaT")
+        # Microseconds since 1970 as pandas' UTC timestamps, which hold
+        # nanoseconds (1677 to 2262 in pandas 1.x): a time outside them is
+        # missing, as a line without one is.
+        us = _np.frombuffer(c["time"], dtype=_np.int64)
+        bound = _np.iinfo(_np.int64).max // 1000
+        ok = (_np.frombuffer(c["has_time"], dtype=_np.uint8) != 0) & \
+            (us > -bound) & (us < bound)
+        ns = _np.where(ok, _np.clip(us, -bound, bound) * 1000,
+                       _np.iinfo(_np.int64).min)  # NaT
+        time = pd.Series(ns.view("datetime64[ns]")).dt.tz_localize("UTC")
         status = pd.array(_np.frombuffer(c["status"], dtype=_np.int32),
                           dtype="Int32")
         status[_np.frombuffer(c["has_status"], dtype=_np.uint8) == 0] = pd.NA

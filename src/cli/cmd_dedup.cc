@@ -58,6 +58,11 @@ constexpr char kHelp[] =
     "                              keys are looked up shard by shard on\n"
     "                              --threads threads. Output and answers\n"
     "                              are those of an unsharded state\n"
+    "      [--summary=text|json]   json: the summary as one object on\n"
+    "                              stderr (docs/cli.md), even with --quiet\n"
+    "      [--wait-lock=SECONDS]   a state another run holds is waited for\n"
+    "                              up to SECONDS (default 0: refused at\n"
+    "                              once, exit 2)\n"
     "      [--output=FILE]         the lines into FILE (a new file), which\n"
     "                              appears whole when the run ends with exit\n"
     "                              0; with --state, together with the\n"
@@ -211,6 +216,38 @@ class DedupRun : public CommandRun {
     }
     return true;
   }
+  int Report(const Totals& t, bool stopped, double wall) override {
+    if (!summary_json_) return CommandRun::Report(t, stopped, wall);
+    // One object on stderr, even with --quiet: asked for by name.
+    std::string j = "{\"format\":\"uriscan-dedup-summary-1\",\"lines\":" +
+                    std::to_string(t.lines) +
+                    ",\"valid\":" + std::to_string(t.valid) +
+                    ",\"invalid\":" + std::to_string(t.lines - t.valid) +
+                    ",\"errors\":{";
+    for (int k = 1; k < kErrorKindCount; ++k) {
+      if (k > 1) j += ',';
+      AppendJsonString(ErrorKindName(static_cast<ErrorKind>(k)), &j);
+      j += ':' + std::to_string(t.by_error[k]);
+    }
+    j += "},\"repaired\":" + std::to_string(t.repaired) +
+         ",\"held_back\":" + std::to_string(t.held_back) +
+         ",\"stopped\":" + (stopped ? "true" : "false") +
+         ",\"distinct\":" + std::to_string(sink_ ? sink_->distinct() : 0) +
+         ",\"duplicates\":" + std::to_string(sink_ ? sink_->duplicates() : 0) +
+         ',';
+    if (sink_) sink_->AppendJson(&j);
+    j += ",\"output\":";
+    if (output_name_.empty()) {
+      j += "null";
+    } else {
+      AppendJsonString(output_ ? output_->path() : output_name_, &j);
+    }
+    char seconds[64];
+    std::snprintf(seconds, sizeof seconds, ",\"wall_seconds\":%.6f}\n", wall);
+    j += seconds;
+    std::fputs(j.c_str(), stderr);
+    return 0;
+  }
   std::string SummaryTail(const Totals& /*t*/) const override {
     if (!sink_) return {};
     return ", " + std::to_string(sink_->distinct()) + " distinct, " +
@@ -225,6 +262,7 @@ class DedupRun : public CommandRun {
   // for update then says what is wrong. False after a message.
   bool TakeStateProfile() {
     StateStore stored;
+    stored.set_lock_wait(lock_wait_);
     std::string error;
     if (!stored.OpenForReading(state_dir_, &error, /*checksums=*/false,
                                /*top_only=*/true) ||
@@ -328,6 +366,7 @@ class DedupRun : public CommandRun {
   // --state=DIR opened for update; false after a message.
   bool OpenState() {
     state_ = std::make_unique<StateStore>();
+    state_->set_lock_wait(lock_wait_);
     std::string error;
     if (state_->OpenForUpdate(
             state_dir_, StateIdentityOf(*fingerprinter_, profile_.normalize),
@@ -349,6 +388,8 @@ class DedupRun : public CommandRun {
   DedupSink::Config config_;
   std::string state_dir_;  // --state
   uint32_t shards_ = 0;    // --shards: 0 takes the state's
+  double lock_wait_ = 0;   // --wait-lock: seconds
+  bool summary_json_ = false;  // --summary=json
   std::string output_name_;  // --output
   std::unique_ptr<OutputFile> output_;
   struct DigestFree {
@@ -403,6 +444,18 @@ void DedupRun::AddOptions(CLI::App* app) {
       throw UsageError("--shards takes a power of 2 from 1 to 4096");
     shards_ = static_cast<uint32_t>(n);
   });
+  AddValueOption(app, "--summary", "text|json", [this](const std::string& v) {
+    if (v != "text" && v != "json")
+      throw UsageError(Allowed("--summary", "text or json", v));
+    summary_json_ = v == "json";
+  });
+  AddValueOption(app, "--wait-lock", "SECONDS", [this](const std::string& v) {
+    char* end = nullptr;
+    const double seconds = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end != '\0' || !(seconds >= 0 && seconds <= 86400))
+      throw UsageError("--wait-lock takes seconds from 0 to 86400");
+    lock_wait_ = seconds;
+  });
   AddValueOption(app, "--output", "FILE", [this](const std::string& v) {
     // The path is written into a --state's MANIFEST, a line a field.
     if (v.empty() ||
@@ -429,6 +482,8 @@ int DedupRun::Check() {
       return 2;
     }
   }
+  if (lock_wait_ > 0 && state_dir_.empty())
+    return Usage("--wait-lock applies to --state");
   if (shards_ != 0 && state_dir_.empty())
     return Usage("--shards shards a --state directory; it needs --state");
   if (!state_dir_.empty() && config_.bloom_expected > 0)

@@ -3,6 +3,9 @@
 // (docs/design.md, "The state"), which it can verify and compact.
 #include <CLI/CLI.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -29,7 +32,9 @@ constexpr char kHelp[] =
     "                              run too; --compact first merges all runs\n"
     "                              into one; --upgrade first converts a state\n"
     "                              of an earlier release in place (format 1,\n"
-    "                              or shards that do not record their state)\n";
+    "                              or shards that do not record their state);\n"
+    "                              the last outputs committed (dedup\n"
+    "                              --output) are listed, and those gone\n";
 
 // Merges every run of `dir` into one, under the exclusive lock.
 bool Compact(const std::string& dir, std::string* error) {
@@ -137,6 +142,21 @@ void PrintState(const std::string& dir, const StateStore& state) {
                 static_cast<unsigned long long>(r.keys),
                 static_cast<unsigned long long>(r.bytes),
                 r.keys ? static_cast<double>(r.bytes) / r.keys : 0.0);
+  }
+  // The outputs of dedup --output=FILE committed with the state, the last
+  // ten of them, and whether each is still there.
+  const std::vector<StateStore::Committed>& outputs = state.committed();
+  constexpr size_t kListed = 10;
+  std::printf("outputs   %zu committed%s\n", outputs.size(),
+              outputs.size() > kListed ? " (the last 10, newest last)"
+              : outputs.empty()        ? ""
+                                       : " (newest last)");
+  for (size_t i = outputs.size() - std::min(outputs.size(), kListed);
+       i < outputs.size(); ++i) {
+    struct stat st;
+    const bool there = ::lstat(outputs[i].path.c_str(), &st) == 0;
+    std::printf("  %s  %s%s\n", StateStore::TimeText(outputs[i].time).c_str(),
+                outputs[i].path.c_str(), there ? "" : "  (gone)");
   }
   std::fflush(stdout);
 }

@@ -255,6 +255,45 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
   return true;
 }
 
+void DedupSink::AppendJson(std::string* j) const {
+  char text[512];
+  if (!bloom_.empty()) {
+    double rate = 0;
+    for (const auto& layer : bloom_) rate += layer->ExpectedRate();
+    std::snprintf(text, sizeof text,
+                  "\"method\":\"bloom\",\"bloom_bytes\":%llu,"
+                  "\"bloom_layers\":%zu,\"expected_fp_rate\":%.6g",
+                  static_cast<unsigned long long>(bloom_bytes_), bloom_.size(),
+                  rate);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "\"method\":\"exact\",\"peak_bytes\":%llu,"
+                  "\"spilled_runs\":%zu",
+                  static_cast<unsigned long long>(exact_->peak_bytes()),
+                  exact_->runs());
+  }
+  *j += text;
+  *j += ",\"state\":";
+  if (!config_.state) {
+    *j += "null";
+    return;
+  }
+  const StateStore& state = *config_.state;
+  *j += "{\"dir\":";
+  AppendJsonString(state.dir(), j);
+  std::snprintf(
+      text, sizeof text,
+      ",\"seen_before\":%llu,\"new\":%llu,\"lookup_seconds\":%.6f,"
+      "\"lookup_bytes\":%llu,\"commit_seconds\":%.6f,\"keys\":%llu,"
+      "\"shards\":%u,\"runs\":%zu}",
+      static_cast<unsigned long long>(exact_->filtered()),
+      static_cast<unsigned long long>(exact_->distinct()), lookup_seconds_,
+      static_cast<unsigned long long>(state.lookup_bytes()),
+      state.commit_seconds(), static_cast<unsigned long long>(state.keys()),
+      state.shards(), state.runs().size());
+  *j += text;
+}
+
 std::string DedupSink::Describe() const {
   char text[256];
   if (!bloom_.empty()) {

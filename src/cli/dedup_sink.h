@@ -59,6 +59,9 @@ class DedupSink {
   uint64_t seen_before() const { return exact_ ? exact_->filtered() : 0; }
   // How it was done: memory, bytes per URL, runs, or the Bloom filter.
   std::string Describe() const;
+  // The same as JSON members (no braces): "method" and its numbers, and
+  // "state" (null without one).
+  void AppendJson(std::string* j) const;
 
  private:
   void Append(uint64_t key, std::string_view line, char tag, std::string* out);

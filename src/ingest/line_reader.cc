@@ -101,6 +101,7 @@ bool LineReader::Open(const std::string& path, std::string* error) {
   size_ = read_ = 0;
   last_ = Lines{};
   error_.clear();
+  error_number_ = 0;
   if (path == "-") {
     fd_ = 0;
   } else {
@@ -108,7 +109,8 @@ bool LineReader::Open(const std::string& path, std::string* error) {
     // in WaitReadable(), which a stop ends).
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd_ < 0) {
-      *error = std::strerror(errno);
+      error_number_ = errno;
+      *error = std::strerror(error_number_);
       return false;
     }
     owns_fd_ = true;
@@ -336,7 +338,8 @@ bool LineReader::Fill() {
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     eof_ = true;
     if (got < 0) {
-      error_ = std::strerror(errno);
+      error_number_ = errno;
+      error_ = std::strerror(error_number_);
     } else if (regular_ && read_ < size_) {
       // Cut while it was read (logrotate's copytruncate): the lines before
       // the cut were read; the rest is not there to read.

@@ -93,6 +93,9 @@ class LineReader {
   // returns kStopped.
   void stop() { stop_.store(true, std::memory_order_relaxed); }
   const std::string& error() const { return error_; }
+  // The errno of the open (Open() false) or read (kError) that failed,
+  // else 0 (damage, a file that shrank, a stop).
+  int error_number() const { return error_number_; }
   // True when error() is damage in a compressed stream ("gzip: ... at
   // compressed byte N"), not a failed read.
   bool damaged() const { return damaged_; }
@@ -193,6 +196,7 @@ class LineReader {
   Lines last_;  // what Next() handed out last (for Unread)
   bool last_copied_ = false;  // ... copied: its bytes are before begin_
   std::string error_;
+  int error_number_ = 0;
   std::unique_ptr<Decoder> decoder_;  // a compressed stream
   bool damaged_ = false;
   bool at_start_ = true;  // the byte-order mark is not checked yet

@@ -47,8 +47,10 @@ struct LogReader::Impl {
     throw std::invalid_argument(message);
   }
   void Check();
-  [[noreturn]] void Fail(const std::string& message) const {
-    throw LogReadError(files[file] + ": " + message);
+  [[noreturn]] void Fail(const std::string& message,
+                         int error_number = 0) const {
+    throw LogReadError(files[file] + ": " + message, files[file],
+                       error_number);
   }
   void Lines(std::string_view text, LogBatch* batch);
   // `taken`: the run was cut already (RecordCutter::TakeLongLine()).
@@ -236,7 +238,7 @@ bool LogReader::Next(LogBatch* batch) {
       std::string error;
       if (!s.reader.Open(s.files[s.file], &error)) {
         if (error == "stopped") throw Interrupted();
-        s.Fail(error);
+        s.Fail(error, s.reader.error_number());
       }
       s.cutter.Follow(&s.reader);
       s.open = s.starts_file = true;
@@ -251,7 +253,8 @@ bool LogReader::Next(LogBatch* batch) {
       case LineReader::Status::kError:
         if (s.reader.damaged()) s.Fail(s.reader.error());
         s.Fail("error reading after line " + std::to_string(s.line) + ": " +
-               s.reader.error());
+                   s.reader.error(),
+               s.reader.error_number());
       case LineReader::Status::kEnd:
         if (s.starts_file && !s.cutter.EmptyFileError().empty())
           s.Fail("1:1: " + s.cutter.EmptyFileError());

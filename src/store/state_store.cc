@@ -233,13 +233,29 @@ bool StateStore::Lock(bool exclusive, std::string* error) {
       return false;
     }
     struct stat st;
-    if (flock(lock_fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) != 0 ||
-        fstat(lock_fd_, &st) != 0) {
-      *error = errno == EWOULDBLOCK
+    const int mode = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB;
+    int locked = flock(lock_fd_, mode);
+    int locked_errno = errno;
+    // set_lock_wait(): the other run is given that long to finish.
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(lock_wait_);
+    while (locked != 0 && locked_errno == EWOULDBLOCK && lock_wait_ > 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      locked = flock(lock_fd_, mode);
+      locked_errno = errno;
+    }
+    if (locked != 0 || fstat(lock_fd_, &st) != 0) {
+      if (locked == 0) locked_errno = errno;
+      char waited[64] = "";
+      if (lock_wait_ > 0)
+        std::snprintf(waited, sizeof waited, " (waited %g s)", lock_wait_);
+      *error = locked_errno == EWOULDBLOCK
                    ? "state " + dir_ +
                          " is in use: another uriscan run holds its lock (" +
-                         path + "); try again when it has finished"
-                   : "cannot lock " + path + ": " + std::strerror(errno);
+                         path + ")" + waited + "; try again when it has finished"
+                   : "cannot lock " + path + ": " +
+                         std::strerror(locked_errno);
       return false;
     }
     if (st.st_nlink > 0) {
@@ -1362,6 +1378,7 @@ bool StateStore::JoinTop(std::string* error) {
   if (top->dir_.empty()) top->dir_ = "/";
   top->dir_fd_ = openat(dir_fd_, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (top->dir_fd_ < 0) return true;
+  top->lock_wait_ = lock_wait_;
   if (!top->Lock(false, error) || !top->ReadManifest(error)) return false;
   const uint32_t index =
       static_cast<uint32_t>(std::strtoul(base.c_str() + 6, nullptr, 10));

@@ -173,6 +173,11 @@ class StateStore {
   // the last kMaxCommitted outputs with theirs.
   void SetOutput(const std::string& tmp, const std::string& final,
                  uint64_t digest);
+  // Before an Open: a lock another run holds is waited for up to this
+  // many seconds (polled every 20 ms) rather than refused at once.
+  void set_lock_wait(double seconds) { lock_wait_ = seconds; }
+  // The outputs committed, oldest first (at most kMaxCommitted).
+  const std::vector<Committed>& committed() const { return committed_; }
   // The committed output at `path` (absolute), or null.
   const Committed* FindCommitted(const std::string& path) const;
   // The last output committed from input of this digest, or null.
@@ -390,6 +395,7 @@ class StateStore {
   uint64_t new_keys_ = 0, compacted_keys_ = 0;
   uint64_t written_bytes_ = 0, rewritten_bytes_ = 0, lookup_bytes_ = 0;
   std::vector<Committed> committed_;
+  double lock_wait_ = 0;  // set_lock_wait()
   double commit_seconds_ = 0;
   bool lookup_failed_ = false;
   bool published_ = false;

@@ -25,6 +25,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gtest/gtest.h"
 #include "tests/support/files.h"
 #include "uriscan/seen_state.h"
@@ -416,6 +418,81 @@ TEST_F(StateCliTest, ASecondRunIsLockedOut) {
   EXPECT_EQ(StateKeys(), 2);
 }
 
+// --wait-lock=SECONDS: a second run waits for the first to finish (its
+// profile read from the state once it may), or gives up after SECONDS.
+TEST_F(StateCliTest, ASecondRunWaitsForTheLockWhenAskedTo) {
+  ASSERT_EQ(Run("dedup --state=" + state_ + " --profile=crawler",
+                "http://a/\n").status, 0);
+  ASSERT_EQ(mkfifo(Path("fifo").c_str(), 0600), 0);
+  const pid_t first =
+      Start("dedup --state=" + state_ + " " + Path("fifo"), "", "first");
+  ASSERT_TRUE(LockHeld(state_));
+  const Result short_wait =
+      Run("dedup --state=" + state_ + " --wait-lock=0.3", "http://b/\n");
+  EXPECT_EQ(short_wait.status, 2);
+  EXPECT_NE(short_wait.err.find("in use: another uriscan run holds its lock"),
+            std::string::npos)
+      << short_wait.err;
+  EXPECT_NE(short_wait.err.find("(waited 0.3 s)"), std::string::npos)
+      << short_wait.err;
+  const pid_t second = Start("dedup --state=" + state_ + " --wait-lock=600",
+                             "http://b/\nhttp://c/?utm_source=x\n", "second");
+  usleep(300000);  // it waits: the first still holds the state
+  Write(Path("fifo"), "http://b/\n");  // the first ends
+  EXPECT_EQ(Wait(first, "first").status, 0);
+  const Result r = Wait(second, "second");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "http://c/?utm_source=x\n");  // crawler: as http://c/
+  EXPECT_EQ(StateKeys(), 3);
+  EXPECT_EQ(Run("dedup --wait-lock=1", "http://a/\n").err,
+            "uriscan: --wait-lock applies to --state\n"
+            "try 'uriscan dedup --help'\n");
+}
+
+// --summary=json: the summary as one object on stderr (after any
+// diagnostics), even with --quiet, with and without a state.
+TEST_F(StateCliTest, TheSummaryAsJson) {
+  const std::string in = "http://a/\nHTTP://A/\nhttp://x y/\nhttp://b/\n";
+  const auto summary = [](const std::string& err) {
+    const size_t brace = err.rfind("\n{");
+    return nlohmann::json::parse(
+        err.substr(brace == std::string::npos ? 0 : brace + 1));
+  };
+  Result r = Run("dedup --summary=json", in);
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json j = summary(r.err);
+  EXPECT_EQ(j["format"], "uriscan-dedup-summary-1");
+  EXPECT_EQ(j["lines"], 4);
+  EXPECT_EQ(j["valid"], 3);
+  EXPECT_EQ(j["invalid"], 1);
+  EXPECT_EQ(j["errors"]["disallowed-byte"], 1);
+  EXPECT_EQ(j["errors"]["port"], 0);
+  EXPECT_EQ(j["distinct"], 2);
+  EXPECT_EQ(j["duplicates"], 1);
+  EXPECT_EQ(j["method"], "exact");
+  EXPECT_TRUE(j["state"].is_null());
+  EXPECT_TRUE(j["output"].is_null());
+  EXPECT_EQ(r.err.rfind("<stdin>:3:9: error: disallowed-byte", 0), 0u);
+  // With a state, an output, and --quiet: the object alone.
+  const std::string file = Path("day.txt");
+  r = Run("dedup --quiet --summary=json --state=" + state_ +
+              " --output=" + file,
+          in);
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = summary(r.err);
+  EXPECT_EQ(j["state"]["dir"], state_);
+  EXPECT_EQ(j["state"]["new"], 2);
+  EXPECT_EQ(j["state"]["seen_before"], 0);
+  EXPECT_EQ(j["state"]["keys"], 2);
+  EXPECT_EQ(j["output"], file);
+  r = Run("dedup --summary=json --state=" + state_, "http://a/\nhttp://c/\n");
+  j = summary(r.err);
+  EXPECT_EQ(j["state"]["seen_before"], 1);
+  EXPECT_EQ(j["state"]["new"], 1);
+  EXPECT_EQ(j["distinct"], 1);
+  EXPECT_EQ(Run("dedup --summary=xml", in).status, 2);
+}
+
 // The state's name is looked up once: a link replaced while a run holds
 // the state changes nothing, neither for the run (its lookups, its
 // commit) nor for the state the link now leads to (no lock taken there,
@@ -702,8 +779,17 @@ TEST_F(StateCliTest, ACommittedOutputThatIsGoneIsReportedNeverRemadeEmpty) {
     EXPECT_EQ(Listing(state_), before);
   }
   EXPECT_EQ(StateKeys(), 1);
+  // `state DIR` lists the committed outputs, and which are gone.
+  const std::string listing = Run("state " + state_).out;
+  const size_t outputs = listing.find("outputs   1 committed (newest last)\n  20");
+  ASSERT_NE(outputs, std::string::npos) << listing;
+  EXPECT_NE(listing.find("Z  " + file + "  (gone)\n", outputs),
+            std::string::npos)
+      << listing;
   // Put back, it is the committed FILE again: the same input is a no-op.
   ASSERT_EQ(rename(Path("away.txt").c_str(), file.c_str()), 0);
+  EXPECT_NE(Run("state " + state_).out.find("Z  " + file + "\n"),
+            std::string::npos);
   const Result again = Run(args, "http://a/\n");
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_NE(again.err.find("from this same input; nothing to do"),
