@@ -96,6 +96,12 @@ def test_missing_fields_are_missing(tmp_path):
     assert list(frame["uri"]) == ["/a", "/b"]
     assert frame["time"][0] == pd.Timestamp("2000-10-10 20:55:36", tz="UTC")
     assert pd.isna(frame["time"][1])
+    assert list(frame["method"]) == ["GET", "POST"]
+    assert list(frame["status"]) == [200, 404]
+    assert pd.isna(frame["bytes"][0]) and frame["bytes"][1] == 12
+    assert frame["referer"][0] is None and frame["referer"][1] == "http://r/"
+    assert frame["user_agent"][0] is None
+    assert frame["user_agent"][1] == 'agent "x"'
 
 
 def test_times_are_utc_and_missing_outside_pandas_range(tmp_path):
@@ -109,12 +115,6 @@ def test_times_are_utc_and_missing_outside_pandas_range(tmp_path):
     assert str(frame["time"].dtype) == "datetime64[ns, UTC]"
     assert pd.isna(frame["time"][0]) and pd.isna(frame["time"][1])
     assert frame["time"][2] == pd.Timestamp("2261-12-31 23:00:00", tz="UTC")
-    assert list(frame["method"]) == ["GET", "POST"]
-    assert list(frame["status"]) == [200, 404]
-    assert pd.isna(frame["bytes"][0]) and frame["bytes"][1] == 12
-    assert frame["referer"][0] is None and frame["referer"][1] == "http://r/"
-    assert frame["user_agent"][0] is None
-    assert frame["user_agent"][1] == 'agent "x"'
 
 
 def test_unclosed_quote_equals_extract(cli, tmp_path):
