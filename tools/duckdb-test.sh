@@ -143,7 +143,7 @@ if [ -d "$shared" ]; then
   sql "$(cat "$work/readme.sql")" > /dev/null
   sql "SELECT count(*), count(host), count(*) FILTER (WHERE host = 'example.com'),
               count(time), count(status) FROM '$work/requests.parquet'" > "$work/got"
-  rows=$(grep -c '' < <(raw_sql "SELECT line FROM read_uris('$log', format := 'combined')"))
+  rows=$(grep -c '' < <(raw_sql "SELECT line FROM read_uris('$log', format := 'combined', base := 'https://example.com/')"))
   printf '%s\t%s\t%s\t%s\t%s\n' "$rows" "$rows" "$rows" "$rows" "$rows" > "$work/want"
   compare "the README's example: a host, a time and a status on every row" "$work/want" "$work/got"
   "$uriscan" extract --quiet --from=combined --field=referer --lenient "$log" 2>/dev/null | utf8 > "$work/want"
