@@ -255,16 +255,21 @@ bool DedupSink::Finish(Writer* out, std::string* error) {
   return true;
 }
 
+double DedupSink::BloomRate() const {
+  // A key is a false positive when any layer says so: at most the sum.
+  double rate = 0;
+  for (const auto& layer : bloom_) rate += layer->ExpectedRate();
+  return rate;
+}
+
 void DedupSink::AppendJson(std::string* j) const {
   char text[512];
   if (!bloom_.empty()) {
-    double rate = 0;
-    for (const auto& layer : bloom_) rate += layer->ExpectedRate();
     std::snprintf(text, sizeof text,
                   "\"method\":\"bloom\",\"bloom_bytes\":%llu,"
                   "\"bloom_layers\":%zu,\"expected_fp_rate\":%.6g",
                   static_cast<unsigned long long>(bloom_bytes_), bloom_.size(),
-                  rate);
+                  BloomRate());
   } else {
     std::snprintf(text, sizeof text,
                   "\"method\":\"exact\",\"peak_bytes\":%llu,"
@@ -297,14 +302,11 @@ void DedupSink::AppendJson(std::string* j) const {
 std::string DedupSink::Describe() const {
   char text[256];
   if (!bloom_.empty()) {
-    // A key is a false positive when any layer says so: at most the sum.
-    double rate = 0;
-    for (const auto& layer : bloom_) rate += layer->ExpectedRate();
     std::snprintf(text, sizeof text,
                   "approximate: Bloom filter of %.1f MB in %zu layer%s, "
                   "expected false-positive rate %.2g at %llu distinct",
                   bloom_bytes_ / 1e6, bloom_.size(),
-                  bloom_.size() == 1 ? "" : "s", rate,
+                  bloom_.size() == 1 ? "" : "s", BloomRate(),
                   static_cast<unsigned long long>(bloom_distinct_));
     return text;
   }

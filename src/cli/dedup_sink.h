@@ -67,6 +67,7 @@ class DedupSink {
   void Append(uint64_t key, std::string_view line, char tag, std::string* out);
   bool OpenSpool();
   bool BloomInsert(uint64_t key);  // true when new; may add a layer
+  double BloomRate() const;  // the expected false-positive rate, all layers
   void FlushSpool();  // spool_buffer_ to spool_; a failure goes to error_
 
   Config config_;

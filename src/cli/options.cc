@@ -485,23 +485,20 @@ void AddCommandOptions(CLI::App* app, const CommandSpec& spec,
 // C1, C2" when other commands take it as typed.
 std::string AnotherCommands(const CommandSpec& spec, const std::string& typed) {
   const std::string name = typed.substr(0, typed.find('='));
-  std::vector<std::string> own;
-  for (std::string n : OptionNames(spec)) {
-    if (!n.empty() && n.back() == '=') n.pop_back();
-    own.push_back(n);
-  }
+  const auto names = [](const CommandSpec& c) {  // "--x", not "--x="
+    std::vector<std::string> n = OptionNames(c);
+    for (std::string& o : n)
+      if (!o.empty() && o.back() == '=') o.pop_back();
+    return n;
+  };
   std::string others;
   for (const CommandSpec* c : kCommands) {
-    if (c == &spec) continue;
-    for (std::string n : OptionNames(*c)) {
-      if (!n.empty() && n.back() == '=') n.pop_back();
-      if (n != name) continue;
+    const std::vector<std::string> its = names(*c);
+    if (c != &spec && std::find(its.begin(), its.end(), name) != its.end())
       others += (others.empty() ? "" : ", ") + std::string(c->name);
-      break;
-    }
   }
   if (!others.empty()) return "; it is an option of " + others;
-  return DidYouMean(name, own);
+  return DidYouMean(name, names(spec));
 }
 
 // The command named `name` with its options read from the rest of argv:

@@ -21,14 +21,16 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "src/cli/command_run.h"
 #include "src/cli/options.h"
 #include "src/ingest/mapped_file.h"
+#include "tests/fuzz/fuzz_input.h"
 
 namespace {
+
+using uriscan_fuzz::WithoutDamageOffset;
 
 // Every command that reads input, with the options that change how it
 // cuts and reads records.
@@ -103,18 +105,6 @@ std::string Unmeasured(std::string s) {
   const size_t json = s.find(",\"throughput\":{");
   if (json != std::string::npos) s.erase(json, s.find('}', json) + 1 - json);
   return s;
-}
-
-// `s` with the number after " at compressed byte " left out: where a
-// damaged gzip or zstd stream stops is where its decoder noticed, which
-// depends on how much input it was given at once (the member or frame
-// named, and every line, are the same).
-std::string WithoutDamageOffset(std::string s) {
-  static const std::string kAt = " at compressed byte ";
-  const size_t at = s.find(kAt);
-  if (at == std::string::npos) return s;
-  const size_t end = s.find_first_not_of("0123456789", at + kAt.size());
-  return s.erase(at + kAt.size(), end - at - kAt.size());
 }
 
 // Runs `uriscan args... input` with standard output and error sent to
@@ -211,21 +201,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const Result file = Run(args, path, scratch);
 
   // The same bytes through a pipe, in writes of 1 to 8 bytes.
-  int fds[2];
-  if (::pipe(fds) != 0) std::abort();
-  const size_t piece = (data[2] & 7) + 1;
-  std::thread writer([&] {
-    for (size_t pos = 0; pos < text.size(); pos += piece) {
-      const size_t n = std::min(piece, text.size() - pos);
-      if (::write(fds[1], text.data() + pos, n) != static_cast<ssize_t>(n))
-        break;
-    }
-    ::close(fds[1]);
-  });
-  const Result piped =
-      Run(args, "/dev/fd/" + std::to_string(fds[0]), scratch);
-  ::close(fds[0]);  // a command that stopped reading ends the writer
-  writer.join();
+  uriscan_fuzz::PipeInput pipe(text, (data[2] & 7) + 1);
+  const Result piped = Run(args, pipe.path(), scratch);
+  pipe.Close();  // a command that stopped reading ends the writer
   Same(file, piped, "a file and a pipe", args);
 
   // Other chunks, on two threads: output and diagnostics in the same order.

@@ -17,12 +17,14 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
+#include "tests/fuzz/fuzz_input.h"
 #include "uriscan/ingest.h"
 
 namespace {
+
+using uriscan_fuzz::WithoutDamageOffset;
 
 // Rows, then problems, as text (each in input order; how they fall into
 // batches may differ), then the error that ended the read.
@@ -63,15 +65,6 @@ std::string ReadAll(const std::string& path, const uriscan::LogReaderOptions& o,
     problems += "error:" + what.substr(what.find(": ") + 1) + "\n";
   }
   return out + problems;
-}
-
-// `s` with the number after " at compressed byte " left out.
-std::string WithoutDamageOffset(std::string s) {
-  static const std::string kAt = " at compressed byte ";
-  const size_t at = s.find(kAt);
-  if (at == std::string::npos) return s;
-  const size_t end = s.find_first_not_of("0123456789", at + kAt.size());
-  return s.erase(at + kAt.size(), end - at - kAt.size());
 }
 
 void Check(bool ok, const char* what, const std::string& a,
@@ -118,28 +111,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   uriscan::LogReaderOptions big = o;
   big.chunk_bytes = o.max_line / 2;
   const std::string large = ReadAll(path, big);
-  // (Where a damaged gzip or zstd stream stops is where its decoder
-  // noticed, which depends on how much input it was given at once; the
-  // member or frame named, and every row, are the same.)
   Check(WithoutDamageOffset(small) == WithoutDamageOffset(large),
         "small and large runs differ", small, large);
 
   // Through a pipe, in writes of 1 to 8 bytes.
-  int fds[2];
-  if (::pipe(fds) != 0) std::abort();
-  const size_t piece = (data[2] & 7) + 1;
-  std::thread writer([&] {
-    for (size_t pos = 0; pos < text.size(); pos += piece) {
-      const size_t n = std::min(piece, text.size() - pos);
-      if (::write(fds[1], text.data() + pos, n) != static_cast<ssize_t>(n))
-        break;
-    }
-    ::close(fds[1]);
-  });
-  const std::string piped =
-      ReadAll("/dev/fd/" + std::to_string(fds[0]), o);
-  writer.join();
-  ::close(fds[0]);
+  uriscan_fuzz::PipeInput pipe(text, (data[2] & 7) + 1);
+  const std::string piped = ReadAll(pipe.path(), o);
+  pipe.Close();
   Check(WithoutDamageOffset(piped) == WithoutDamageOffset(small),
         "a pipe and a file differ", piped, small);
 
