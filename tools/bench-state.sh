@@ -74,7 +74,8 @@ for a in "$@"; do
   esac
 done
 if [ ! -f "$build_dir/CMakeCache.txt" ]; then
-  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake -S "$root" -B "$build_dir" -DCMAKE_BUILD_TYPE=Release \
+    -DURISCAN_BUILD_BENCH=ON >/dev/null
 fi
 targets=(uriscan_cli url_gen seen_state_loop)
 grep -q '^ROCKSDB_FOUND:INTERNAL=1' "$build_dir/CMakeCache.txt" &&

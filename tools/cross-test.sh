@@ -16,7 +16,7 @@ cd "$root"
 bash tools/setup.sh cross
 build=build/arm64
 cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-  -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_CLI=OFF -DURISCAN_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_CLI=OFF -DURISCAN_BUILD_TESTS=ON \
   -DURISCAN_MIMALLOC_ARENAS=OFF -DURISCAN_INSTALL=OFF >/dev/null
 cmake --build "$build" -j2 --target uriscan_kernel_tests uriscan_tests
 

@@ -108,6 +108,27 @@ check_consumers() {
   unset PKG_CONFIG_PATH
 }
 
+echo "== a user's build makes what a user runs"
+# Configured as the docs show, with no option: the library and the command
+# (and the DuckDB or PostgreSQL module when asked), never the tests or
+# benchmarks, and every compile through ccache when it is installed.
+unlaunched=(env -u CMAKE_C_COMPILER_LAUNCHER -u CMAKE_CXX_COMPILER_LAUNCHER)
+"${unlaunched[@]}" cmake -S . -B "$tmp/plain" >/dev/null
+targets=$(cmake --build "$tmp/plain" --target help)
+for t in uriscan uriscan_cli; do
+  grep -qx "\.\.\. $t" <<<"$targets" || fail "a plain build has no target $t"
+done
+for t in uriscan_tests uriscan_kernel_tests uriscan_bench uriscan_scan_count; do
+  ! grep -qx "\.\.\. $t" <<<"$targets" || fail "a plain build builds $t"
+done
+if command -v ccache >/dev/null; then
+  grep -qs "ccache " "$tmp/plain/CMakeFiles/uriscan_cli.dir/build.make" ||
+    fail "a plain build does not compile through ccache"
+  "${unlaunched[@]}" cmake -S . -B "$tmp/direct" -DURISCAN_CCACHE=OFF >/dev/null
+  ! grep -qs "ccache " "$tmp/direct/CMakeFiles/uriscan_cli.dir/build.make" ||
+    fail "-DURISCAN_CCACHE=OFF still compiles through ccache"
+fi
+
 echo "== install the static build ($static_build)"
 [ -f "$static_build/CMakeCache.txt" ] || fail "$static_build is not configured"
 cmake --build "$static_build" -j"$jobs" --target uriscan uriscan_cli >/dev/null

@@ -21,11 +21,11 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash tools/setup.sh cross
 cmake -S . -B build/arm64 -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake \
-  -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_CLI=OFF -DURISCAN_BUILD_BENCH=OFF \
+  -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_CLI=OFF -DURISCAN_BUILD_TESTS=ON \
   -DURISCAN_MIMALLOC_ARENAS=OFF -DURISCAN_INSTALL=OFF >/dev/null
 cmake --build build/arm64 -j2 --target uriscan_scan_count >/dev/null
 cmake -S . -B build/insns -DCMAKE_BUILD_TYPE=Release -DURISCAN_BUILD_CLI=OFF \
-  -DURISCAN_BUILD_BENCH=OFF -DURISCAN_INSTALL=OFF >/dev/null
+  -DURISCAN_BUILD_TESTS=ON -DURISCAN_INSTALL=OFF >/dev/null
 cmake --build build/insns -j2 --target uriscan_scan_count >/dev/null
 shared=$root/../shared/corpus
 if [ $# -eq 0 ]; then

@@ -40,7 +40,8 @@ step() {
 }
 
 build_and_test() {
-  cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake -S . -B build/test -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DURISCAN_BUILD_TESTS=ON -DURISCAN_BUILD_BENCH=ON >/dev/null
   cmake --build build/test -j2
   ctest --test-dir build/test -j2 --output-on-failure
 }
