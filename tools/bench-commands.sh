@@ -116,6 +116,8 @@ echo "threads: $threads; best of $runs; load before: $(cut -d' ' -f1-3 /proc/loa
 commands=$(cat <<'EOF2'
 validate	urls	validate
 stats	urls	stats
+stats --top=20	urls	stats --top=20
+stats --format=json	urls	stats --format=json
 audit	urls	audit
 parse --format=tsv	urls	parse --format=tsv
 parse	urls	parse

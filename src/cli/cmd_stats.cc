@@ -4,10 +4,12 @@
 // would write from a log, CSV, TSV, JSON Lines or text.
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -19,6 +21,9 @@
 #include "src/store/output_file.h"
 #include "uriscan/analytics.h"
 #include "uriscan/hosts.h"
+
+#define XXH_INLINE_ALL  // short names: let the compiler inline XXH3
+#include <xxhash.h>
 
 namespace uriscan {
 namespace cli {
@@ -79,26 +84,54 @@ struct Histograms {
 // go, so memory stays bounded on any input; a count is then short by at
 // most `undercount` (the sum of those falls), and a name above that is
 // certainly among the most frequent.
+//
+// One open-addressing table of entry numbers over a vector of entries whose
+// names sit end to end in one string: counting a name already met is one
+// XXH3 hash and one probe, with no allocation; an entry keeps its number
+// until the counts are cleared or trimmed, so a caller may hold it.
 class NameCounts {
  public:
   static constexpr size_t kKept = size_t{1} << 16;
-  // A name met again costs no allocation (C++17 maps look up by key type).
-  void Add(const std::string& name) {
-    const auto it = counts_.find(name);
-    if (it != counts_.end()) {
-      ++it->second;
-    } else {
-      counts_.emplace(name, 1);
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  // The entry of `name`, made with a count of 0 (and *added set) when new.
+  // Lists and logs repeat a name on consecutive lines: the last one found
+  // is compared first, before any hashing.
+  uint32_t Find(std::string_view name, bool* added) {
+    if (last_ != kNone && Name(entries_[last_]) == name) {
+      *added = false;
+      return last_;
     }
+    last_ = Find(name, XXH3_64bits(name.data(), name.size()), added);
+    return last_;
   }
+  void Count(uint32_t entry, uint64_t n = 1) { entries_[entry].count += n; }
+  void Add(std::string_view name, uint64_t n = 1) {
+    bool added;
+    Count(Find(name, &added), n);
+  }
+  // A number the caller keeps beside an entry (kNone until set).
+  uint32_t tag(uint32_t entry) const { return entries_[entry].tag; }
+  std::string_view name(uint32_t entry) const { return Name(entries_[entry]); }
+  void set_tag(uint32_t entry, uint32_t tag) { entries_[entry].tag = tag; }
+
+  // Adds a chunk's counts to these and sets the chunk's to 0: the chunk's
+  // table keeps its names (and their tags) for the next chunk of its slot,
+  // which likely meets most of them again (Tops::Merge clears it).
   void Merge(NameCounts* chunk) {
-    for (auto& [name, n] : chunk->counts_) counts_[name] += n;
-    chunk->counts_.clear();
-    if (counts_.size() > 2 * kKept) Trim();
+    for (Entry& e : chunk->entries_) {
+      if (e.count == 0) continue;
+      bool added;
+      Count(Find(chunk->Name(e), e.hash, &added), e.count);
+      e.count = 0;
+    }
+    if (entries_.size() > 2 * kKept) Trim();
   }
   std::vector<std::pair<std::string, uint64_t>> Top(size_t n) const {
-    std::vector<std::pair<std::string, uint64_t>> all(counts_.begin(),
-                                                      counts_.end());
+    std::vector<std::pair<std::string, uint64_t>> all;
+    all.reserve(entries_.size());
+    for (const Entry& e : entries_)
+      if (e.count > 0) all.emplace_back(std::string(Name(e)), e.count);
     // Most frequent first; ties by name, so the order is stable.
     auto before = [](const auto& a, const auto& b) {
       return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -109,36 +142,116 @@ class NameCounts {
     return all;
   }
   uint64_t undercount() const { return undercount_; }
+  size_t size() const { return entries_.size(); }
+  void Clear() {
+    last_ = kNone;
+    entries_.clear();
+    names_.clear();
+    std::fill(slots_.begin(), slots_.end(), 0);
+  }
 
  private:
+  struct Entry {
+    uint64_t hash;
+    uint64_t count;
+    size_t offset;  // of the name in names_
+    uint32_t size;
+    uint32_t tag;
+  };
+  std::string_view Name(const Entry& e) const {
+    return std::string_view(names_).substr(e.offset, e.size);
+  }
+  // A slot holds the high half of its entry's hash above the entry's
+  // number + 1 (0: empty), so a probe reads an entry only when the hashes
+  // agree.
+  static uint64_t Slot(uint64_t hash, uint32_t entry) {
+    return (hash & ~uint64_t{UINT32_MAX}) | (uint64_t{entry} + 1);
+  }
+  uint32_t Find(std::string_view name, uint64_t hash, bool* added) {
+    if (2 * (entries_.size() + 1) > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    const uint64_t high = hash & ~uint64_t{UINT32_MAX};
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) {
+        *added = true;
+        const auto at = static_cast<uint32_t>(entries_.size());
+        slots_[i] = Slot(hash, at);
+        entries_.push_back(Entry{hash, 0, names_.size(),
+                                 static_cast<uint32_t>(name.size()), kNone});
+        names_.append(name);
+        return at;
+      }
+      if ((slot & ~uint64_t{UINT32_MAX}) != high) continue;
+      const auto at = static_cast<uint32_t>(slot - 1);  // the low half
+      if (Name(entries_[at]) == name) {
+        *added = false;
+        return at;
+      }
+    }
+  }
+  // Twice the slots (16 at first), every entry placed again.
+  void Grow() {
+    slots_.assign(std::max<size_t>(16, 2 * slots_.size()), 0);
+    Place();
+  }
+  void Place() {
+    const size_t mask = slots_.size() - 1;
+    for (uint32_t k = 0; k < entries_.size(); ++k) {
+      size_t i = entries_[k].hash & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = Slot(entries_[k].hash, k);
+    }
+  }
   void Trim() {
     std::vector<uint64_t> values;
-    values.reserve(counts_.size());
-    for (const auto& entry : counts_) values.push_back(entry.second);
+    values.reserve(entries_.size());
+    for (const Entry& e : entries_) values.push_back(e.count);
     std::nth_element(values.begin(), values.begin() + kKept, values.end(),
                      std::greater<uint64_t>());
     const uint64_t fall = values[kKept];
-    for (auto it = counts_.begin(); it != counts_.end();) {
-      if (it->second <= fall) {
-        it = counts_.erase(it);
-      } else {
-        it->second -= fall;
-        ++it;
-      }
+    std::vector<Entry> kept;
+    std::string names;
+    for (const Entry& e : entries_) {
+      if (e.count <= fall) continue;
+      kept.push_back(Entry{e.hash, e.count - fall, names.size(), e.size,
+                           kNone});
+      names.append(Name(e));
     }
+    last_ = kNone;
+    entries_.swap(kept);
+    names_.swap(names);
+    std::fill(slots_.begin(), slots_.end(), 0);
+    Place();
     undercount_ += fall;
   }
-  std::unordered_map<std::string, uint64_t> counts_;
+
+  std::vector<Entry> entries_;
+  std::vector<uint64_t> slots_;  // Slot(): 0 empty
+  std::string names_;
+  uint32_t last_ = kNone;  // the entry Find() gave last
   uint64_t undercount_ = 0;
 };
 
+// A chunk's names (a host's tag is its registrable domain's entry in
+// `domains`), or their totals.
 struct Tops {
   NameCounts hosts, domains, schemes, params;
+  // Adds a chunk's counts; the chunk's tables keep their names for the next
+  // chunk until one holds more than NameCounts::kKept (the hosts and their
+  // domains go together).
   void Merge(Tops* chunk) {
     hosts.Merge(&chunk->hosts);
     domains.Merge(&chunk->domains);
     schemes.Merge(&chunk->schemes);
     params.Merge(&chunk->params);
+    constexpr size_t kMost = NameCounts::kKept;
+    if (chunk->hosts.size() > kMost || chunk->domains.size() > kMost) {
+      chunk->hosts.Clear();
+      chunk->domains.Clear();
+    }
+    if (chunk->schemes.size() > kMost) chunk->schemes.Clear();
+    if (chunk->params.size() > kMost) chunk->params.Clear();
   }
 };
 
@@ -210,6 +323,7 @@ class StatsRun : public CommandRun {
   }
   // The histograms and names of a chunk's rows, on its worker thread.
   bool PrepareChunk(const Batch& rows, Chunk* c) override;
+  std::optional<std::string_view> DomainOf(std::string_view host);
   // Merged in input order on the main thread (the counts do not depend on
   // the order, but the trimming of names past NameCounts::kKept does).
   void Emit(const Chunk& c, std::string* /*out*/, Totals* /*t*/) override {
@@ -302,11 +416,16 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
   if (!histograms_ && top_ == 0) return true;
   Histograms& h = chunk_histograms_[c->slot];
   Tops& tops = chunk_tops_[c->slot];
-  thread_local std::string name;
-  const auto set_lower = [](std::string_view text) {  // ASCII (a valid URI)
-    name.assign(text);
-    for (char& ch : name)
-      if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  thread_local std::string lower;
+  // ASCII lower case (a valid URI's scheme or reg-name), copied only when
+  // the text has an upper-case letter.
+  const auto lowered = [](std::string_view text) -> std::string_view {
+    const auto upper = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
+    if (std::none_of(text.begin(), text.end(), upper)) return text;
+    lower.assign(text);
+    for (char& ch : lower)
+      if (upper(ch)) ch = static_cast<char>(ch - 'A' + 'a');
+    return lower;
   };
   // A line too long has no URI: not counted, in a run of lines or alone.
   if (c->too_long_line) return true;
@@ -319,25 +438,31 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
     h.path[Bucket(uri.path().size())]++;
     if (uri.query()) h.query[Bucket(uri.query()->size())]++;
     if (top_ == 0) continue;
-    if (uri.scheme()) {
-      set_lower(*uri.scheme());
-      tops.schemes.Add(name);
-    }
+    if (uri.scheme()) tops.schemes.Add(lowered(*uri.scheme()));
     if (!uri.host() || uri.host()->empty()) continue;
     if (uri.host_kind() != HostKind::kRegName) {
-      name.assign(*uri.host());  // an IP address, as written
-      tops.hosts.Add(name);
+      tops.hosts.Add(*uri.host());  // an IP address, as written
       continue;
     }
-    set_lower(*uri.host());
-    tops.hosts.Add(name);
-    if (const auto domain = suffixes_->Lookup(*uri.host()).registrable_domain) {
-      name.assign(*domain);
-      tops.domains.Add(name);
+    // A host's entry is tagged with its registrable domain's entry in the
+    // chunk (kNoDomain: it has none) when first met in the chunk; the
+    // domain itself is looked up once a thread (DomainOf()).
+    constexpr uint32_t kNoDomain = NameCounts::kNone - 1;
+    bool added;
+    const std::string_view name = lowered(*uri.host());
+    const uint32_t host = tops.hosts.Find(name, &added);
+    tops.hosts.Count(host);
+    if (added) {
+      const std::optional<std::string_view> domain = DomainOf(name);
+      tops.hosts.set_tag(host, domain ? tops.domains.Find(*domain, &added)
+                                      : kNoDomain);
     }
+    if (tops.hosts.tag(host) != kNoDomain)
+      tops.domains.Count(tops.hosts.tag(host));
   }
   if (top_ > 0) {
     thread_local QueryParams params;
+    thread_local std::string decoded;
     ExtractQueryParams(rows.data, c->spans, &params);
     for (size_t k = 0; k < params.size(); ++k) {
       const size_t r = params.row[k];  // a line over --max-line has none
@@ -345,12 +470,39 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
         continue;
       const std::string_view raw(rows.data + params.name_begin[k],
                                  params.name_end[k] - params.name_begin[k]);
-      name.resize(raw.size());
-      name.resize(Decode(raw, Decoding::kForm, name.data()));
-      tops.params.Add(name);
+      if (raw.find_first_of("%+") == std::string_view::npos) {
+        tops.params.Add(raw);  // decoding would change nothing
+        continue;
+      }
+      decoded.resize(raw.size());
+      decoded.resize(Decode(raw, Decoding::kForm, decoded.data()));
+      tops.params.Add(decoded);
     }
   }
   return true;
+}
+
+// The registrable domain of a lower-cased reg-name, from this thread's
+// memory of the hosts it met (up to 2^16 of them, then forgotten at once)
+// or the Public Suffix List.
+std::optional<std::string_view> StatsRun::DomainOf(std::string_view host) {
+  constexpr uint32_t kNoDomain = NameCounts::kNone - 1;
+  thread_local NameCounts known;  // tag: the domain's entry in `domains`
+  thread_local NameCounts domains;
+  thread_local const PublicSuffixList* list = nullptr;
+  if (list != suffixes_.get() || known.size() > NameCounts::kKept) {
+    known.Clear();
+    domains.Clear();
+    list = suffixes_.get();
+  }
+  bool added;
+  const uint32_t k = known.Find(host, &added);
+  if (added) {
+    const auto domain = suffixes_->Lookup(host).registrable_domain;
+    known.set_tag(k, domain ? domains.Find(*domain, &added) : kNoDomain);
+  }
+  if (known.tag(k) == kNoDomain) return std::nullopt;
+  return domains.name(known.tag(k));
 }
 
 std::vector<std::pair<std::string, uint64_t>> StatsRun::TopErrorKinds(
