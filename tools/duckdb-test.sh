@@ -431,6 +431,73 @@ check "every row still comes in order" "48010 http://e/48010" \
 cmake --install "$build" --prefix "$work/prefix" > /dev/null
 check "installed" "b.example" \
   "$("$work/prefix/bin/uriscan-duckdb" --mode=tsv -c "SELECT uri_host('http://b.example/')")"
+# --mode=json: numbers, booleans, NULL, lists, structs and maps as JSON's
+# own (Python's ascii() tells 1 from 1.0, "1" and True); NaN and infinity
+# null; dates, UUIDs and blobs as DuckDB spells them; control characters
+# escaped and bytes that are no UTF-8 (a column's name here) as U+FFFD.
+"$host" --mode=json "$ext" "SELECT 9126 AS n, ['POST', 'GET'] AS m, 1.5 AS d, 0.1::FLOAT AS f,
+  'nan'::DOUBLE AS nan, '-inf'::DOUBLE AS inf, true AS b, NULL AS z,
+  {'host': uri_host('http://a.example/'), 'port': 8080} AS s, MAP {'k': 1} AS mk, MAP {2: [true]} AS mi,
+  [1, 2]::INT[2] AS arr, uri_params('http://a/?x=1') AS p, uri_key('http://a/') > 0 AS kb,
+  170141183460469231731687303715884105727::HUGEINT AS h, -1.50::DECIMAL(5,2) AS dec,
+  DATE '2024-01-02' AS day, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::UUID AS u, '\xAA'::BLOB AS bl,
+  'sad'::ENUM('sad', 'ok') AS e, 'tab' || chr(9) || 'quote\"' || chr(1) AS esc,
+  1 AS \"bad$(printf '\xff')name\"" > "$work/typed.json"
+check "json types" "[{'n': 9126, 'm': ['POST', 'GET'], 'd': 1.5, 'f': 0.1, 'nan': None, 'inf': None, 'b': True, 'z': None, 's': {'host': 'a.example', 'port': 8080}, 'mk': {'k': 1}, 'mi': {'2': [True]}, 'arr': [1, 2], 'p': [{'name': 'x', 'value': '1'}], 'kb': True, 'h': 170141183460469231731687303715884105727, 'dec': -1.5, 'day': '2024-01-02', 'u': 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'bl': '\\\\xAA', 'e': 'sad', 'esc': 'tab\\tquote\"\\x01', 'bad\\ufffdname': 1}]" \
+  "$(/usr/bin/python3 -c 'import json, sys; print(ascii(json.load(open(sys.argv[1], encoding="utf-8"))))' "$work/typed.json" 2>&1)"
+check "json escapes" 1 "$(grep -c '"esc":"tab\\u0009quote\\"\\u0001"' "$work/typed.json")"
+# Rows across DuckDB's chunks of 2,048, and a nested column in one of
+# several statements (the other modes show those only one at a time).
+check "json over chunks" "3000 {'i': 2999, 'l': [2999]} [{'a': [1]}] [{'b': {'x': 2}}]" \
+  "$(printf 'SELECT range AS i, [range] AS l FROM range(3000);\nSELECT [1] AS a; SELECT {"x": 2} AS b;\n' \
+     | "$host" --mode=json "$ext" \
+     | /usr/bin/python3 -c 'import json, sys
+text = sys.stdin.read()
+big, rest = text.split("]\n", 1)
+rows = json.loads(big + "]")
+print(len(rows), rows[-1], *(json.loads(line) for line in rest.splitlines()))' 2>&1)"
+# markdown and box, as DuckDB's shell draws them: the names centred, the
+# values to the left; markdown marks a number column ":" and escapes "|".
+q="SELECT * FROM (VALUES (1, 'a|b', NULL), (22, 'wide value', 'x')) t(n, text, z) ORDER BY n"
+check markdown "$(printf '%s\n' '| n  |    text    |  z   |' '|---:|------------|------|' \
+  '| 1  | a\|b       | NULL |' '| 22 | wide value | x    |')" "$("$host" --mode=markdown "$ext" "$q")"
+check box "$(printf '%s\n' '┌────┬────────────┬──────┐' '│ n  │    text    │  z   │' \
+  '├────┼────────────┼──────┤' '│ 1  │ a|b        │ NULL │' '│ 22 │ wide value │ x    │' \
+  '└────┴────────────┴──────┘')" "$(printf '.mode box\n%s;\n' "$q" | "$host" "$ext")"
+# .tables and .schema after CREATEs; .read of a file (its dot commands
+# too); an unknown dot command and a missing file are errors after which
+# the statements still run, and the status is 1.
+printf '.mode csv\nSELECT 7 AS seven;\n' > "$work/inner.sql"
+cat > "$work/dots.sql" <<EOF
+CREATE TABLE hosts(host VARCHAR, n INTEGER);
+CREATE VIEW busy AS SELECT host FROM hosts WHERE n > 10;
+CREATE INDEX hosts_n ON hosts(n);
+.tables
+.schema hosts
+.tables b%
+.nope
+SELECT 'still runs' AS s;
+.read $work/inner.sql
+.read $work/none.sql
+SELECT 8 AS eight;
+EOF
+st=0
+"$host" --mode=tsv "$ext" < "$work/dots.sql" > "$work/got" 2> "$work/err" || st=$?
+check "dot commands: .tables, .schema, .read" "$(printf '%s\n' 'busy   hosts' \
+  'CREATE TABLE hosts(host VARCHAR, n INTEGER);' 'CREATE INDEX hosts_n ON hosts(n);' busy \
+  'still runs' 7 8)" "$(cat "$work/got")"
+check "dot commands: the errors" "$(printf '%s\n' \
+  'uriscan-duckdb: unknown command: .nope; .help lists them' \
+  "uriscan-duckdb: cannot read $work/none.sql: No such file or directory")" "$(cat "$work/err")"
+check "dot commands: status 1 after an error" 1 "$st"
+st=0
+check "a dot command as an SQL argument" "$(printf '%s\n' 1 hosts 2)" \
+  "$("$host" --mode=tsv "$ext" "SELECT 1" "CREATE TABLE hosts(h VARCHAR)" ".tables" ".foo" "SELECT 2" 2>/dev/null)"
+"$host" --mode=tsv "$ext" ".foo" "SELECT 2" > /dev/null 2>&1 || st=$?
+check "an unknown dot command as an argument: status 1" 1 "$st"
+st=0
+"$host" --mode=nope "$ext" "SELECT 1" > /dev/null 2>&1 || st=$?
+check "--mode=nope: a usage error" 2 "$st"
 
 if [ $status -eq 0 ]; then echo "duckdb-test: PASS"; else echo "duckdb-test: FAIL"; fi
 exit $status
