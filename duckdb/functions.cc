@@ -468,9 +468,11 @@ bool LooksLikeUriWithQuery(std::string_view text) {
   return u.valid() && u.scheme() && u.host() && u.query();
 }
 
+// uri_param (decoded) and uri_param_raw (as written).
+template <bool kRaw>
 void Param(duckdb_function_info info, duckdb_data_chunk chunk,
            duckdb_vector result) {
-  Guard(info, "uri_param", [&] {
+  Guard(info, kRaw ? "uri_param_raw" : "uri_param", [&] {
     const Input& in = Argument(chunk, 0, true);
     const size_t n = in.size();
     const Input& names = Argument(chunk, 1, false);
@@ -498,9 +500,13 @@ void Param(duckdb_function_info info, duckdb_data_chunk chunk,
           const std::string_view raw(
               in.bytes.data() + p.params.value_begin[k],
               p.params.value_end[k] - p.params.value_begin[k]);
-          value.resize(raw.size());
-          value.resize(Decode(raw, Decoding::kForm, value.data()));
-          out.Text(i, value);
+          if (kRaw) {
+            out.Text(i, raw);
+          } else {
+            value.resize(raw.size());
+            value.resize(Decode(raw, Decoding::kForm, value.data()));
+            out.Text(i, value);
+          }
           found = true;
         }
       }
@@ -569,6 +575,300 @@ void Parse(duckdb_function_info info, duckdb_data_chunk chunk,
         parts[k].Optional(i, PartOf(u, kParts[k]));
     }
   });
+}
+
+// The derived columns of `parse --columns` (docs/cli.md), a row at a time.
+// `f(u)` answers for a valid or invalid reference u with a view that lives
+// until its next call; nullopt is NULL.
+template <class F>
+void PerRow(duckdb_function_info info, duckdb_data_chunk chunk,
+            duckdb_vector result, const char* name, F f) {
+  Guard(info, name, [&] {
+    const Input& in = Argument(chunk, 0, true);
+    Output out(result);
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in.null[i]) {
+        out.Null(i);
+      } else {
+        out.Optional(i, f(in.Ref(i)));
+      }
+    }
+  });
+}
+
+// The same for a LIST(VARCHAR) answer: `f(u, &items)` false is NULL.
+template <class F>
+void PerRowList(duckdb_function_info info, duckdb_data_chunk chunk,
+                duckdb_vector result, const char* name, F f) {
+  Guard(info, name, [&] {
+    const Input& in = Argument(chunk, 0, true);
+    Output out(result);
+    ListOutput list(result);
+    thread_local std::vector<std::string> items;
+    for (size_t i = 0; i < in.size(); ++i) {
+      items.clear();
+      if (in.null[i] || !f(in.Ref(i), &items)) {
+        out.Null(i);
+        list.Add(i, 0);
+        continue;
+      }
+      size_t at = list.Add(i, items.size());
+      Output texts(list.child());
+      for (const std::string& item : items) texts.Text(at++, item);
+    }
+  });
+}
+
+// `text` decoded (UTF-8 with no NUL, as the command's decoded columns).
+std::string_view Decoded(std::string_view text, Decoding how) {
+  thread_local std::string buffer;
+  buffer.resize(text.size());
+  buffer.resize(Decode(text, how, buffer.data()));
+  return buffer;
+}
+std::optional<std::string_view> DecodedPart(const UriReference& u,
+                                            std::optional<std::string_view> part) {
+  if (!u.valid() || !part) return std::nullopt;
+  return Decoded(*part, Decoding::kPercent);
+}
+
+void Authority(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  PerRow(info, chunk, result, "uri_authority", [](const UriReference& u) {
+    return u.valid() ? u.authority() : std::nullopt;
+  });
+}
+
+void Subdomain(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  PerRow(info, chunk, result, "uri_subdomain",
+         [](const UriReference& u) -> std::optional<std::string_view> {
+           if (!u.valid() || !u.host() || u.host_kind() != HostKind::kRegName)
+             return std::nullopt;
+           return BuiltinList().Subdomain(*u.host());
+         });
+}
+
+void Extension(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  PerRow(info, chunk, result, "uri_extension",
+         [](const UriReference& u) -> std::optional<std::string_view> {
+           if (!u.valid()) return std::nullopt;
+           return Decoded(PathExtension(u.path()), Decoding::kPercent);
+         });
+}
+
+template <Part P>
+void DecodedComponent(duckdb_function_info info, duckdb_data_chunk chunk,
+                      duckdb_vector result) {
+  PerRow(info, chunk, result, "uri decoded component",
+         [](const UriReference& u) { return DecodedPart(u, PartOf(u, P)); });
+}
+
+void ErrorAt(duckdb_function_info info, duckdb_data_chunk chunk,
+             duckdb_vector result) {
+  Guard(info, "uri_error_at", [&] {
+    const Input& in = Argument(chunk, 0, true);
+    Output out(result);
+    auto* data = out.Data<uint64_t>();
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in.null[i] || in.spans.error_kind[i] == 0) {
+        out.Null(i);
+      } else {
+        data[i] = in.Ref(i).error().offset;
+      }
+    }
+  });
+}
+
+void SurtCrawler(duckdb_function_info info, duckdb_data_chunk chunk,
+                 duckdb_vector result) {
+  PerRow(info, chunk, result, "uri_surt_crawler",
+         [](const UriReference& u) -> std::optional<std::string_view> {
+           thread_local std::string normal, key;
+           normal.clear();
+           key.clear();
+           if (!Normalize(u, Profile::kCrawler, &normal) ||
+               !AppendCrawlerSurt(ParseUriReference(normal), &key))
+             return std::nullopt;
+           return key;
+         });
+}
+
+void PathSegments(duckdb_function_info info, duckdb_data_chunk chunk,
+                  duckdb_vector result) {
+  PerRowList(info, chunk, result, "uri_path_segments",
+             [](const UriReference& u, std::vector<std::string>* items) {
+               if (!u.valid()) return false;
+               for (std::string_view s : PathSegmentsOf(u.path()))
+                 items->emplace_back(Decoded(s, Decoding::kPercent));
+               return true;
+             });
+}
+
+void ParamNames(duckdb_function_info info, duckdb_data_chunk chunk,
+                duckdb_vector result) {
+  PerRowList(info, chunk, result, "uri_param_names",
+             [](const UriReference& u, std::vector<std::string>* items) {
+               if (!u.valid()) return false;
+               ForEachQueryField(u.query().value_or(""),
+                                 [&](std::string_view name, std::string_view) {
+                                   items->emplace_back(
+                                       Decoded(name, Decoding::kForm));
+                                   return true;
+                                 });
+               return true;
+             });
+}
+
+// ClickHouse's names whose answer is a whole URL or list of them.
+// cutWWW: the reference with one leading "www." cut from its host.
+void CutWww(duckdb_function_info info, duckdb_data_chunk chunk,
+            duckdb_vector result) {
+  PerRow(info, chunk, result, "cutWWW",
+         [](const UriReference& u) -> std::optional<std::string_view> {
+           if (!u.valid()) return std::nullopt;
+           const std::string_view text = u.text();
+           if (!u.host() || u.host_kind() != HostKind::kRegName) return text;
+           const size_t cut = u.host()->size() - HostWithoutWww(*u.host()).size();
+           if (cut == 0) return text;
+           thread_local std::string out;
+           const size_t at = static_cast<size_t>(u.host()->data() - text.data());
+           out.assign(text.substr(0, at));
+           out.append(text.substr(at + cut));
+           return out;
+         });
+}
+
+// cutQueryString and cutFragment: the reference without "?query" or
+// "#fragment".
+template <bool kQuery>
+void CutPart(duckdb_function_info info, duckdb_data_chunk chunk,
+             duckdb_vector result) {
+  PerRow(info, chunk, result, kQuery ? "cutQueryString" : "cutFragment",
+         [](const UriReference& u) -> std::optional<std::string_view> {
+           if (!u.valid()) return std::nullopt;
+           const std::string_view text = u.text();
+           const auto part = kQuery ? u.query() : u.fragment();
+           if (!part) return text;
+           thread_local std::string out;
+           const size_t at = static_cast<size_t>(part->data() - text.data());
+           out.assign(text.substr(0, at - 1));  // without the '?' or '#'
+           out.append(text.substr(at + part->size()));
+           return out;
+         });
+}
+
+// extractURLParameters: each field of the query as written ("a=1", "b").
+void RawFields(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  PerRowList(info, chunk, result, "extractURLParameters",
+             [](const UriReference& u, std::vector<std::string>* items) {
+               if (!u.valid()) return false;
+               ForEachQueryField(
+                   u.query().value_or(""),
+                   [&](std::string_view name, std::string_view value) {
+                     // A value (even "") starts after the '=' it follows.
+                     const char* end = value.data() ? value.data() + value.size()
+                                                    : name.data() + name.size();
+                     items->emplace_back(name.data(), end);
+                     return true;
+                   });
+               return true;
+             });
+}
+
+template <bool kPathOnly>
+void Hierarchy(duckdb_function_info info, duckdb_data_chunk chunk,
+               duckdb_vector result) {
+  PerRowList(info, chunk, result, kPathOnly ? "URLPathHierarchy" : "URLHierarchy",
+             [](const UriReference& u, std::vector<std::string>* items) {
+               if (!u.valid()) return false;
+               for (std::string_view s : UriHierarchy(u, kPathOnly))
+                 items->emplace_back(s);
+               return true;
+             });
+}
+
+// decodeURLComponent and encodeURLComponent: of any text, not a reference.
+template <bool kEncode>
+void UrlComponent(duckdb_function_info info, duckdb_data_chunk chunk,
+                  duckdb_vector result) {
+  Guard(info, kEncode ? "encodeURLComponent" : "decodeURLComponent", [&] {
+    const Input& in = Argument(chunk, 0, false);
+    Output out(result);
+    thread_local std::string encoded;
+    for (size_t i = 0; i < in.size(); ++i) {
+      if (in.null[i]) {
+        out.Null(i);
+      } else if (kEncode) {
+        encoded.clear();
+        AppendPercentEncoded(in.Row(i), &encoded);
+        out.Text(i, encoded);
+      } else {
+        out.Text(i, Decoded(in.Row(i), Decoding::kPercent));
+      }
+    }
+  });
+}
+
+// port(u[, default]): the port as a number; the default (or NULL) without
+// one, with an empty one, or past 65535; NULL for an invalid reference.
+void PortNumber(duckdb_function_info info, duckdb_data_chunk chunk,
+                duckdb_vector result) {
+  Guard(info, "port", [&] {
+    const Input& in = Argument(chunk, 0, true);
+    const size_t n = in.size();
+    const bool has_default = duckdb_data_chunk_get_column_count(chunk) > 1;
+    duckdb_vector defaults =
+        has_default ? duckdb_data_chunk_get_vector(chunk, 1) : nullptr;
+    const auto* default_data =
+        has_default ? static_cast<const int32_t*>(duckdb_vector_get_data(defaults))
+                    : nullptr;
+    uint64_t* default_validity =
+        has_default ? duckdb_vector_get_validity(defaults) : nullptr;
+    Output out(result);
+    auto* data = out.Data<int32_t>();
+    for (size_t i = 0; i < n; ++i) {
+      if (in.null[i]) {
+        out.Null(i);
+        continue;
+      }
+      const UriReference u = in.Ref(i);
+      if (!u.valid()) {
+        out.Null(i);
+        continue;
+      }
+      const auto port = u.port();
+      int32_t value = -1;
+      if (port && !port->empty() && port->size() <= 5) {
+        value = 0;
+        for (char d : *port) value = value * 10 + (d - '0');
+        if (value > 65535) value = -1;
+      }
+      if (value >= 0) {
+        data[i] = value;
+      } else if (has_default && (!default_validity ||
+                                 duckdb_validity_row_is_valid(default_validity, i))) {
+        data[i] = default_data[i];
+      } else {
+        out.Null(i);
+      }
+    }
+  });
+}
+
+// firstSignificantSubdomain: the first label of the registrable domain.
+void FirstSignificant(duckdb_function_info info, duckdb_data_chunk chunk,
+                      duckdb_vector result) {
+  PerRow(info, chunk, result, "firstSignificantSubdomain",
+         [](const UriReference& u) -> std::optional<std::string_view> {
+           if (!u.valid() || !u.host() || u.host_kind() != HostKind::kRegName)
+             return std::nullopt;
+           const auto domain = BuiltinList().Lookup(*u.host()).registrable_domain;
+           if (!domain) return std::nullopt;
+           return domain->substr(0, std::min(domain->find('.'), domain->size()));
+         });
 }
 
 // Registration.
@@ -650,7 +950,21 @@ bool RegisterScalarFunctions(duckdb_connection c) {
                  {{{V}, Type(DUCKDB_TYPE_UBIGINT), NormalizeOrKey<true>},
                   {{V, V}, Type(DUCKDB_TYPE_UBIGINT), NormalizeOrKey<true>}});
   ok &= Register(c, "uri_resolve", {{{V, V}, Type(V), ResolveFn}});
-  ok &= Register(c, "uri_param", {{{V, V}, Type(V), Param}});
+  ok &= Register(c, "uri_param", {{{V, V}, Type(V), Param<false>}});
+  ok &= Register(c, "uri_param_raw", {{{V, V}, Type(V), Param<true>}});
+  // The other columns of parse --columns that a reference alone gives.
+  text("uri_authority", Authority);
+  text("uri_host_nowww", Component<Part::kHostNoWww>);
+  text("uri_subdomain", Subdomain);
+  text("uri_extension", Extension);
+  text("uri_path_decoded", DecodedComponent<Part::kPath>);
+  text("uri_query_decoded", DecodedComponent<Part::kQuery>);
+  text("uri_fragment_decoded", DecodedComponent<Part::kFragment>);
+  text("uri_surt_crawler", SurtCrawler);
+  ok &= Register(c, "uri_error_at",
+                 {{{V}, Type(DUCKDB_TYPE_UBIGINT), ErrorAt}});
+  ok &= Register(c, "uri_path_segments", {{{V}, ListOf(Type(V)), PathSegments}});
+  ok &= Register(c, "uri_param_names", {{{V}, ListOf(Type(V)), ParamNames}});
   ok &= Register(c, "uri_risks", {{{V}, ListOf(Type(V)), Risks}});
   ok &= Register(c, "uri_params",
                  {{{V}, ListOf(StructOf({"name", "value"}, {V, V})), ParamsFn}});
@@ -685,7 +999,39 @@ bool RegisterScalarFunctions(duckdb_connection c) {
       {"cutToFirstSignificantSubdomain", Suffix<true>},
   };
   for (const auto& a : kAliases) text(a.alias, a.f);
-  ok &= Register(c, "extractURLParameter", {{{V, V}, Type(V), Param}});
+  ok &= Register(c, "extractURLParameter", {{{V, V}, Type(V), Param<false>}});
+  const struct {
+    const char* alias;
+    duckdb_scalar_function_t f;
+  } kMoreAliases[] = {
+      {"cutWWW", CutWww},
+      {"cutQueryString", CutPart<true>},
+      {"cutFragment", CutPart<false>},
+      {"decodeURLComponent", UrlComponent<false>},
+      {"encodeURLComponent", UrlComponent<true>},
+      {"netloc", Authority},
+      {"firstSignificantSubdomain", FirstSignificant},
+      {"extract_subdomain", Subdomain},
+      {"extract_extension", Extension},
+  };
+  for (const auto& a : kMoreAliases) text(a.alias, a.f);
+  const struct {
+    const char* alias;
+    duckdb_scalar_function_t f;
+  } kListAliases[] = {
+      {"extractURLParameters", RawFields},
+      {"extractURLParameterNames", ParamNames},
+      {"URLHierarchy", Hierarchy<false>},
+      {"URLPathHierarchy", Hierarchy<true>},
+      {"extract_path_segments", PathSegments},
+  };
+  for (const auto& a : kListAliases)
+    ok &= Register(c, a.alias, {{{V}, ListOf(Type(V)), a.f}});
+  ok &= Register(c, "extract_query_parameters",
+                 {{{V}, ListOf(StructOf({"name", "value"}, {V, V})), ParamsFn}});
+  constexpr duckdb_type I = DUCKDB_TYPE_INTEGER;
+  ok &= Register(c, "port", {{{V}, Type(I), PortNumber},
+                             {{V, I}, Type(I), PortNumber}});
   return ok;
 }
 

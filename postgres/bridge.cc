@@ -81,6 +81,43 @@ const uriscan::Fingerprinter& FingerprinterOf(int profile) {
   return *f;
 }
 
+// uri_param (decoded) and uri_param_raw (as written).
+int Param(const char* text, size_t size, const char* name, size_t name_size,
+          bool raw, const char** out, size_t* out_size) {
+  try {
+    const UriReference uri = uriscan::ParseUriReference(View(text, size));
+    const auto query = uri.query();
+    if (!uri.valid() || !query) return UPG_NULL;
+    std::string& decoded_name = scratch().text2;
+    std::string& value = scratch().text;
+    bool found = false, interrupted = false;
+    size_t k = 0;
+    uriscan::pg::ForEachRawParam(
+        View(text, size),
+        [&](std::string_view raw_name, std::string_view raw_value) {
+          if ((++k & 0xffff) == 0 && InterruptPending()) {
+            interrupted = true;
+            return false;
+          }
+          decoded_name.clear();
+          uriscan::pg::AppendFormDecoded(raw_name, &decoded_name);
+          if (decoded_name != View(name, name_size)) return true;
+          found = true;
+          value.clear();
+          if (raw) {
+            value.assign(raw_value);
+          } else {
+            uriscan::pg::AppendFormDecoded(raw_value, &value);
+          }
+          return false;
+        });
+    if (interrupted) return UPG_INTERRUPTED;
+    return found ? Give(value, out, out_size) : UPG_NULL;
+  } catch (...) {
+    return UPG_NO_MEMORY;
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -208,33 +245,102 @@ int upg_risks(const char* text, size_t size, uint32_t* bits) {
 
 const char* upg_risk_name(int bit) { return uriscan::RiskFlagName(bit); }
 
+
 int upg_param(const char* text, size_t size, const char* name,
               size_t name_size, const char** out, size_t* out_size) {
+  return Param(text, size, name, name_size, false, out, out_size);
+}
+
+int upg_param_raw(const char* text, size_t size, const char* name,
+                  size_t name_size, const char** out, size_t* out_size) {
+  return Param(text, size, name, name_size, true, out, out_size);
+}
+
+int upg_column(const char* text, size_t size, int column, const char** out,
+               size_t* out_size) {
   try {
-    const UriReference uri = uriscan::ParseUriReference(View(text, size));
-    const auto query = uri.query();
-    if (!uri.valid() || !query) return UPG_NULL;
-    std::string& decoded_name = scratch().text2;
+    static const uriscan::PublicSuffixList psl;
     std::string& value = scratch().text;
-    bool found = false, interrupted = false;
-    size_t k = 0;
-    uriscan::pg::ForEachRawParam(
-        View(text, size),
-        [&](std::string_view raw_name, std::string_view raw_value) {
-          if ((++k & 0xffff) == 0 && InterruptPending()) {
-            interrupted = true;
-            return false;
-          }
-          decoded_name.clear();
-          uriscan::pg::AppendFormDecoded(raw_name, &decoded_name);
-          if (decoded_name != View(name, name_size)) return true;
-          found = true;
-          value.clear();
-          uriscan::pg::AppendFormDecoded(raw_value, &value);
-          return false;
-        });
+    value.clear();
+    const UriReference uri = uriscan::ParseUriReference(View(text, size));
+    if (!uri.valid()) return UPG_NULL;
+    const auto decoded = [&](std::optional<std::string_view> part) -> int {
+      if (!part) return UPG_NULL;
+      value.resize(part->size());
+      value.resize(uriscan::Decode(*part, uriscan::Decoding::kPercent,
+                                   value.data()));
+      return Give(value, out, out_size);
+    };
+    std::optional<std::string_view> answer;
+    switch (column) {
+      case UPG_AUTHORITY: answer = uri.authority(); break;
+      case UPG_HOST_NOWWW:
+        if (uri.host()) answer = uriscan::HostWithoutWww(*uri.host());
+        break;
+      case UPG_SUBDOMAIN:
+        if (uri.host() && uri.host_kind() == uriscan::HostKind::kRegName)
+          answer = psl.Subdomain(*uri.host());
+        break;
+      case UPG_EXTENSION: return decoded(uriscan::PathExtension(uri.path()));
+      case UPG_PATH_DECODED: return decoded(uri.path());
+      case UPG_QUERY_DECODED: return decoded(uri.query());
+      case UPG_FRAGMENT_DECODED: return decoded(uri.fragment());
+      case UPG_SURT_CRAWLER: {
+        std::string& normal = scratch().text2;
+        normal.clear();
+        if (!uriscan::Normalize(uri, uriscan::Profile::kCrawler, &normal) ||
+            !uriscan::AppendCrawlerSurt(uriscan::ParseUriReference(normal),
+                                        &value))
+          return UPG_NULL;
+        return Give(value, out, out_size);
+      }
+      default: return UPG_NULL;
+    }
+    if (!answer) return UPG_NULL;
+    value.assign(*answer);
+    return Give(value, out, out_size);
+  } catch (...) {
+    return UPG_NO_MEMORY;
+  }
+}
+
+int upg_list(const char* text, size_t size, int list, size_t* count,
+             const char** bytes, const uint32_t** ends) {
+  try {
+    std::string& all = scratch().text;
+    std::vector<uint32_t>& at = scratch().ends;
+    all.clear();
+    at.clear();
+    const UriReference uri = uriscan::ParseUriReference(View(text, size));
+    if (!uri.valid()) return UPG_NULL;
+    const auto add = [&](std::string_view raw, uriscan::Decoding how) {
+      const size_t from = all.size();
+      all.resize(from + raw.size());
+      all.resize(from + uriscan::Decode(raw, how, all.data() + from));
+      at.push_back(static_cast<uint32_t>(all.size()));
+    };
+    bool interrupted = false;
+    if (list == UPG_PATH_SEGMENTS) {
+      for (std::string_view s : uriscan::PathSegmentsOf(uri.path()))
+        add(s, uriscan::Decoding::kPercent);
+    } else {
+      size_t k = 0;
+      uriscan::ForEachQueryField(
+          uri.query().value_or(""),
+          [&](std::string_view name, std::string_view) {
+            if ((++k & 0xffff) == 0 && InterruptPending()) {
+              interrupted = true;
+              return false;
+            }
+            add(name, uriscan::Decoding::kForm);
+            return true;
+          });
+    }
     if (interrupted) return UPG_INTERRUPTED;
-    return found ? Give(value, out, out_size) : UPG_NULL;
+    *count = at.size();
+    *bytes = all.data();
+    *ends = at.data();
+    return UPG_VALUE;
   } catch (...) {
     return UPG_NO_MEMORY;
   }

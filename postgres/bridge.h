@@ -66,6 +66,23 @@ int upg_param(const char *text, size_t size, const char *name,
 int upg_params(const char *text, size_t size, size_t *count,
                const char **bytes, const uint32_t **ends);
 
+/* The derived columns of `parse --columns` that a reference alone gives
+ * (docs/cli.md): UPG_NULL where the command writes \N. */
+enum upg_column {
+  UPG_AUTHORITY, UPG_HOST_NOWWW, UPG_SUBDOMAIN, UPG_EXTENSION,
+  UPG_PATH_DECODED, UPG_QUERY_DECODED, UPG_FRAGMENT_DECODED, UPG_SURT_CRAWLER
+};
+int upg_column(const char *text, size_t size, int column, const char **out,
+               size_t *out_size);
+/* path_segments and param_names (list != 0): item k of `count` ends at
+ * ends[k] of `bytes`, starting where the one before ends (0 first). */
+enum upg_list { UPG_PATH_SEGMENTS, UPG_PARAM_NAMES };
+int upg_list(const char *text, size_t size, int list, size_t *count,
+             const char **bytes, const uint32_t **ends);
+/* uri_param_raw: the value as written. */
+int upg_param_raw(const char *text, size_t size, const char *name,
+                  size_t name_size, const char **out, size_t *out_size);
+
 /* `pending` (the glue's look at PostgreSQL's InterruptPending) is asked
  * every 65536 parameters by the calls that loop over them: when it says
  * yes they stop and return UPG_INTERRUPTED, and the glue lets PostgreSQL

@@ -94,3 +94,46 @@ COMMENT ON FUNCTION uri_param(text, text) IS
 CREATE FUNCTION uri_params(uri text) RETURNS TABLE(name text, value text)
   AS 'MODULE_PATHNAME', 'uri_params'
   LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE ROWS 4;
+
+-- The other columns of uriscan parse --columns that a reference alone
+-- gives, each the column's answer (NULL where it writes \N).
+CREATE FUNCTION uri_error_at(uri text) RETURNS bigint
+  AS 'MODULE_PATHNAME', 'uri_error_at'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uri_error_at(text) IS
+  'the byte offset of the first bad byte (the column at); NULL when valid';
+CREATE FUNCTION uri_authority(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_authority'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_host_nowww(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_host_nowww'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_subdomain(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_subdomain'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_extension(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_extension'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_path_decoded(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_path_decoded'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_query_decoded(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_query_decoded'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_fragment_decoded(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_fragment_decoded'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_surt_crawler(uri text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_surt_crawler'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_path_segments(uri text) RETURNS text[]
+  AS 'MODULE_PATHNAME', 'uri_path_segments'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_param_names(uri text) RETURNS text[]
+  AS 'MODULE_PATHNAME', 'uri_param_names'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION uri_param_raw(uri text, name text) RETURNS text
+  AS 'MODULE_PATHNAME', 'uri_param_raw'
+  LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION uri_param_raw(text, text) IS
+  'the first query parameter named NAME, as written; NULL when absent';

@@ -427,3 +427,105 @@ uri_params(PG_FUNCTION_ARGS)
 	upg_release();
 	return (Datum) 0;
 }
+
+PG_FUNCTION_INFO_V1(uri_error_at);
+Datum
+uri_error_at(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	upg_parts	parts;
+
+	upg_parse(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), &parts);
+	if (parts.valid)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) parts.error_at);
+}
+
+PG_FUNCTION_INFO_V1(uri_param_raw);
+Datum
+uri_param_raw(PG_FUNCTION_ARGS)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	text	   *name = PG_GETARG_TEXT_PP(1);
+	const char *out;
+	size_t		size;
+	int			r = upg_param_raw(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri),
+								  VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name),
+								  &out, &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+/* One derived column of parse --columns (bridge.h's upg_column). */
+static Datum
+column(FunctionCallInfo fcinfo, int c)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	const char *out;
+	size_t		size;
+	int			r = upg_column(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), c,
+							   &out, &size);
+
+	RETURN_BRIDGE_TEXT(r, out, size);
+}
+
+#define COLUMN_FUNCTION(sql_name, c) \
+	PG_FUNCTION_INFO_V1(sql_name); \
+	Datum sql_name(PG_FUNCTION_ARGS) { return column(fcinfo, c); }
+
+COLUMN_FUNCTION(uri_authority, UPG_AUTHORITY)
+COLUMN_FUNCTION(uri_host_nowww, UPG_HOST_NOWWW)
+COLUMN_FUNCTION(uri_subdomain, UPG_SUBDOMAIN)
+COLUMN_FUNCTION(uri_extension, UPG_EXTENSION)
+COLUMN_FUNCTION(uri_path_decoded, UPG_PATH_DECODED)
+COLUMN_FUNCTION(uri_query_decoded, UPG_QUERY_DECODED)
+COLUMN_FUNCTION(uri_fragment_decoded, UPG_FRAGMENT_DECODED)
+COLUMN_FUNCTION(uri_surt_crawler, UPG_SURT_CRAWLER)
+
+/* path_segments and param_names as text[] (bridge.h's upg_list). */
+static Datum
+text_list(FunctionCallInfo fcinfo, int list)
+{
+	text	   *uri = PG_GETARG_TEXT_PP(0);
+	size_t		count = 0;
+	size_t		k;
+	const char *bytes;
+	const uint32_t *ends;
+	uint32_t	at = 0;
+	Datum	   *items;
+	ArrayType  *array;
+	int			r = upg_list(VARDATA_ANY(uri), VARSIZE_ANY_EXHDR(uri), list,
+							 &count, &bytes, &ends);
+
+	check_bridge(r);
+	if (r == UPG_NULL)
+	{
+		upg_release();
+		PG_RETURN_NULL();
+	}
+	items = palloc(sizeof(Datum) * (count > 0 ? count : 1));
+	for (k = 0; k < count; k++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		items[k] = PointerGetDatum(make_text(bytes + at, ends[k] - at));
+		at = ends[k];
+	}
+	array = construct_array(items, (int) count, TEXTOID, -1, false,
+							TYPALIGN_INT);
+	upg_release();
+	PG_RETURN_ARRAYTYPE_P(array);
+}
+
+PG_FUNCTION_INFO_V1(uri_path_segments);
+Datum
+uri_path_segments(PG_FUNCTION_ARGS)
+{
+	return text_list(fcinfo, UPG_PATH_SEGMENTS);
+}
+
+PG_FUNCTION_INFO_V1(uri_param_names);
+Datum
+uri_param_names(PG_FUNCTION_ARGS)
+{
+	return text_list(fcinfo, UPG_PARAM_NAMES);
+}

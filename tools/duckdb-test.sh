@@ -110,10 +110,71 @@ for f in "${inputs[@]}"; do
   "$uriscan" parse --format=tsv --no-header --quiet --columns=line,scheme,host,port,path,query,registrable_domain,public_suffix,scheme,host,host_nowww,path,query,fragment,registrable_domain,param:q "$in" > "$work/want" 2>/dev/null || true
   sql "SELECT line, extract_schema(uri), extract_host(uri), extract_port(uri), extract_path(uri), extract_query_string(uri), extract_domain(uri), extract_tld(uri), protocol(uri), domain(uri), domainWithoutWWW(uri), path(uri), queryString(uri), fragment(uri), cutToFirstSignificantSubdomain(uri), extractURLParameter(uri, 'q') FROM $from" > "$work/got"
   compare "$name netquack and ClickHouse names" "$work/want" "$work/got"
+  # Every other column a reference alone gives: one function each, a list
+  # as the command's JSON array.
+  "$uriscan" parse --format=tsv --no-header --quiet --columns=line,at,authority,host_nowww,subdomain,extension,path_decoded,query_decoded,fragment_decoded,path_segments,param_names,surt_crawler,param_raw:q,param_raw:id "$in" > "$work/want" 2>/dev/null || true
+  sql "SELECT line, uri_error_at(uri), uri_authority(uri), uri_host_nowww(uri), uri_subdomain(uri), uri_extension(uri), uri_path_decoded(uri), uri_query_decoded(uri), uri_fragment_decoded(uri), to_json(uri_path_segments(uri)), to_json(uri_param_names(uri)), uri_surt_crawler(uri), uri_param_raw(uri, 'q'), uri_param_raw(uri, 'id') FROM $from" > "$work/got"
+  compare "$name derived columns" "$work/want" "$work/got"
+  # The other names that answer with a column, or with a URL whose
+  # components are the reference's (each count is of rows that break it).
+  checks=$(sql "$(cat <<SQL
+SELECT
+ count(*) FILTER (WHERE uri_valid(uri) AND (uri_host(cutWWW(uri)) IS DISTINCT FROM uri_host_nowww(uri) OR uri_path(cutWWW(uri)) IS DISTINCT FROM uri_path(uri) OR uri_query(cutWWW(uri)) IS DISTINCT FROM uri_query(uri) OR uri_fragment(cutWWW(uri)) IS DISTINCT FROM uri_fragment(uri))) AS cutwww,
+ count(*) FILTER (WHERE uri_valid(uri) AND (uri_query(cutQueryString(uri)) IS NOT NULL OR uri_host(cutQueryString(uri)) IS DISTINCT FROM uri_host(uri) OR uri_path(cutQueryString(uri)) IS DISTINCT FROM uri_path(uri) OR uri_fragment(cutQueryString(uri)) IS DISTINCT FROM uri_fragment(uri))) AS cutquery,
+ count(*) FILTER (WHERE uri_valid(uri) AND (uri_fragment(cutFragment(uri)) IS NOT NULL OR uri_host(cutFragment(uri)) IS DISTINCT FROM uri_host(uri) OR uri_path(cutFragment(uri)) IS DISTINCT FROM uri_path(uri) OR uri_query(cutFragment(uri)) IS DISTINCT FROM uri_query(uri))) AS cutfragment,
+ count(*) FILTER (WHERE uri_valid(uri) AND coalesce(array_to_string(extractURLParameters(uri), '&'), '') IS DISTINCT FROM regexp_replace(trim(coalesce(uri_query(uri), ''), '&'), '&+', '&', 'g')) AS params,
+ count(*) FILTER (WHERE uri_valid(uri) AND len(extractURLParameters(uri)) <> len(uri_param_names(uri))) AS params_count,
+ count(*) FILTER (WHERE uri_valid(uri) AND uri_scheme(uri) IS NOT NULL AND uri_host(uri) IS NOT NULL AND (URLHierarchy(uri)[-1] IS DISTINCT FROM cutFragment(uri) OR len(list_filter(URLHierarchy(uri), x -> NOT starts_with(uri, x))) > 0)) AS hierarchy,
+ count(*) FILTER (WHERE uri_valid(uri) AND uri_scheme(uri) IS NOT NULL AND uri_host(uri) IS NOT NULL AND len(URLPathHierarchy(uri)) > 0 AND NOT ends_with(cutFragment(uri), URLPathHierarchy(uri)[-1])) AS path_hierarchy,
+ count(*) FILTER (WHERE uri_valid(uri) AND (decodeURLComponent(uri_path(uri)) IS DISTINCT FROM uri_path_decoded(uri) OR decodeURLComponent(uri_query(uri)) IS DISTINCT FROM uri_query_decoded(uri))) AS decode,
+ count(*) FILTER (WHERE decodeURLComponent(encodeURLComponent(uri)) <> uri) AS encode_roundtrip,
+ count(*) FILTER (WHERE port(uri) IS DISTINCT FROM CASE WHEN uri_valid(uri) AND TRY_CAST(uri_port(uri) AS BIGINT) <= 65535 THEN CAST(uri_port(uri) AS INTEGER) END) AS port,
+ count(*) FILTER (WHERE firstSignificantSubdomain(uri) IS DISTINCT FROM split_part(uri_registrable_domain(uri), '.', 1)) AS first_significant,
+ count(*) FILTER (WHERE netloc(uri) IS DISTINCT FROM uri_authority(uri) OR extract_subdomain(uri) IS DISTINCT FROM uri_subdomain(uri) OR extract_extension(uri) IS DISTINCT FROM uri_extension(uri) OR extract_path_segments(uri) IS DISTINCT FROM uri_path_segments(uri) OR extractURLParameterNames(uri) IS DISTINCT FROM uri_param_names(uri) OR extract_query_parameters(uri) IS DISTINCT FROM uri_params(uri)) AS same_as_columns
+FROM $from
+SQL
+)")
+  if [ "$checks" != "0	0	0	0	0	0	0	0	0	0	0	0" ]; then
+    echo "duckdb-test: $name ClickHouse and netquack names against the columns (rows that differ:"
+    echo "  cutWWW cutQueryString cutFragment extractURLParameters (text, count) URLHierarchy URLPathHierarchy decodeURLComponent encodeURLComponent port firstSignificantSubdomain column aliases): $checks"
+    status=1
+  else
+    echo "duckdb-test: $name ClickHouse and netquack names agree with the columns"
+  fi
   "$uriscan" resolve --quiet --on-error=skip --base=http://a/b/c/d\;p\?q "$in" > "$work/want" 2>/dev/null || true
   sql "SELECT uri_resolve('http://a/b/c/d;p?q', uri) AS r FROM $from WHERE r IS NOT NULL" > "$work/got"
   compare "$name uri_resolve" "$work/want" "$work/got"
 done
+
+# The other tools' own documented examples, where their answer is ours:
+# ClickHouse's URL functions, then netquack's.
+doc_examples=(
+  "URLHierarchy('https://example.com/browse/CONV-6788')|['https://example.com/', 'https://example.com/browse/', 'https://example.com/browse/CONV-6788']"
+  "URLPathHierarchy('https://example.com/browse/CONV-6788')|[/browse/, /browse/CONV-6788]"
+  "cutFragment('http://example.com/path?query=value#fragment123')|http://example.com/path?query=value"
+  "cutQueryString('http://example.com/?page=1&lr=213#top')|http://example.com/#top"
+  "cutWWW('http://www.example.com/path?query=value#fragment')|http://example.com/path?query=value#fragment"
+  "extractURLParameters('http://example.com/?page=1&lr=213')|['page=1', 'lr=213']"
+  "extractURLParameterNames('http://example.com/?page=1&lr=213')|[page, lr]"
+  "decodeURLComponent('http://127.0.0.1:8123/?query=SELECT%201%3B')|http://127.0.0.1:8123/?query=SELECT 1;"
+  "encodeURLComponent('http://127.0.0.1:8123/?query=SELECT 1;')|http%3A%2F%2F127.0.0.1%3A8123%2F%3Fquery%3DSELECT%201%3B"
+  "netloc('http://paul@www.example.com:80/')|paul@www.example.com:80"
+  "port('http://paul@www.example.com:80/')|80"
+  "port('http://example.com/', 443)|443"
+  "firstSignificantSubdomain('https://news.clickhouse.com/')|clickhouse"
+  "extract_subdomain('http://a.b.example.com/path')|a.b"
+  "extract_extension('http://example.com/image.jpg')|jpg"
+  "extract_path_segments('https://example.com/path/to/page?q=1')|[path, to, page]"
+  "extract_query_parameters('http://example.com/path/?a=1&b=2')|[{'name': a, 'value': 1}, {'name': b, 'value': 2}]"
+)
+for e in "${doc_examples[@]}"; do
+  got=$(sql "SELECT ${e%%|*}")
+  if [ "$got" != "${e#*|}" ]; then
+    echo "duckdb-test: ${e%%|*} gave '$got', not '${e#*|}'"
+    status=1
+  fi
+done
+echo "duckdb-test: ${#doc_examples[@]} documented examples of ClickHouse and netquack checked"
 
 # read_uris against `uriscan extract`, in every log format, plain, gzip
 # and zstd, a list of files and a glob.

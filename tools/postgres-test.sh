@@ -6,7 +6,9 @@
 # (pg_virtualenv) runs, in a SQL_ASCII and a UTF8 database, the edge cases
 # against their expected output (postgres/test/expected/) and every function
 # against the command's own output on the shared corpora, with a parallel
-# plan. Prints PASS or FAIL; exits non-zero on failure.
+# plan. Prints PASS or FAIL; exits non-zero on failure. KEEP_OUTPUT=DIR
+# copies an edge case's output that differs into DIR (to review, then make
+# it the expected output).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -178,6 +180,7 @@ for db in sql_ascii utf8; do
          > "$work/out/$t.$db.diff"; then
       echo "postgres-test: $t.sql in the $db database differs:"
       head -40 "$work/out/$t.$db.diff"
+      [ -z "${KEEP_OUTPUT:-}" ] || cp "$work/out/$t.$db.out" "$KEEP_OUTPUT/"
       failed=1
     fi
   done

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -156,6 +157,26 @@ URISCAN_EXPORT std::string_view HostWithoutWww(std::string_view host);
 // encoded "%2F" is no separator; but an extension never holds one (it
 // would decode to '/'): "/a%2Fb.c%2Fd" has none.
 URISCAN_EXPORT std::string_view PathExtension(std::string_view path);
+
+// The raw segments of a path (as ExtractPathSegments splits them): "/a/b/"
+// gives "a", "b", ""; "" none. Views into `path`.
+URISCAN_EXPORT std::vector<std::string_view> PathSegmentsOf(
+    std::string_view path);
+
+// Appends `text` with every byte but RFC 3986's unreserved characters
+// (ALPHA, DIGIT, "-", ".", "_", "~") percent-encoded, upper-case hex
+// (section 2.1): what a component's data needs to become any one component.
+URISCAN_EXPORT void AppendPercentEncoded(std::string_view text,
+                                         std::string* out);
+
+// The prefixes of a valid reference that end at a path segment, then the
+// whole path, then with its query: "http://a/b/c?q#f" gives "http://a/",
+// "http://a/b/", "http://a/b/c", "http://a/b/c?q" (views into its text; the
+// fragment is never in one). With `path_only`, from the path on and
+// without the root: "/b/", "/b/c", "/b/c?q". Empty for an invalid
+// reference, and (whole) for one without a scheme and authority.
+URISCAN_EXPORT std::vector<std::string_view> UriHierarchy(
+    const UriReference& uri, bool path_only);
 
 }  // namespace uriscan
 

@@ -36,6 +36,11 @@ CREATE TEMP TABLE resolved (line bigint PRIMARY KEY, target text);
 \copy resolved FROM 'resolve.tsv' (FORMAT text)
 CREATE TEMP TABLE relative (line bigint PRIMARY KEY, ref text, target text);
 \copy relative FROM 'relative.tsv' (FORMAT text)
+CREATE TEMP TABLE columns (line bigint PRIMARY KEY, authority text,
+  host_nowww text, subdomain text, extension text, path_decoded text,
+  query_decoded text, fragment_decoded text, path_segments text,
+  param_names text, surt_crawler text, param_raw_q text);
+\copy columns FROM 'columns.tsv' (FORMAT text, HEADER true)
 ANALYZE lines;
 
 -- One row per (function, line): what the command says and what SQL says.
@@ -75,6 +80,28 @@ UNION ALL
 SELECT 'uri_key ' || k.profile, l.line, k.key,
        lpad(to_hex(uri_key(l.u, k.profile)), 16, '0')
 FROM lines l JOIN keys k USING (line);
+
+-- The derived columns; a list as the command's JSON array (compared as
+-- jsonb, so that escapes spelled two ways agree).
+INSERT INTO checks
+SELECT f.fn, l.line, f.want, f.got
+FROM lines l JOIN columns c USING (line) LEFT JOIN at USING (line),
+  LATERAL (VALUES
+    ('uri_error_at', at.at::text, uri_error_at(l.u)::text),
+    ('uri_authority', c.authority, uri_authority(l.u)),
+    ('uri_host_nowww', c.host_nowww, uri_host_nowww(l.u)),
+    ('uri_subdomain', c.subdomain, uri_subdomain(l.u)),
+    ('uri_extension', c.extension, uri_extension(l.u)),
+    ('uri_path_decoded', c.path_decoded, uri_path_decoded(l.u)),
+    ('uri_query_decoded', c.query_decoded, uri_query_decoded(l.u)),
+    ('uri_fragment_decoded', c.fragment_decoded, uri_fragment_decoded(l.u)),
+    ('uri_path_segments', c.path_segments::jsonb::text,
+     to_jsonb(uri_path_segments(l.u))::text),
+    ('uri_param_names', c.param_names::jsonb::text,
+     to_jsonb(uri_param_names(l.u))::text),
+    ('uri_surt_crawler', c.surt_crawler, uri_surt_crawler(l.u)),
+    ('uri_param_raw', c.param_raw_q, uri_param_raw(l.u, 'q'))
+  ) AS f(fn, want, got);
 
 INSERT INTO checks
 SELECT 'uri_resolve relative', line, target,

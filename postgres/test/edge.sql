@@ -80,3 +80,22 @@ SELECT uri_registrable_domain(u), uri_public_suffix(u), uri_surt(u),
        uri_key(u, 'crawler') = uri_key('http://xn--bcher-kva.de/', 'crawler') AS bucher
 FROM (VALUES ('http://www.fa%C3%9F.co.uk/x'), ('http://B%C3%9Ccher.de/'),
              ('http://%FF.de/')) AS t(u);
+-- The other columns of parse --columns: NULL in, NULL out; NULL for an
+-- invalid reference; the column's answer for a valid one; 1 MB inputs.
+SELECT uri_error_at(NULL), uri_authority(NULL), uri_host_nowww(NULL),
+       uri_subdomain(NULL), uri_extension(NULL), uri_path_decoded(NULL),
+       uri_path_segments(NULL), uri_param_names(NULL), uri_surt_crawler(NULL),
+       uri_param_raw(NULL, 'q'), uri_param_raw('http://a/?q', NULL);
+SELECT uri_error_at(u), uri_authority(u), uri_host_nowww(u),
+       uri_subdomain(u), uri_extension(u), uri_path_decoded(u),
+       uri_query_decoded(u), uri_fragment_decoded(u), uri_path_segments(u),
+       uri_param_names(u), uri_surt_crawler(u), uri_param_raw(u, 'q')
+FROM (VALUES ('http://a b/?q=1'),
+             ('http://u@WWW.News.Example.CO.UK:8080/a%20b/c.tar.GZ?q=x+y%21&r&=z#fr%41g'),
+             (''), ('mailto:a@b.example')) AS t(u);
+SELECT array_length(uri_path_segments('http://h/' || repeat('a/', 524288)), 1)
+         AS segments,
+       length(uri_path_decoded('http://h/' || repeat('%41', 349525)))
+         AS decoded,
+       array_length(uri_param_names('http://h/?' || repeat('a&', 524288)), 1)
+         AS names;

@@ -9,6 +9,9 @@ import sys
 
 BASE = "http://a/b/c/d;p?q"  # RFC 3986 sec. 5.4's base
 PROFILES = ("syntax", "scheme", "crawler", "w3lib")
+COLUMNS = ("line,authority,host_nowww,subdomain,extension,path_decoded,"
+           "query_decoded,fragment_decoded,path_segments,param_names,"
+           "surt_crawler,param_raw:q")
 
 
 def escape(b):
@@ -56,6 +59,10 @@ def main():
     with open(outdir + "/derived.tsv", "wb") as f:
         f.write(run(uriscan, ["parse", "--format=tsv", "--columns=line,"
                               "registrable_domain,public_suffix,surt"], source))
+    # The other columns a reference alone gives, one SQL function each.
+    with open(outdir + "/columns.tsv", "wb") as f:
+        f.write(run(uriscan, ["parse", "--format=tsv", "--columns=" + COLUMNS],
+                    source))
     for p in PROFILES:
         with open("%s/keys_%s.tsv" % (outdir, p), "wb") as f:
             f.write(run(uriscan, ["parse", "--format=tsv", "--profile=" + p,

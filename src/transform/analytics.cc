@@ -256,6 +256,55 @@ std::string_view HostWithoutWww(std::string_view host) {
   return host;
 }
 
+std::vector<std::string_view> PathSegmentsOf(std::string_view path) {
+  std::vector<std::string_view> segments;
+  if (path.empty()) return segments;
+  if (path[0] == '/') path.remove_prefix(1);
+  while (true) {
+    const size_t slash = std::min(path.find('/'), path.size());
+    segments.push_back(path.substr(0, slash));
+    if (slash == path.size()) return segments;
+    path.remove_prefix(slash + 1);
+  }
+}
+
+void AppendPercentEncoded(std::string_view text, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (const char ch : text) {
+    const auto b = static_cast<unsigned char>(ch);
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') ||
+        (b >= '0' && b <= '9') || b == '-' || b == '.' || b == '_' ||
+        b == '~') {
+      out->push_back(ch);
+    } else {
+      out->push_back('%');
+      out->push_back(kHex[b >> 4]);
+      out->push_back(kHex[b & 15]);
+    }
+  }
+}
+
+std::vector<std::string_view> UriHierarchy(const UriReference& uri,
+                                           bool path_only) {
+  std::vector<std::string_view> items;
+  if (!uri.valid() || (!path_only && (!uri.scheme() || !uri.host())))
+    return items;
+  const std::string_view text = uri.text();
+  const size_t path_begin = static_cast<size_t>(uri.path().data() - text.data());
+  const size_t path_end = path_begin + uri.path().size();
+  const size_t from = path_only ? path_begin : 0;
+  const auto up_to = [&](size_t end) { items.push_back(text.substr(from, end - from)); };
+  for (size_t k = path_begin; k < path_end; ++k) {
+    if (text[k] != '/' || (path_only && k == path_begin)) continue;
+    up_to(k + 1);
+  }
+  if (path_end == path_begin ? !path_only : text[path_end - 1] != '/')
+    up_to(path_end);
+  if (const auto query = uri.query())
+    up_to(static_cast<size_t>(query->data() - text.data()) + query->size());
+  return items;
+}
+
 std::string_view PathExtension(std::string_view path) {
   const size_t slash = path.rfind('/');
   std::string_view last =

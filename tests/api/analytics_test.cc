@@ -133,6 +133,35 @@ TEST(HostPartsTest, WwwAndExtension) {
   EXPECT_EQ(PathExtension("/a.b;c.d/e.f;g"), "f");
 }
 
+// The row-at-a-time helpers of the SQL functions: segments as the
+// path_segments column splits them, component encoding, the prefixes of
+// ClickHouse's URLHierarchy shape by RFC 3986's components.
+TEST(AnalyticsTest, SegmentsEncodingAndHierarchy) {
+  using V = std::vector<std::string_view>;
+  EXPECT_EQ(PathSegmentsOf("/a/b/"), (V{"a", "b", ""}));
+  EXPECT_EQ(PathSegmentsOf("/"), (V{""}));
+  EXPECT_EQ(PathSegmentsOf("a//b"), (V{"a", "", "b"}));
+  EXPECT_EQ(PathSegmentsOf(""), V{});
+  std::string encoded;
+  AppendPercentEncoded(std::string_view("aZ09-._~ /?#\xc3\xa9%\0", 16), &encoded);
+  EXPECT_EQ(encoded, "aZ09-._~%20%2F%3F%23%C3%A9%25%00");
+  const auto hierarchy = [](std::string_view text, bool path_only) {
+    return UriHierarchy(ParseUriReference(text), path_only);
+  };
+  EXPECT_EQ(hierarchy("http://a/b/c?q=1&r#f", false),
+            (V{"http://a/", "http://a/b/", "http://a/b/c", "http://a/b/c?q=1&r"}));
+  EXPECT_EQ(hierarchy("http://a/b/c?q=1&r#f", true),
+            (V{"/b/", "/b/c", "/b/c?q=1&r"}));
+  EXPECT_EQ(hierarchy("http://u@a:8/x//", false),
+            (V{"http://u@a:8/", "http://u@a:8/x/", "http://u@a:8/x//"}));
+  EXPECT_EQ(hierarchy("http://a", false), (V{"http://a"}));
+  EXPECT_EQ(hierarchy("http://a", true), V{});
+  EXPECT_EQ(hierarchy("http://a/?q", true), (V{"/?q"}));
+  EXPECT_EQ(hierarchy("/rel/p", false), V{});  // no scheme, no authority
+  EXPECT_EQ(hierarchy("/rel/p", true), (V{"/rel/", "/rel/p"}));
+  EXPECT_EQ(hierarchy("http://a b/", false), V{});  // invalid
+}
+
 // The Public Suffix List (libpsl's built-in copy): answers in lower case,
 // the subdomain as written, none for a host that is a public suffix.
 TEST(HostPartsTest, PublicSuffixList) {
