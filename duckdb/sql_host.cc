@@ -638,16 +638,16 @@ void Draw(duckdb_result* result, const Settings& s,
       *out += left;
       for (idx_t k = 0; k < columns; ++k)
         *out += (k ? middle : "") +
-                Repeat("\xE2\x94\x80", width[k] + 2);  // ─
+                Repeat("\xE2\x94\x80", width[k] + 2);  // light horizontal
       *out += std::string(right) + "\n";
     };
-    const char* bar = "\xE2\x94\x82";  // │
-    rule("\xE2\x94\x8C", "\xE2\x94\xAC", "\xE2\x94\x90");  // ┌ ┬ ┐
+    const char* bar = "\xE2\x94\x82";  // light vertical
+    rule("\xE2\x94\x8C", "\xE2\x94\xAC", "\xE2\x94\x90");  // the top corners and tee
     if (header) line(names, true, bar);
     if (header && rows > 0)
-      rule("\xE2\x94\x9C", "\xE2\x94\xBC", "\xE2\x94\xA4");  // ├ ┼ ┤
+      rule("\xE2\x94\x9C", "\xE2\x94\xBC", "\xE2\x94\xA4");  // the tees and cross of a rule
     for (idx_t r = 0; r < rows; ++r) line(cells[r], false, bar);
-    rule("\xE2\x94\x94", "\xE2\x94\xB4", "\xE2\x94\x98");  // └ ┴ ┘
+    rule("\xE2\x94\x94", "\xE2\x94\xB4", "\xE2\x94\x98");  // the bottom corners and tee
   }
 }
 

@@ -522,9 +522,17 @@ print(len(rows), rows[-1], *(json.loads(line) for line in rest.splitlines()))' 2
 q="SELECT * FROM (VALUES (1, 'a|b', NULL), (22, 'wide value', 'x')) t(n, text, z) ORDER BY n"
 check markdown "$(printf '%s\n' '| n  |    text    |  z   |' '|---:|------------|------|' \
   '| 1  | a\|b       | NULL |' '| 22 | wide value | x    |')" "$("$host" --mode=markdown "$ext" "$q")"
-check box "$(printf '%s\n' '┌────┬────────────┬──────┐' '│ n  │    text    │  z   │' \
-  '├────┼────────────┼──────┤' '│ 1  │ a|b        │ NULL │' '│ 22 │ wide value │ x    │' \
-  '└────┴────────────┴──────┘')" "$(printf '.mode box\n%s;\n' "$q" | "$host" "$ext")"
+# (Drawn here in ASCII stand-ins, then turned into the box characters, so
+# that this file stays ASCII.)
+box_chars() {
+  sed -e $'s/\\[/\xe2\x94\x8c/g; s/T/\xe2\x94\xac/g; s/]/\xe2\x94\x90/g' \
+      -e $'s/{/\xe2\x94\x9c/g; s/+/\xe2\x94\xbc/g; s/}/\xe2\x94\xa4/g' \
+      -e $'s/</\xe2\x94\x94/g; s/\\^/\xe2\x94\xb4/g; s/>/\xe2\x94\x98/g' \
+      -e $'s/-/\xe2\x94\x80/g; s/!/\xe2\x94\x82/g'
+}
+check box "$(printf '%s\n' '[----T------------T------]' '! n  !    text    !  z   !' \
+  '{----+------------+------}' '! 1  ! a|b        ! NULL !' '! 22 ! wide value ! x    !' \
+  '<----^------------^------>' | box_chars)" "$(printf '.mode box\n%s;\n' "$q" | "$host" "$ext")"
 # .tables and .schema after CREATEs; .read of a file (its dot commands
 # too); an unknown dot command and a missing file are errors after which
 # the statements still run, and the status is 1.

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/cli/columns.h"
 #include "src/cli/command_run.h"
 #include "src/cli/ingest.h"
 #include "src/cli/options.h"
@@ -33,10 +34,14 @@ constexpr char kHelp[] =
     "      [--base=URI]            clf, combined: resolve targets against URI\n"
     "      [--with-line]           each reference as LINE<TAB>REFERENCE\n"
     "      [--columns=LIST]        each reference as a TSV row of these\n"
-    "                              columns: line, uri and, for clf and\n"
-    "                              combined, client, time (UTC), method,\n"
-    "                              status, bytes; for combined also referer,\n"
-    "                              user_agent (\\N where the line has none)\n";
+    "                              columns: line (of the input), uri and,\n"
+    "                              for clf and combined, client, time (UTC),\n"
+    "                              method, status, bytes; for combined also\n"
+    "                              referer, user_agent (\\N where the line\n"
+    "                              has none); and any column of parse\n"
+    "                              --columns, of the reference\n"
+    "      [--profile=P] [--psl=FILE] [--decode=utf8|bytes]\n"
+    "                              as parse takes them, for those columns\n";
 
 // Microseconds since the epoch as "YYYY-MM-DD HH:MM:SS" (UTC; the text of
 // a SQL TIMESTAMP): the proleptic Gregorian date of a day count (eras of
@@ -79,6 +84,12 @@ class ExtractRun : public CommandRun {
 
   int Begin(size_t window, std::string* /*out*/) override {
     records_.resize(window);
+    if (parsed_.empty()) return -1;
+    // libpsl's built-in list unless --psl names one.
+    const int status = setup_.Begin(parsed_, psl_file_, profile_.profile,
+                                    profile_.normalize, decode_);
+    if (status >= 0) return status;
+    writer_ = setup_.writer();
     return -1;
   }
   bool NumberedRecords() const override { return extract_.with_line; }
@@ -106,20 +117,21 @@ class ExtractRun : public CommandRun {
  private:
   using Records = RecordInfo;
 
-  // --columns
+  // --columns: extract's own, then kParsed for each of parse's (the next
+  // cell of the ColumnWriter's row, in the order given).
   enum Column {
     kLine, kUri, kClient, kTime, kMethod, kStatus, kBytes, kReferer,
-    kUserAgent
+    kUserAgent, kParsed
   };
   static constexpr size_t kColumnCount = 9;
   static constexpr const char* kColumnNames[kColumnCount] = {
       "line", "uri", "client", "time", "method", "status", "bytes", "referer",
       "user_agent"};
   // The references of `lines` ("LINE\tREFERENCE\n" each) as --columns
-  // rows, fields[k] the log fields of reference k.
+  // rows, fields[k] the log fields of reference k; `file` names the input.
   void AppendRows(std::string_view lines,
                   const std::vector<ingest::LogFields>& fields,
-                  std::string* out) const;
+                  std::string_view file, std::string* out) const;
 
   friend std::unique_ptr<CommandRun> cli::MakeExtractor(const Options&,
                                                    const std::string&,
@@ -133,6 +145,12 @@ class ExtractRun : public CommandRun {
   RecordCutter cutter_{extract_, 0};  // set up by Check()
   std::vector<Column> columns_;  // --columns
   bool fields_ = false;          // ... names a field of the log
+  std::vector<ColumnChoice> parsed_;  // ... names columns of parse's
+  std::string psl_file_;              // --psl
+  ProfileOptions profile_;            // --profile and the rest
+  DecodedBytes decode_ = DecodedBytes::kUtf8;  // --decode
+  ColumnSetup setup_;
+  const ColumnWriter* writer_ = nullptr;  // of parsed_
   std::vector<Records> records_;  // per slot
 };
 
@@ -150,20 +168,34 @@ void ExtractRun::AddOptions(CLI::App* app) {
   AddFlag(app, "--with-line", [this] { extract_.with_line = true; });
   AddValueOption(app, "--columns", "LIST", [this](const std::string& v) {
     columns_.clear();
+    parsed_.clear();
     for (size_t pos = 0; pos <= v.size();) {
       const size_t comma = std::min(v.find(',', pos), v.size());
       const std::string name = v.substr(pos, comma - pos);
       size_t k = 0;
       while (k < kColumnCount && name != kColumnNames[k]) ++k;
-      if (k == kColumnCount)
-        throw UsageError(Allowed("--columns",
-                                 "a list of line, uri, client, time, "
-                                 "method, status, bytes, referer, user_agent",
-                                 name));
-      columns_.push_back(static_cast<Column>(k));
+      std::vector<ColumnChoice> one;
+      std::string unknown;
+      if (k < kColumnCount) {
+        columns_.push_back(static_cast<Column>(k));
+      } else if (ParseColumns(name, &one, &unknown)) {
+        columns_.push_back(kParsed);
+        parsed_.push_back(one[0]);
+      } else {
+        throw UsageError(Allowed(
+            "--columns",
+            ("a list of line, uri, client, time, method, status, bytes, "
+             "referer, user_agent, or of parse's: " + ColumnNames())
+                .c_str(),
+            name));
+      }
       pos = comma + 1;
     }
   });
+  AddValueOption(app, "--psl", "FILE",
+                 [this](const std::string& v) { psl_file_ = v; });
+  AddDecodeOption(app, &decode_);
+  AddProfileOptions(app, &profile_);
 }
 
 // --field and --base for the --from given.
@@ -214,6 +246,11 @@ int ExtractRun::Check() {
     fields_ |= c >= Column::kClient;
   }
   if (!columns_.empty()) x.with_line = true;
+  const bool surt_crawler =
+      std::find(parsed_.begin(), parsed_.end(), cli::Column::kSurtCrawler) !=
+      parsed_.end();
+  const int profile_status = CheckProfileOptions(profile_, surt_crawler);
+  if (profile_status >= 0) return profile_status;
   if (base_.given && x.from != LogFormat::kClf &&
       x.from != LogFormat::kCombined)
     return Usage("--base applies to --from=clf or --from=combined");
@@ -264,7 +301,7 @@ void ExtractRun::ProcessChunk(Chunk* c) {
       c->input.text, r, extract_, opt_.max_line, c->first_line,
       columns_.empty() ? &c->out : &lines, &problems,
       fields_ ? &fields : nullptr);
-  if (!columns_.empty()) AppendRows(lines, fields, &c->out);
+  if (!columns_.empty()) AppendRows(lines, fields, *c->name, &c->out);
   c->totals.extracted = counts.references;
   c->totals.no_target = counts.no_target;
   for (const ExtractProblem& p : problems)
@@ -274,11 +311,48 @@ void ExtractRun::ProcessChunk(Chunk* c) {
 
 void ExtractRun::AppendRows(std::string_view lines,
                             const std::vector<ingest::LogFields>& fields,
-                            std::string* out) const {
+                            std::string_view file, std::string* out) const {
+  // parse's columns: the references as one batch, scanned and derived at
+  // once; row k's cells (TSV text, so never a TAB in one) split apart.
+  thread_local std::string refs;
+  thread_local std::vector<uint32_t> offsets;
+  thread_local ComponentSpans spans;
+  thread_local DerivedRows derived;
+  thread_local std::string cells;
+  thread_local std::vector<std::string_view> cell;
+  Batch batch;
+  if (writer_) {
+    refs.clear();
+    offsets.assign(1, 0);
+    ingest::ForEachNumbered(lines, [&](std::string_view, std::string_view uri) {
+      refs.append(uri);
+      offsets.push_back(static_cast<uint32_t>(refs.size()));
+    });
+    batch = Batch{refs.data(), offsets.data(), offsets.size() - 1};
+    Scan(batch, &spans);
+    writer_->Prepare(batch, spans, &derived);
+  }
   size_t k = 0;
   ingest::ForEachNumbered(lines, [&](std::string_view line,
                                      std::string_view uri) {
     const ingest::LogFields* f = fields_ ? &fields[k] : nullptr;
+    if (writer_) {
+      RowContext row;
+      row.line = std::strtoull(std::string(line).c_str(), nullptr, 10);
+      row.file = file;
+      row.raw = uri;
+      cells.clear();
+      writer_->AppendRow(k, row, spans.Row(k, batch.data), derived, &cells,
+                         false);
+      cell.clear();
+      for (size_t at = 0;;) {
+        const size_t tab = std::min(cells.find('\t', at), cells.size());
+        cell.emplace_back(cells.data() + at, tab - at);
+        if (tab == cells.size()) break;
+        at = tab + 1;
+      }
+    }
+    size_t next_cell = 0;
     ++k;
     const auto number = [&](int64_t v) {
       if (v < 0) {
@@ -327,6 +401,9 @@ void ExtractRun::AppendRows(std::string_view lines,
           break;
         case kUserAgent:
           text(f->has_user_agent, f->user_agent);
+          break;
+        case kParsed:
+          out->append(cell[next_cell++]);
           break;
       }
     }

@@ -165,8 +165,8 @@ constexpr char kOnErrorHelp[] =
     "counted in the summary.\n";
 
 constexpr char kCrawlerOptionsHelp[] =
-    "parse, normalize and dedup: --tracking-params=a,b,utm_* replaces the\n"
-    "crawler profile's list of parameters to drop, and\n"
+    "parse, extract, normalize and dedup: --tracking-params=a,b,utm_*\n"
+    "replaces the crawler profile's list of parameters to drop, and\n"
     "--tracking-params=+a,b adds to it; --fold-www drops a leading\n"
     "\"www.\" from a host under the crawler profile.\n";
 
@@ -229,7 +229,8 @@ std::string CommandHelp(const CommandSpec& c) {
   help += "\n";
   if (c.takes_on_error) help += std::string(kOnErrorHelp) + "\n";
   const std::string_view name = c.name;
-  if (name == "parse" || name == "normalize" || name == "dedup")
+  if (name == "parse" || name == "extract" || name == "normalize" ||
+      name == "dedup")
     help += std::string(kCrawlerOptionsHelp) + "\n";
   if (name == "normalize" || name == "dedup") help += ProfileListsHelp() + "\n";
   return help + kSharedHelp;

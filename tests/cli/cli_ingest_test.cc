@@ -199,13 +199,77 @@ TEST_F(CliTest, ExtractColumnsGiveTheLogsFields) {
       << r.err;
   r = Run("extract --from=text --columns=line,status " + Path("a.log"));
   EXPECT_EQ(r.status, 2);
-  r = Run("extract --from=combined --columns=line,host " + Path("a.log"));
+  r = Run("extract --from=combined --columns=line,nope " + Path("a.log"));
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--columns takes"), std::string::npos) << r.err;
   // line,uri is --with-line, for every format.
   Write(Path("t.txt"), "see <http://a/> and http://b/\n");
   EXPECT_EQ(Run("extract --quiet --columns=line,uri " + Path("t.txt")).out,
             Run("extract --quiet --with-line " + Path("t.txt")).out);
+}
+
+// extract --columns takes parse's columns too, of each reference beside
+// its log line's number and fields: a line that yields no reference leaves
+// no row, so a status and an extension stay on one row (piping extract
+// into parse numbers the references, not the log's lines).
+TEST_F(CliTest, ExtractColumnsTakeParseColumnsOfEachReference) {
+  const std::string log =
+      "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /a/b.png?x=1&y HTTP/1.0\" "
+      "200 10 \"-\" \"ua\"\n"
+      "not a log line\n"
+      "8.8.8.8 - - [01/Mar/2024:00:00:00 +0530] \"-\" 408 0 \"-\" \"-\"\n"
+      "5.6.7.8 - - [31/Dec/1999:23:59:59 +0000] \"GET /c.tar.GZ HTTP/1.1\" 404 "
+      "0 \"http://www.Ref.example.co.uk/p\" \"ua\"\n"
+      "5.6.7.8 - - [31/Dec/1999:23:59:59 +0000] \"GET /d%zz HTTP/1.1\" 400 "
+      "0 \"-\" \"ua\"\n"
+      "5.6.7.8 - - [31/Dec/1999:23:59:59 +0000] \"GET http://WWW.A.example:8080/%7Ex/?x=%41+b#f HTTP/1.1\" 200 "
+      "0 \"-\" \"ua\"\n";
+  Write(Path("a.log"), log);
+  Result r = Run("extract --quiet --from=combined --columns=line,status,"
+                 "extension,valid,param:x,path_segments " + Path("a.log"));
+  EXPECT_EQ(r.status, 0) << r.err;  // (a line not in the format: diagnosed)
+  EXPECT_EQ(r.out,
+            "1\t200\tpng\ttrue\t1\t[\"a\",\"b.png\"]\n"
+            "4\t404\tGZ\ttrue\t\\N\t[\"c.tar.GZ\"]\n"
+            "5\t400\t\\N\tfalse\t\\N\t\\N\n"
+            "6\t200\t\ttrue\tA b\t[\"~x\",\"\"]\n");
+  // Every column of parse's but line and file, row for row what parse
+  // finds in the reference extract writes.
+  const std::string columns =
+      "valid,scheme,userinfo,host,port,path,query,fragment,host_type,error,"
+      "registrable_domain,public_suffix,surt,key,normalized,surt_crawler,raw,"
+      "at,repaired,authority,host_nowww,subdomain,extension,path_decoded,"
+      "query_decoded,fragment_decoded,path_segments,param_names,param:x,"
+      "param_raw:x";
+  for (const std::string profile : {"scheme", "crawler"}) {
+    const std::string options = " --quiet --from=combined --profile=" + profile;
+    const Result got = Run("extract" + options + " --columns=line," +
+                           columns + " " + Path("a.log"));
+    const Result numbered = Run("extract" + options + " --with-line " +
+                                Path("a.log"));
+    Write(Path("refs.txt"), Run("extract" + options + " " + Path("a.log")).out);
+    const Result parsed = Run("parse --quiet --format=tsv --no-header "
+                              "--profile=" + profile + " --columns=" +
+                              columns + " " + Path("refs.txt"));
+    std::string want;
+    size_t n = 0, p = 0;
+    while (n < numbered.out.size() && p < parsed.out.size()) {
+      const size_t tab = numbered.out.find('\t', n);
+      const size_t n_end = numbered.out.find('\n', n);
+      const size_t p_end = parsed.out.find('\n', p);
+      want += numbered.out.substr(n, tab - n) + "\t" +
+              parsed.out.substr(p, p_end + 1 - p);
+      n = n_end + 1;
+      p = p_end + 1;
+    }
+    EXPECT_EQ(got.out, want) << profile;
+    EXPECT_EQ(std::count(got.out.begin(), got.out.end(), '\n'), 4);
+  }
+  // A column of parse's that needs what parse needs: surt_crawler and the
+  // crawler profile's options.
+  EXPECT_EQ(Run("extract --from=combined --columns=key --fold-www " +
+                Path("a.log")).status,
+            2);
 }
 
 }  // namespace
