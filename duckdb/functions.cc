@@ -256,9 +256,11 @@ void NormalizeOrKey(duckdb_function_info info, duckdb_data_chunk chunk,
     const auto profile_of = [&](size_t i) {
       return common ? *common : ProfileNamed(profiles->Row(i));
     };
+    // An invalid reference has no form, but under w3lib, which
+    // canonicalizes much RFC 3986 refuses ("?a[]=1"): that one row alone.
     const auto is_null = [&](size_t i) {
       return in.null[i] || (profiles && profiles->null[i]) ||
-             in.spans.error_kind[i] != 0;
+             (in.spans.error_kind[i] != 0 && profile_of(i) != Profile::kW3lib);
     };
     if constexpr (kKey) {
       thread_local std::vector<uint64_t> keys;
@@ -267,11 +269,14 @@ void NormalizeOrKey(duckdb_function_info info, duckdb_data_chunk chunk,
         FingerprinterOf(*common).Batch64(in.batch(), in.spans, &keys);
       }
       for (size_t i = 0; i < n; ++i) {
-        if (is_null(i)) {
-          out.Null(i);
+        const uint64_t key =
+            is_null(i) ? 0
+            : common   ? keys[i]
+                       : FingerprinterOf(profile_of(i)).Key64(in.Row(i));
+        if (key == 0 && (is_null(i) || in.spans.error_kind[i] != 0)) {
+          out.Null(i);  // (0: a w3lib form refused too)
         } else {
-          data[i] = common ? keys[i]
-                           : FingerprinterOf(profile_of(i)).Key64(in.Row(i));
+          data[i] = key;
         }
       }
     } else {
@@ -281,7 +286,7 @@ void NormalizeOrKey(duckdb_function_info info, duckdb_data_chunk chunk,
       for (size_t i = 0; i < n; ++i) {
         if (is_null(i)) {
           out.Null(i);
-        } else if (common) {
+        } else if (common && in.spans.error_kind[i] == 0) {
           out.Text(i, batch.Get(i));
         } else {
           one.clear();

@@ -41,8 +41,11 @@ namespace uriscan {
 //           canonical form behind Scrapy's request fingerprints) returns
 //           for a valid http or https reference with its defaults; other
 //           valid references get the same steps with Python's urllib tables
-//           for their scheme. Not idempotent where w3lib is not (docs/cli.md
-//           lists the cases); its output need not be a valid reference.
+//           for their scheme, and so does an invalid one that w3lib
+//           canonicalizes ("?p[]=1"), split as urllib splits it: the only
+//           profile with a form for an invalid reference. Not idempotent
+//           where w3lib is not (docs/cli.md lists the cases); its output
+//           need not be a valid reference.
 enum class Profile : uint8_t { kSyntax, kScheme, kCrawler, kW3lib };
 inline constexpr int kProfileCount = 4;
 // Bumped whenever a profile's output changes for some input; mixed into

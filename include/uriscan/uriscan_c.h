@@ -250,7 +250,8 @@ URISCAN_EXPORT uriscan_status uriscan_check(const char* uri, size_t length,
    URISCAN_OK; otherwise nothing is written and the result is
    URISCAN_BUFFER_TOO_SMALL, so a call with out = NULL and capacity = 0 is
    the size query. URISCAN_INVALID_URI for an invalid reference (nothing
-   written); URISCAN_INVALID_ARGUMENT for an unknown profile, a NULL
+   written), but under "w3lib" for one w3lib canonicalizes too ("?p[]=1":
+   its form, URISCAN_OK); URISCAN_INVALID_ARGUMENT for an unknown profile, a NULL
    out_length, or out NULL with capacity > 0. Caller owns uri and out.
    Thread-safe. */
 URISCAN_EXPORT uriscan_status uriscan_normalize(const char* uri,
@@ -262,8 +263,9 @@ URISCAN_EXPORT uriscan_status uriscan_normalize(const char* uri,
 /* The 64-bit fingerprint of one reference under `profile`: XXH3 of its
    normal form, seeded by the profile, the keys of `uriscan dedup --keys`.
    Stable across machines and releases while the profile's version stays.
-   URISCAN_OK with a nonzero *key for a valid reference; URISCAN_INVALID_URI
-   with *key = 0 for an invalid one; URISCAN_INVALID_ARGUMENT for an unknown
+   URISCAN_OK with a nonzero *key for a valid reference (and under "w3lib"
+   for an invalid one w3lib canonicalizes); URISCAN_INVALID_URI with
+   *key = 0 for an invalid one; URISCAN_INVALID_ARGUMENT for an unknown
    profile or a NULL key. Thread-safe. */
 URISCAN_EXPORT uriscan_status uriscan_fingerprint64(uriscan_profile profile,
                                                     const char* uri,

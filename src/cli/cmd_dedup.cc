@@ -124,7 +124,9 @@ class DedupRun : public CommandRun {
            Chunk* c) override {
     if (uri.valid()) return true;
     c->Diagnose(i, uri.error());
-    keys_[c->slot][i] = 0;  // echoed, or skipped, by Emit()
+    // The w3lib profile's key of a line w3lib canonicalizes (fingerprint.h):
+    // deduplicated as any other, --on-error is for the rest.
+    if (keys_[c->slot][i] != 0) return true;
     return on_error_ != OnError::kFail;
   }
   void Emit(const Chunk& c, std::string* out, Totals* totals) override {

@@ -85,6 +85,7 @@ class NormalizeRun : public CommandRun {
       const std::string_view text(data + s.uri_begin[i],
                                   s.uri_end[i] - s.uri_begin[i]);
       if (s.error_kind[i] != 0) {  // --on-error=keep or skip
+        if (W3libForm(s.Row(i, data), c)) continue;
         if (on_error_ == OnError::kKeep) {
           if (crawler) {
             out.push_back('\t');
@@ -119,6 +120,7 @@ class NormalizeRun : public CommandRun {
     const bool crawler = profile_.profile == Profile::kCrawler;
     if (!uri.valid()) {
       c->Diagnose(i, uri.error());
+      if (W3libForm(uri, c)) return true;
       return ApplyOnError(on_error_, i, uri, crawler, c);
     }
     const std::string_view normal = normalized_rows.Get(i);
@@ -132,6 +134,19 @@ class NormalizeRun : public CommandRun {
       AppendPgText(c->AsRead(i, uri.text()), &c->out);
       c->SpillOut();
     }
+    c->out.push_back('\n');
+    return true;
+  }
+  // The w3lib profile's form of an invalid line, which w3lib canonicalizes
+  // too ("?a[]=1"): written with its "\n" in place of --on-error's answer
+  // (the line's diagnostic stays). False for the other profiles, and for a
+  // line w3lib refuses.
+  bool W3libForm(const UriReference& uri, Chunk* c) const {
+    if (profile_.profile != Profile::kW3lib) return false;
+    const size_t begin = c->out.size();
+    if (!Normalize(uri, Profile::kW3lib, &c->out)) return false;
+    c->totals.rewritten += std::string_view(c->out).substr(begin) != uri.text();
+    c->SpillOut();
     c->out.push_back('\n');
     return true;
   }

@@ -455,7 +455,9 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
         }
         break;
       case Column::kKey:
-        if (valid && derived.keys[i] != 0) {
+        // (An invalid row's key is 0, but under w3lib where w3lib
+        // canonicalizes it: fingerprint.h.)
+        if (derived.keys[i] != 0) {
           static const char kHex[] = "0123456789abcdef";
           uint64_t key = derived.keys[i];
           char text[16];
@@ -466,7 +468,18 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
         }
         break;
       case Column::kNormalized:
-        out->append(valid ? derived.normalized.Get(i) : "\\N");
+        if (valid) {
+          out->append(derived.normalized.Get(i));
+        } else {  // w3lib's form of a line RFC 3986 refuses, if any
+          thread_local std::string form;
+          form.clear();
+          if (profile_ == Profile::kW3lib &&
+              Normalize(ParseUriReference(uri.text()), profile_, &form)) {
+            AppendPgText(form, out);
+          } else {
+            out->append("\\N");
+          }
+        }
         break;
     }
   }

@@ -65,7 +65,7 @@ Key128 Fingerprinter::Key128Of(std::string_view uri) const {
 }
 
 // (*keys)[i] = hash(normal form of row i, seed), or Key{} (0) when row i
-// is invalid.
+// has none (invalid, but under w3lib where w3lib canonicalizes it).
 template <class Key, class Hash>
 void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
                          Hash hash, std::vector<Key>* keys) const {
@@ -74,7 +74,12 @@ void Fingerprinter::Fill(const Batch& batch, const ComponentSpans& spans,
   const internal::LetGoIfLarge<std::string> let_go(normal);
   for (size_t i = 0; i < batch.count; ++i) {
     if (spans.error_kind[i] != 0) {
-      (*keys)[i] = Key{};
+      normal.clear();
+      (*keys)[i] = profile_ == Profile::kW3lib &&
+                           Normalize(spans.Row(i, batch.data), profile_,
+                                     &normal, options_)
+                       ? hash(std::string_view(normal), seed_)
+                       : Key{};
     } else if (SurelyNormal(batch.data, spans, i, profile_) ||
                AlreadyNormal(batch, spans, i, profile_, options_.fold_www)) {
       (*keys)[i] = hash(std::string_view(batch.data + spans.uri_begin[i],

@@ -355,11 +355,13 @@ const char* RungName(Rung rung) {
 
 bool Normalize(const UriReference& uri, Profile profile, std::string* out,
                const NormalizeOptions& options) {
-  if (!uri.valid()) return false;
   if (profile == Profile::kW3lib) {
+    // w3lib canonicalizes what RFC 3986 refuses too ("?a[]=1", a '"').
+    if (!uri.valid()) return AppendW3libCanonicalOfText(uri.text(), out);
     AppendW3libCanonical(uri, out);
     return true;
   }
+  if (!uri.valid()) return false;
   const bool by_scheme = profile != Profile::kSyntax;
   const bool crawler = profile == Profile::kCrawler;
   thread_local std::string scheme, host, path;

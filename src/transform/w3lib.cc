@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "kernels/utf8.h"
 #include "src/char_class.h"
 #include "src/transform/scratch.h"
 
@@ -32,6 +34,15 @@ bool Listed(std::string_view scheme, const std::string_view (&list)[N]) {
 
 char Lower(char c) { return c >= 'A' && c <= 'Z' ? c + 32 : c; }
 char Upper(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
+
+// Whether s[i] starts a triplet "%HH": always in a valid reference; a '%'
+// without two hex digits after it in other text is a byte like any other
+// (Python's unquote leaves it as it is).
+bool Triplet(std::string_view s, size_t i) {
+  return s[i] == '%' && i + 2 < s.size() &&
+         chars::Is(s[i + 1], chars::kHexDig) &&
+         chars::Is(s[i + 2], chars::kHexDig);
+}
 
 unsigned char Octet(std::string_view s, size_t i) {  // "%HH" at s[i]
   return static_cast<unsigned char>(chars::HexValue(s[i + 1]) * 16 +
@@ -66,7 +77,7 @@ void AppendPath(std::string_view path, std::string* out) {
   const size_t begin = out->size();
   for (size_t i = 0; i < path.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(path[i]);
-    if (c == '%') {  // a valid reference's triplet
+    if (Triplet(path, i)) {
       const unsigned char v = Octet(path, i);
       if (v == '/' || v == '?') {
         out->push_back('%');
@@ -94,7 +105,7 @@ class FormBytes {
   explicit FormBytes(std::string_view s) : s_(s) {}
   bool Next(unsigned char* c) {
     if (i_ == s_.size()) return false;
-    if (s_[i_] == '%') {
+    if (Triplet(s_, i_)) {
       *c = Octet(s_, i_);
       i_ += 3;
     } else {
@@ -240,16 +251,38 @@ bool W3libKeepsAsIs(uint16_t f, std::string_view scheme, std::string_view host,
   return !netloc_scheme;  // else "//" would be added
 }
 
-void AppendW3libCanonical(const UriReference& uri, std::string* out) {
+namespace {
+
+bool Utf8Valid(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const size_t n = Utf8SequenceAt(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+// What urlparse() splits a URL into (no fragment: canonicalize_url drops
+// it): the scheme as written, the netloc, the path with its parameters,
+// and the query ("" when there is none).
+struct Parts {
+  std::string_view scheme, netloc, path, query;
+};
+
+// _safe_ParseResult(), then the canonical form: see AppendW3libCanonical().
+void AppendCanonical(const Parts& p, std::string* out) {
   // urlsplit() lower-cases the scheme.
   thread_local std::string scheme, path;
   const internal::LetGoIfLarge<std::string> let_go(path);
   scheme.clear();
-  if (const auto s = uri.scheme())
-    for (char c : *s) scheme.push_back(Lower(c));
+  for (char c : p.scheme) scheme.push_back(Lower(c));
   // urlparse() takes the ';' parameters of the last segment off the path,
   // for the schemes of uses_params.
-  std::string_view full_path = uri.path(), params;
+  std::string_view full_path = p.path, params;
   if ((scheme.empty() || Listed(scheme, kUsesParams)) &&
       full_path.find(';') != std::string_view::npos) {
     const size_t last_slash = full_path.rfind('/');
@@ -262,14 +295,22 @@ void AppendW3libCanonical(const UriReference& uri, std::string* out) {
   }
   path.clear();
   AppendPath(full_path, &path);
-  // urlunparse() adds ";params" only when not empty.
+  // urlunparse() adds ";params" only when not empty, quoted with the safe
+  // set that keeps '#' (nothing to quote in a valid reference's).
   if (!params.empty()) {
     path.push_back(';');
-    path.append(params);
+    for (char ch : params) {
+      const auto c = static_cast<unsigned char>(ch);
+      if (PathSafe(c) || c == '#') {
+        path.push_back(ch);
+      } else {
+        AppendEncoded(c, &path);
+      }
+    }
   }
-  // The authority is ASCII (IDNA leaves it as it is), lower-cased whole
+  // The netloc is ASCII (IDNA leaves it as it is), lower-cased whole
   // (userinfo and triplets too), without trailing ':'.
-  std::string_view netloc = uri.authority().value_or(std::string_view());
+  std::string_view netloc = p.netloc;
   while (!netloc.empty() && netloc.back() == ':') netloc.remove_suffix(1);
   if (!scheme.empty()) {
     out->append(scheme);
@@ -286,7 +327,63 @@ void AppendW3libCanonical(const UriReference& uri, std::string* out) {
     if (path[0] != '/') out->push_back('/');
   }
   out->append(path);
-  if (const auto query = uri.query()) AppendQuery(*query, out);
+  AppendQuery(p.query, out);
+}
+
+}  // namespace
+
+void AppendW3libCanonical(const UriReference& uri, std::string* out) {
+  AppendCanonical(Parts{uri.scheme().value_or(std::string_view()),
+                        uri.authority().value_or(std::string_view()),
+                        uri.path(), uri.query().value_or(std::string_view())},
+                  out);
+}
+
+bool AppendW3libCanonicalOfText(std::string_view text, std::string* out) {
+  // w3lib's _strip(): C0 controls and spaces off both ends; urlsplit()
+  // then drops every TAB, CR and LF.
+  while (!text.empty() && static_cast<unsigned char>(text.front()) <= ' ')
+    text.remove_prefix(1);
+  while (!text.empty() && static_cast<unsigned char>(text.back()) <= ' ')
+    text.remove_suffix(1);
+  thread_local std::string url;
+  const internal::LetGoIfLarge<std::string> let_go(url);
+  url.clear();
+  for (char c : text)
+    if (c != '\t' && c != '\r' && c != '\n') url.push_back(c);
+  // The text is str in Python: bytes that are not UTF-8 never get there.
+  if (!Utf8Valid(url)) return false;
+  std::string_view rest = url;
+  Parts p;
+  // A scheme: a letter, then letters, digits, '+', '-' or '.', then ':'.
+  const size_t colon = rest.find(':');
+  if (colon != std::string_view::npos && colon > 0 &&
+      chars::Is(rest[0], chars::kAlpha) &&
+      std::all_of(rest.begin(), rest.begin() + colon, [](char c) {
+        return chars::Is(c, chars::kAlpha) || chars::Is(c, chars::kDigit) ||
+               c == '+' || c == '-' || c == '.';
+      })) {
+    p.scheme = rest.substr(0, colon);
+    rest.remove_prefix(colon + 1);
+  }
+  if (rest.substr(0, 2) == "//") {
+    const size_t end = std::min(rest.find_first_of("/?#", 2), rest.size());
+    p.netloc = rest.substr(2, end - 2);
+    rest.remove_prefix(end);
+    // urlsplit() raises for a '[' without ']' or the other way round; IDNA
+    // of a netloc beyond ASCII is not w3lib's answer to copy here.
+    if ((p.netloc.find('[') == std::string_view::npos) !=
+            (p.netloc.find(']') == std::string_view::npos) ||
+        std::any_of(p.netloc.begin(), p.netloc.end(),
+                    [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+      return false;
+  }
+  rest = rest.substr(0, std::min(rest.find('#'), rest.size()));
+  const size_t question = std::min(rest.find('?'), rest.size());
+  p.path = rest.substr(0, question);
+  if (question < rest.size()) p.query = rest.substr(question + 1);
+  AppendCanonical(p, out);
+  return true;
 }
 
 }  // namespace uriscan

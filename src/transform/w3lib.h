@@ -23,6 +23,14 @@ namespace uriscan {
 // joining rules for the scheme.
 void AppendW3libCanonical(const UriReference& uri, std::string* out);
 
+// The same of any text, as canonicalize_url() reads it: split as
+// urllib.parse.urlparse() splits (no RFC 3986 grammar: a '"', '{' or '['
+// anywhere), the bytes outside w3lib's safe sets percent-encoded. False
+// (appending nothing) where w3lib raises (text that is not UTF-8, an
+// unbalanced '[' in the netloc) or where its answer would come from IDNA
+// (a netloc beyond ASCII).
+bool AppendW3libCanonicalOfText(std::string_view text, std::string* out);
+
 // Whether AppendW3libCanonical() gives a valid reference back as it is,
 // from its flags (no '%', no upper case in scheme or host) and its scheme,
 // host and path: no userinfo, port, query or fragment, a path that is not

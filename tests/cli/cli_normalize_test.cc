@@ -110,11 +110,42 @@ TEST_F(CliTest, NormalizeW3libWritesTheFormAlone) {
   const Result r = Run("normalize --profile=w3lib --quiet",
                        "HTTP://A.example/b?z=1&a=%7e#f\nbad uri\n");
   EXPECT_EQ(r.status, 0);
-  EXPECT_EQ(r.out, "http://a.example/b?a=~&z=1\nbad uri\n");
+  EXPECT_EQ(r.out, "http://a.example/b?a=~&z=1\nbad%20uri\n");
   EXPECT_EQ(Run("dedup --quiet --profile=w3lib",
                 "http://a.example/?b=1&a=2\nhttp://A.example/?a=2&b=1#x\n")
                 .out,
             "http://a.example/?b=1&a=2\n");
+}
+
+// Under w3lib, a line RFC 3986 refuses but w3lib canonicalizes gets its
+// form (its diagnostic stays; --on-error is for the lines w3lib refuses
+// too), in normalize, parse's columns and dedup alike.
+TEST_F(CliTest, NormalizeW3libCanonicalizesWhatRfc3986Refuses) {
+  const std::string in =
+      "http://a/?p[]=1\n\"http://x/y\nhttp://[x/\nhttp://a/?p%5B%5D=1\n";
+  for (const std::string on_error : {"keep", "skip", "fail"}) {
+    const Result r = Run("normalize --profile=w3lib --on-error=" + on_error, in);
+    EXPECT_EQ(r.status, on_error == "fail" ? 1 : 0) << on_error;
+    EXPECT_NE(r.err.find("2:1: error"), std::string::npos) << r.err;
+    const std::string head = "http://a/?p%5B%5D=1\n%22http://x/y\n";
+    if (on_error == "keep") {
+      EXPECT_EQ(r.out, head + "http://[x/\nhttp://a/?p%5B%5D=1\n");
+    } else if (on_error == "skip") {
+      EXPECT_EQ(r.out, head + "http://a/?p%5B%5D=1\n");
+    } else {
+      EXPECT_EQ(r.out, head) << on_error;  // stops at the line w3lib refuses
+    }
+  }
+  // Other profiles: the RFC's answer alone.
+  EXPECT_EQ(Run("normalize --profile=scheme --on-error=skip", in).out,
+            "http://a/?p%5B%5D=1\n");
+  EXPECT_EQ(Run("parse --format=tsv --no-header --profile=w3lib "
+                "--columns=valid,normalized", in).out,
+            "false\thttp://a/?p%5B%5D=1\nfalse\t%22http://x/y\n"
+            "false\t\\N\ntrue\thttp://a/?p%5B%5D=1\n");
+  // The first and last lines are one page under w3lib.
+  EXPECT_EQ(Run("dedup --profile=w3lib --on-error=skip", in).out,
+            "http://a/?p[]=1\n\"http://x/y\n");
 }
 
 }  // namespace uriscan_cli_test
