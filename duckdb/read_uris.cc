@@ -2,7 +2,8 @@
 // read_uris(path, format := 'lines', field := NULL, base := NULL,
 // lenient := false): the references `uriscan extract` writes (or, for
 // 'lines', every line as the other commands read it) as rows of file,
-// line, uri, in input order. The command's own reader and extractors do
+// line, uri, in input order, and a row for each line that gives none
+// because it is malformed: its uri NULL, its problem said. The command's own reader and extractors do
 // the work: gzip and zstd by their first bytes, records cut where the
 // command cuts them.
 #include <glob.h>
@@ -38,6 +39,7 @@ struct Options {
   std::vector<std::string> files;
   LogReaderOptions reader;  // the command's --max-line
   bool clf = false, combined = false;  // the log's fields are columns
+  idx_t problem_column = 0;  // its index in the bind's columns
 };
 
 // uriscan_duckdb_interrupt(): DuckDB's C API lets a table function see no
@@ -100,6 +102,13 @@ struct Pending {
   };
   std::vector<FieldsRow> fields;
   std::vector<Row> rows;
+  std::vector<Row> problems;  // "kind: message" of batch.problems[k]
+  // Each row's problem (an index in problems, or -1): a line that gave a
+  // reference and a problem (a combined line cut in its user agent).
+  std::vector<int64_t> row_problem;
+  // The output's rows in line order: k >= 0 is rows[k], k < 0 is
+  // problems[-1 - k], the problem of a line that gave no reference.
+  std::vector<int64_t> order;
   size_t next = 0;
   void Take(LogBatch* b) {
     file = b->file;
@@ -107,7 +116,27 @@ struct Pending {
     text.clear();
     rows.resize(batch.rows.size());
     fields.resize(batch.fields.size());
+    problems.resize(batch.problems.size());
     next = 0;
+    order.clear();
+    row_problem.assign(rows.size(), -1);
+    for (size_t i = 0, k = 0; i < rows.size() || k < problems.size();) {
+      if (k == problems.size() ||
+          (i < rows.size() && batch.rows[i].line < batch.problems[k].line)) {
+        order.push_back(static_cast<int64_t>(i++));
+      } else if (i < rows.size() &&
+                 batch.rows[i].line == batch.problems[k].line) {
+        row_problem[i] = static_cast<int64_t>(k++);  // marked in its row
+      } else {
+        order.push_back(-1 - static_cast<int64_t>(k++));
+      }
+    }
+    for (size_t k = 0; k < problems.size(); ++k) {
+      problems[k].uri = static_cast<uint32_t>(text.size());
+      const LogProblem& q = batch.problems[k];
+      AppendUtf8(q.kind + ": " + q.message, &text);
+      problems[k].end = static_cast<uint32_t>(text.size());
+    }
     const auto put = [&](TextSpan span, uint32_t* at) {
       *at = static_cast<uint32_t>(text.size());
       AppendUtf8(batch.Text(span), &text);
@@ -183,7 +212,7 @@ class Prefetch {
       for (;;) {
         LogBatch b;
         if (!reader_.Next(&b)) break;
-        if (b.rows.empty()) continue;
+        if (b.rows.empty() && b.problems.empty()) continue;
         std::unique_lock<std::mutex> lock(m_);
         cv_.wait(lock, [&] { return stop_ || ready_.size() < 2; });
         if (stop_) return;
@@ -271,9 +300,10 @@ std::string TextOf(duckdb_value v) {
 }
 
 // The columns of the table, by index (bind adds them in this order).
+// (problem is the last column whatever the format: Init() maps its index.)
 enum ColumnId : idx_t {
   kFile, kLine, kUri, kClient, kTime, kMethod, kStatus, kBytes, kReferer,
-  kUserAgent, kColumnIds
+  kUserAgent, kProblem, kColumnIds
 };
 
 struct Scanning {
@@ -349,6 +379,8 @@ void Bind(duckdb_bind_info info) {
     AddColumn(info, "referer", DUCKDB_TYPE_VARCHAR);
     AddColumn(info, "user_agent", DUCKDB_TYPE_VARCHAR);
   }
+  AddColumn(info, "problem", DUCKDB_TYPE_VARCHAR);
+  o->problem_column = o->combined ? kProblem : o->clf ? kReferer : kClient;
   duckdb_bind_set_bind_data(info, o.release(), DestroyOptions);
 }
 
@@ -361,9 +393,10 @@ void Init(duckdb_init_info info) {
   const idx_t n = duckdb_init_get_column_count(info);
   bool fields = false;
   for (idx_t k = 0; k < n; ++k) {
-    const idx_t id = duckdb_init_get_column_index(info, k);
+    idx_t id = duckdb_init_get_column_index(info, k);
+    if (id == s->options->problem_column) id = kProblem;
     s->ids.push_back(id);
-    fields |= id >= kClient && id < kColumnIds;
+    fields |= id >= kClient && id <= kUserAgent;
   }
   s->reader.log_fields = fields;
   duckdb_init_set_init_data(info, s, DestroyScanning);
@@ -418,9 +451,10 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
     Column* const bytes = cols[kBytes].get();
     Column* const referer = cols[kReferer].get();
     Column* const agent = cols[kUserAgent].get();
+    Column* const problem = cols[kProblem].get();
     while (n < capacity) {
       Pending& p = s->current;
-      if (p.next == p.rows.size()) {
+      if (p.next == p.order.size()) {
         // Rows in hand go out at once rather than wait for more input
         // (a LIMIT may be met by them; the next file may be a FIFO).
         const Prefetch::Got got = s->prefetch->Take(&p, n == 0);
@@ -434,7 +468,7 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
       // query would wait with its rows in hand. So while no batch is
       // queued, the last rows in hand are kept, half of them, for the
       // next call.
-      size_t until = p.rows.size();
+      size_t until = p.order.size();
       bool hold = false;
       if (until - p.next <= capacity - n && until - p.next > 1 &&
           !s->prefetch->Queued()) {
@@ -442,15 +476,35 @@ void Scan(duckdb_function_info info, duckdb_data_chunk output) {
         hold = true;
       }
       for (; p.next < until && n < capacity; ++p.next, ++n) {
-        const Pending::Row& u = p.rows[p.next];
         if (file_c)
           duckdb_vector_assign_string_element_len(file_c->vector, n,
                                                   file.data(), file.size());
-        if (lines) lines[n] = p.batch.rows[p.next].line;
+        const int64_t e = p.order[p.next];
+        if (e < 0) {  // a malformed line: its problem, nothing else
+          const size_t k = static_cast<size_t>(-1 - e);
+          if (lines) lines[n] = p.batch.problems[k].line;
+          if (problem) problem->Text(n, p.text, p.problems[k].uri,
+                                     p.problems[k].end);
+          for (Column* c : {uri_c, client, time, method, status, bytes,
+                            referer, agent})
+            if (c) c->Null(n);
+          continue;
+        }
+        const size_t i = static_cast<size_t>(e);
+        const Pending::Row& u = p.rows[i];
+        if (lines) lines[n] = p.batch.rows[i].line;
         if (uri_c) uri_c->Text(n, p.text, u.uri, u.end);
+        if (problem) {
+          if (p.row_problem[i] < 0) {
+            problem->Null(n);
+          } else {
+            const Pending::Row& q = p.problems[p.row_problem[i]];
+            problem->Text(n, p.text, q.uri, q.end);
+          }
+        }
         if (!logs) continue;
-        const LogFieldsRow& r = p.batch.fields[p.next];
-        const Pending::FieldsRow& t = p.fields[p.next];
+        const LogFieldsRow& r = p.batch.fields[i];
+        const Pending::FieldsRow& t = p.fields[i];
         if (client) client->Text(n, p.text, t.client, t.method);
         if (time) {
           if (r.has_time) {

@@ -188,12 +188,28 @@ if [ -d "$shared" ]; then
     if [ "$2" != - ]; then opts+=(--field="$2"); fmt="$fmt, field := '$2'"; fi
     for input in "$log" "$work/log.gz" "$work/log.zst"; do
       "$uriscan" extract --quiet --with-line "${opts[@]}" "$input" 2>/dev/null | utf8 > "$work/want"
-      raw_sql "SELECT line, uri FROM read_uris('$input', $fmt)" > "$work/got"
+      raw_sql "SELECT line, uri FROM read_uris('$input', $fmt) WHERE uri IS NOT NULL" > "$work/got"
       compare "read_uris $args $(basename "$input")" "$work/want" "$work/got"
     done
   done
+  # A malformed line is marked in its row (problem): the command's
+  # diagnostics, line for line, for a line that gave a reference or none.
+  for args in "combined target" "combined referer" "clf target"; do
+    set -- $args
+    base=() base_sql=
+    if [ "$2" = target ]; then
+      base=(--base=http://www.semicomplete.com/)
+      base_sql=", base := 'http://www.semicomplete.com/'"
+    fi
+    { "$uriscan" extract --quiet --from="$1" --field="$2" "${base[@]}" "$log" 2>&1 >/dev/null || true; } |
+      sed -n 's/^[^:]*:\([0-9]*\):[0-9]*: error: /\1\t/p' > "$work/want"
+    raw_sql "SELECT line, problem FROM read_uris('$log', format := '$1', field := '$2'$base_sql) WHERE problem IS NOT NULL" > "$work/got"
+    compare "read_uris $args problems" "$work/want" "$work/got"
+  done
+  [ "$(sql "SELECT count(*) FILTER (WHERE uri IS NULL AND problem IS NULL), count(*) FILTER (WHERE problem IS NOT NULL) FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/')")" = "0	2" ] ||
+    { echo "duckdb-test: read_uris: a row with neither a reference nor a problem, or not both problems"; status=1; }
   "$uriscan" extract --quiet --with-line --from=combined --base=http://www.semicomplete.com/ "$log" 2>/dev/null | utf8 > "$work/want"
-  raw_sql "SELECT line, uri FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/')" > "$work/got"
+  raw_sql "SELECT line, uri FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/') WHERE uri IS NOT NULL" > "$work/got"
   compare "read_uris combined with base" "$work/want" "$work/got"
   # The README's example as a reader runs it, on this log: a host on every
   # row (the log's targets are relative: the example gives a base).
@@ -204,11 +220,11 @@ if [ -d "$shared" ]; then
   sql "$(cat "$work/readme.sql")" > /dev/null
   sql "SELECT count(*), count(host), count(*) FILTER (WHERE host = 'example.com'),
               count(time), count(status) FROM '$work/requests.parquet'" > "$work/got"
-  rows=$(grep -c '' < <(raw_sql "SELECT line FROM read_uris('$log', format := 'combined', base := 'https://example.com/')"))
+  rows=$(grep -c '' < <(raw_sql "SELECT line FROM read_uris('$log', format := 'combined', base := 'https://example.com/') WHERE uri IS NOT NULL"))
   printf '%s\t%s\t%s\t%s\t%s\n' "$rows" "$rows" "$rows" "$rows" "$rows" > "$work/want"
   compare "the README's example: a host, a time and a status on every row" "$work/want" "$work/got"
   "$uriscan" extract --quiet --from=combined --field=referer --lenient "$log" 2>/dev/null | utf8 > "$work/want"
-  raw_sql "SELECT uri FROM read_uris('$log', format := 'combined', field := 'referer', lenient := true)" > "$work/got"
+  raw_sql "SELECT uri FROM read_uris('$log', format := 'combined', field := 'referer', lenient := true) WHERE uri IS NOT NULL" > "$work/got"
   compare "read_uris lenient" "$work/want" "$work/got"
   # A target --lenient repairs (a "|" and a "{") is resolved against the base
   # as repaired; strict, it is no reference.
@@ -286,7 +302,7 @@ zstd -q -c "$work/quoted.csv" > "$work/quoted.csv.zst"
 for t in "open.csv 1" "quoted.csv u" "quoted.csv v" "quoted.csv.gz 3" "quoted.csv.zst u"; do
   set -- $t
   "$uriscan" extract --quiet --with-line --from=csv --field="$2" "$work/$1" 2>/dev/null | utf8 > "$work/want"
-  raw_sql "SELECT line, uri FROM read_uris('$work/$1', format := 'csv', field := '$2')" > "$work/got"
+  raw_sql "SELECT line, uri FROM read_uris('$work/$1', format := 'csv', field := '$2') WHERE uri IS NOT NULL" > "$work/got"
   compare "read_uris csv records $1 field $2" "$work/want" "$work/got"
 done
 
@@ -381,7 +397,7 @@ if [ -d "$shared" ]; then
   compare "threads 1 and 2" "$work/want" "$work/got"
 
   # Parquet from a log and back.
-  sql "COPY (SELECT file, line, uri, uri_host(uri) AS host FROM read_uris('$work/log.gz', format := 'combined', field := 'referer')) TO '$work/refs.parquet' (FORMAT parquet)"
+  sql "COPY (SELECT file, line, uri, uri_host(uri) AS host FROM read_uris('$work/log.gz', format := 'combined', field := 'referer') WHERE uri IS NOT NULL) TO '$work/refs.parquet' (FORMAT parquet)"
   raw_sql "SELECT line, uri FROM read_parquet('$work/refs.parquet')" > "$work/got"
   "$uriscan" extract --quiet --with-line --from=combined --field=referer "$log" 2>/dev/null | utf8 > "$work/want"
   compare "Parquet written and read back" "$work/want" "$work/got"
