@@ -125,8 +125,13 @@ class DedupRun : public CommandRun {
     if (uri.valid()) return true;
     c->Diagnose(i, uri.error());
     // The w3lib profile's key of a line w3lib canonicalizes (fingerprint.h):
-    // deduplicated as any other, --on-error is for the rest.
-    if (keys_[c->slot][i] != 0) return true;
+    // deduplicated as any other, --on-error is for the rest. (A line too
+    // long has none: it is not held, its row is empty.)
+    uint64_t& key = keys_[c->slot][i];
+    if (profile_.profile == Profile::kW3lib &&
+        uri.error().kind != ErrorKind::kTooLong && key != 0)
+      return true;
+    key = 0;  // echoed, or skipped, by Emit()
     return on_error_ != OnError::kFail;
   }
   void Emit(const Chunk& c, std::string* out, Totals* totals) override {

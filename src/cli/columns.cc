@@ -474,6 +474,7 @@ void ColumnWriter::AppendCells(size_t i, const RowContext& row,
           thread_local std::string form;
           form.clear();
           if (profile_ == Profile::kW3lib &&
+              uri.error().kind != ErrorKind::kTooLong &&
               Normalize(ParseUriReference(uri.text()), profile_, &form)) {
             AppendPgText(form, out);
           } else {

@@ -356,8 +356,11 @@ const char* RungName(Rung rung) {
 bool Normalize(const UriReference& uri, Profile profile, std::string* out,
                const NormalizeOptions& options) {
   if (profile == Profile::kW3lib) {
-    // w3lib canonicalizes what RFC 3986 refuses too ("?a[]=1", a '"').
-    if (!uri.valid()) return AppendW3libCanonicalOfText(uri.text(), out);
+    // w3lib canonicalizes what RFC 3986 refuses too ("?a[]=1", a '"'),
+    // but for a line too long, which no one reads whole.
+    if (!uri.valid())
+      return uri.error().kind != ErrorKind::kTooLong &&
+             AppendW3libCanonicalOfText(uri.text(), out);
     AppendW3libCanonical(uri, out);
     return true;
   }

@@ -129,6 +129,7 @@ TEST_F(CliTest, ThreadsAndChunkSizesNeverChangeTheOutput) {
        {"parse --format=tsv", "parse", "validate", "audit",
         "normalize --profile=crawler",
         "resolve --base=http://x/y/z", "dedup --keys", "dedup --memory=1M",
+        "dedup --keys --profile=w3lib", "normalize --profile=w3lib",
         "normalize --on-error=fail"}) {
     const Result one = Run(std::string(cmd) +
                                " --quiet --max-line=200 --threads=1 " + files,
