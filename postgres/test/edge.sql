@@ -23,7 +23,8 @@ SELECT * FROM uri_parse('');
 SELECT uri_valid(''), uri_normalize(''), uri_key('') IS NOT NULL AS key,
        uri_resolve('http://a/b?q', ''), uri_risks(''), uri_surt(''),
        uri_registrable_domain('');
--- Invalid references: NULL components, the error named, never an error.
+-- Invalid references: NULL components, the error named, never an error
+-- (under w3lib, w3lib's form: it canonicalizes these too).
 SELECT * FROM uri_parse('http://a b/');
 SELECT * FROM uri_parse('%zz');
 SELECT * FROM uri_parse('http://[::1/');
