@@ -240,10 +240,19 @@ py::list NormalizeAll(const py::handle& urls, const py::handle& profile,
       Scan(chunk.batch, &spans);
       NormalizeBatch(chunk.batch, spans, p, &normalized, options);
     }
+    thread_local std::string form;
     for (size_t i = 0; i < chunk.batch.count; ++i) {
-      PyList_SET_ITEM(
-          out.ptr(), static_cast<Py_ssize_t>(chunk.first_row + i),
-          StrOrNone(spans.error_kind[i] == 0, normalized.Get(i)));
+      // An invalid row has no form, but under w3lib where w3lib
+      // canonicalizes it ("?p[]=1"): that row alone.
+      bool has_form = spans.error_kind[i] == 0;
+      std::string_view text = has_form ? normalized.Get(i) : std::string_view();
+      if (!has_form && p == Profile::kW3lib) {
+        form.clear();
+        has_form = Normalize(spans.Row(i, chunk.batch.data), p, &form);
+        text = form;
+      }
+      PyList_SET_ITEM(out.ptr(), static_cast<Py_ssize_t>(chunk.first_row + i),
+                      StrOrNone(has_form, text));
     }
   }
   if (rows->rows > (size_t{1} << 20)) {
@@ -357,12 +366,12 @@ at fault.
         const std::string_view url(data, static_cast<size_t>(size));
         const UriReference u = ParseUriReference(url);
         std::string out;
-        if (!u.valid() || !Normalize(u, Profile::kW3lib, &out))
-          return py::none();
+        // (An invalid URL too, where w3lib canonicalizes it: "?p[]=1".)
+        if (!Normalize(u, Profile::kW3lib, &out)) return py::none();
         return py::str(out.data(), out.size());
       },
       py::arg("url"),
-      "The w3lib profile's normal form of one URL, None if it is invalid.");
+      "The w3lib profile's normal form of one URL, None where it has none.");
   m.def("fingerprint", &Fingerprint, py::arg("urls"),
         py::arg("profile") = "scheme", py::arg("tracking_params") = py::none(),
         py::arg("fold_www") = false, py::arg("lenient") = false,

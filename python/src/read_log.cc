@@ -47,7 +47,7 @@ PyObject* Str(std::string_view s) {
 }
 
 struct Columns {
-  py::list file, uri, client, method, referer, user_agent;
+  py::list file, uri, client, method, referer, user_agent, problem;
   std::vector<uint64_t> line;
   std::vector<int64_t> time, bytes;
   std::vector<int32_t> status;
@@ -111,11 +111,44 @@ py::dict ReadLog(const std::vector<std::string>& paths,
     }
     if (!more) break;
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    // Rows in line order, a malformed line marked in its row (problem):
+    // the row of its reference, or one of its own (uri None, no field).
+    const auto problem_text = [&](size_t k) {
+      const LogProblem& q = batch.problems[k];
+      return q.kind + ": " + q.message;
+    };
+    size_t k = 0;
+    const auto problem_rows_before = [&](uint64_t line) {
+      for (; k < batch.problems.size() && batch.problems[k].line < line; ++k) {
+        c.file.append(names[batch.file]);
+        c.line.push_back(batch.problems[k].line);
+        c.uri.append(py::none());
+        Append(&c.problem, Str(problem_text(k)));
+        if (!logs) continue;
+        c.client.append(py::none());
+        c.time.push_back(0);
+        c.has_time.push_back(0);
+        c.method.append(py::none());
+        c.status.push_back(-1);
+        c.has_status.push_back(0);
+        c.bytes.push_back(-1);
+        c.has_bytes.push_back(0);
+        if (format != "combined") continue;
+        c.referer.append(py::none());
+        c.user_agent.append(py::none());
+      }
+    };
     for (size_t i = 0; i < batch.rows.size(); ++i) {
       const LogRow& r = batch.rows[i];
+      problem_rows_before(r.line);
       c.file.append(names[batch.file]);
       c.line.push_back(r.line);
       Append(&c.uri, Str(batch.uri(i)));
+      if (k < batch.problems.size() && batch.problems[k].line == r.line) {
+        Append(&c.problem, Str(problem_text(k++)));
+      } else {
+        c.problem.append(py::none());
+      }
       if (!logs) continue;
       const LogFieldsRow& f = batch.fields[i];
       Append(&c.client, Str(batch.Text(f.client)));
@@ -142,12 +175,14 @@ py::dict ReadLog(const std::vector<std::string>& paths,
         c.user_agent.append(py::none());
       }
     }
+    problem_rows_before(UINT64_MAX);
   }
   py::dict out;
   out["file"] = c.file;
   out["line"] = py::bytes(reinterpret_cast<const char*>(c.line.data()),
                           c.line.size() * sizeof(uint64_t));
   out["uri"] = c.uri;
+  out["problem"] = c.problem;
   if (logs) {
     const auto raw = [](const auto& v) {
       return py::bytes(reinterpret_cast<const char*>(v.data()),

@@ -55,6 +55,34 @@ def test_w3lib_shared_corpora(cli, name):
     assert w3lib_differences(cli, urls)[:5] == []
 
 
+@pytest.mark.parametrize("name", CORPORA)
+def test_w3lib_every_line_w3lib_canonicalizes(name):
+    """Invalid lines included (PHP-style "?p[]=1", a leading quote):
+    wherever w3lib gives a form, the profile gives the same, in the Python
+    API as in the command."""
+    if not (SHARED / name).is_file():
+        pytest.skip("no shared corpus " + name)
+    lines = []
+    for raw in read_lines(SHARED / name):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            pass
+    ours = uriscan.normalize(lines, profile="w3lib").tolist()
+    valid = uriscan.columns(lines, ["valid"])["valid"].tolist()
+    differ, invalid = [], 0
+    for line, form, ok in zip(lines, ours, valid):
+        try:
+            theirs = canonicalize_url(line)
+        except ValueError:
+            continue
+        invalid += not ok
+        if form != theirs:
+            differ.append((line, theirs, form))
+    assert differ[:5] == []
+    assert invalid > 0  # the corpora have such lines
+
+
 def test_w3lib_python_api_is_the_command():
     urls = generated_urls(count=500)
     assert uriscan.normalize(urls, profile="w3lib").tolist() == [

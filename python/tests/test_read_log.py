@@ -6,6 +6,7 @@ import _thread
 import gzip
 import os
 import re
+import subprocess
 import threading
 import time
 
@@ -46,7 +47,36 @@ def test_formats_equal_extract(cli, fmt, field):
     args = ["--from=" + fmt] + (["--field=" + field] if field else [])
     want = extracted(cli, LOG, *args)
     frame = uriscan.read_log(LOG, format=fmt, field=field)
-    assert list(zip(frame["line"].tolist(), frame["uri"])) == want
+    refs = frame[frame["uri"].notna()]
+    assert list(zip(refs["line"].tolist(), refs["uri"])) == want
+    # A malformed line is marked in its row: the command's diagnostics.
+    diagnostics = subprocess.run(
+        [cli, "extract", "--quiet", *args, str(LOG)], capture_output=True,
+        check=False).stderr.decode().splitlines()
+    marked = frame[frame["problem"].notna()]
+    assert [(int(d.split(":")[1]), d.split(": error: ", 1)[1])
+            for d in diagnostics] == \
+        list(zip(marked["line"].tolist(), marked["problem"]))
+
+
+def test_malformed_lines_are_marked_in_their_rows(tmp_path):
+    log = tmp_path / "a.log"
+    log.write_bytes(
+        b'1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /a HTTP/1.0" 200 1 '
+        b'"-" "ua"\n'
+        b'not a log line\n'
+        b'1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET /b HTTP/1.0" 404 2 '
+        b'"-" "cut\n')
+    frame = uriscan.read_log(log, format="combined")
+    assert frame["line"].tolist() == [1, 2, 3]
+    assert frame["uri"].tolist() == ["/a", None, "/b"]
+    assert frame["problem"].tolist() == [
+        None, "log-format: expected [date]",
+        "log-format: expected a quoted user agent"]
+    assert frame["status"].tolist()[0] == 200
+    assert pd.isna(frame["status"][1]) and pd.isna(frame["time"][1])
+    assert frame["status"][2] == 404
+    assert list(frame.columns)[-1] == "problem"
 
 
 # host ident user [time] "request" status bytes "referer" "agent"
@@ -123,6 +153,7 @@ def test_unclosed_quote_equals_extract(cli, tmp_path):
     want = extracted(cli, table, "--from=csv", "--max-line=1000")
     assert want == []
     frame = uriscan.read_log(table, format="csv")
+    frame = frame[frame["uri"].notna()]
     assert list(zip(frame["line"].tolist(), frame["uri"])) == \
         extracted(cli, table, "--from=csv")
 

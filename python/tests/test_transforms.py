@@ -41,7 +41,10 @@ def test_fingerprint_equals_dedup_keys(cli, corpus, profile):
     assert [lines[i] for i in np.flatnonzero(first)] == want_lines
     assert keys[first].tolist() == want_keys
     valid = uriscan.scan(lines).valid
-    assert ((keys == 0) == ~valid).all()
+    if profile == "w3lib":  # it keys the invalid rows w3lib canonicalizes
+        assert (keys[valid] != 0).all()
+    else:
+        assert ((keys == 0) == ~valid).all()
 
 
 def test_first_occurrence_equals_dedup_on_repeats(cli, corpus):
@@ -62,7 +65,9 @@ def test_normalize_equals_the_command(cli, corpus, profile):
     valid = uriscan.scan(lines).valid
     assert len(out) == len(got) == len(lines)
     for i, (g, o) in enumerate(zip(got, out)):
-        if not valid[i]:
+        # An invalid row has none (the command echoes it), but under w3lib
+        # where w3lib canonicalizes it.
+        if not valid[i] and (profile != "w3lib" or g is None):
             assert g is None
             continue
         if profile == "crawler":  # NORMAL<TAB>ORIGINAL

@@ -141,8 +141,9 @@ def normalize(urls: Any, profile: str = "scheme",
     3986 section 6.2.2), ``"scheme"`` (adds 6.2.3), ``"crawler"`` (adds:
     no fragment, sorted query without tracking or session-id parameters,
     no trailing dot on the host, IPv4 forms as dotted quads) or ``"w3lib"``
-    (byte for byte what ``w3lib.url.canonicalize_url`` returns for a valid
-    http(s) URL). None for an invalid row. The same text as
+    (byte for byte what ``w3lib.url.canonicalize_url`` returns, for every
+    row it canonicalizes, one RFC 3986 refuses included: ``?p[]=1``). None
+    for an invalid row (under w3lib, one that w3lib refuses too). The same text as
     ``uriscan normalize --profile=P`` (its first field for crawler).
     ``tracking_params`` replaces the crawler profile's list of parameters
     to drop (``DEFAULT_TRACKING_PARAMS``; a trailing ``*`` makes a prefix),
@@ -321,7 +322,12 @@ def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
     ``status`` (``Int32``),
     ``bytes`` (``Int64``), and for ``combined`` ``referer`` and
     ``user_agent``; a field the line lacks (or writes as ``-``) is
-    missing. Text that is not UTF-8 reads with U+FFFD in place of each
+    missing. The last column, ``problem``, marks a malformed line in its
+    row: the diagnostic ``uriscan extract`` prints for it (``"log-format:
+    expected [date]"``), None for the others; a line that gives no
+    reference has a row of its own, ``uri`` None and every field missing
+    (``frame[frame.uri.notna()]`` keeps the references). Text that is not
+    UTF-8 reads with U+FFFD in place of each
     ill-formed part. Raises ValueError for options that do not hold
     together, FileNotFoundError for a missing file and OSError for another
     that cannot be opened or read (``filename`` is the file),
@@ -368,6 +374,7 @@ def read_log(path: Any, format: str = "lines", field: Optional[str] = None,
         if "referer" in c:
             data["referer"] = pd.Series(c["referer"], dtype=object)
             data["user_agent"] = pd.Series(c["user_agent"], dtype=object)
+    data["problem"] = pd.Series(c["problem"], dtype=object)
     frame = pd.DataFrame(data)
     assert len(frame) == n
     return frame

@@ -42,6 +42,11 @@ from . import _uriscan
 __all__ = ["RequestFingerprinter", "fingerprint", "canonical_url"]
 
 _sha1 = hashlib.sha1
+# What w3lib's quote() of a fragment leaves as it is: RFC 3986's unreserved
+# and reserved characters, '|' and '%'.
+_FRAGMENT_AS_IS = frozenset(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    "-._~:/?#[]@!$&'()*+,;=|%")
 
 try:  # one str in, a str or None out, when the extension has it
     _w3lib_profile = _uriscan.w3lib_canonical
@@ -77,10 +82,13 @@ def canonical_url(url: str, keep_fragments: bool = False) -> str:
     if canonical is None:
         return _w3lib_canonicalize_url(url, keep_fragments=keep_fragments)
     if keep_fragments:
-        # A valid reference's fragment holds only bytes w3lib leaves as
-        # they are, and urlunparse() writes '#' only before a non-empty one.
+        # urlunparse() writes '#' only before a non-empty fragment. A valid
+        # reference's holds only bytes w3lib leaves as they are; another's
+        # may need w3lib's quoting ("#\u00e9"): w3lib's own answer then.
         at = url.find("#")
         if 0 <= at < len(url) - 1:
+            if not _FRAGMENT_AS_IS.issuperset(url[at + 1:]):
+                return _w3lib_canonicalize_url(url, keep_fragments=True)
             canonical += url[at:]
     return canonical
 
