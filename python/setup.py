@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""Builds uriscan's extension module with CMake, from setuptools.
+"""Builds uriscan's extension module and command with CMake, from setuptools.
 
-The C++ library lives one directory up; python/CMakeLists.txt compiles it as
-position-independent code and links it into uriscan._uriscan. Everything
-comes from the system (CMake, a C++17 compiler, Highway, mimalloc, xxHash,
+The C++ library lives one directory up in a checkout, and in cpp/ in an
+sdist (the sdist command copies it there). python/CMakeLists.txt compiles
+it once as position-independent code and links it into both
+uriscan._uriscan and the uriscan command, which goes into the wheel as
+uriscan/_bin/uriscan. Everything comes from the system (CMake, a C++17
+compiler, Highway, mimalloc, xxHash, libpsl, libidn2, ISA-L, zstd, CLI11,
 pybind11), so the build works offline:
 
     python3 -m venv --system-site-packages V
@@ -15,15 +18,23 @@ the default is the number of CPUs. URISCAN_CMAKE_ARGS adds CMake arguments.
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+# The C++ tree: cpp/ in an sdist, else the checkout around python/.
+ROOT = HERE / "cpp"
+if not (ROOT / "CMakeLists.txt").is_file():
+    ROOT = HERE.parent
+# What of it the library and the command are built from (no tests,
+# benchmarks, corpora or other front ends).
+CPP_PARTS = ("CMakeLists.txt", "cmake", "include", "kernels", "src")
 
 
 def require_build_modules():
@@ -80,6 +91,7 @@ class CMakeBuild(build_ext):
             "-DCMAKE_BUILD_TYPE=" + config,
             "-DPython_EXECUTABLE=" + sys.executable,
             "-DCMAKE_LIBRARY_OUTPUT_DIRECTORY=" + str(out_dir),
+            "-DURISCAN_COMMAND_DIR=" + str(out_dir / "_bin"),
         ]
         if pybind11_dir:
             args.append("-Dpybind11_DIR=" + pybind11_dir)
@@ -88,12 +100,29 @@ class CMakeBuild(build_ext):
                 or os.environ.get("MAX_JOBS") or str(os.cpu_count() or 1))
         subprocess.run(["cmake"] + args, check=True)
         subprocess.run(["cmake", "--build", str(build_dir), "--target",
-                        "_uriscan", "--parallel", jobs], check=True)
+                        "_uriscan", "uriscan_cli", "--parallel", jobs],
+                       check=True)
+
+
+class SdistWithSources(sdist):
+    """An sdist that builds on its own: the C++ tree's CPP_PARTS go into
+    it under cpp/."""
+
+    def make_release_tree(self, base_dir, files):
+        super().make_release_tree(base_dir, files)
+        for part in CPP_PARTS:
+            source, target = ROOT / part, Path(base_dir) / "cpp" / part
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns(".*"))
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
 
 
 setup(
     version=project_version(),
     ext_modules=[CMakeExtension("uriscan._uriscan")],
-    cmdclass={"build_ext": CMakeBuild},
+    cmdclass={"build_ext": CMakeBuild, "sdist": SdistWithSources},
     zip_safe=False,
 )

@@ -8,10 +8,12 @@ build=(g++ make cmake pkgconf libhwy-dev libmimalloc-dev libxxhash-dev
 # The packaging test: a C compiler, and binutils for nm, readelf, c++filt.
 package=("${build[@]}" gcc binutils)
 # The Python package (python/): built offline in a venv from Debian's
-# Python, pybind11, NumPy, pandas, Dask and pytest.
+# Python, pybind11, NumPy, pandas, Dask and pytest; python3-build makes
+# its sdist.
 python=(python3 python3-dev python3-venv python3-pip python3-setuptools
         python3-wheel python3-pybind11 pybind11-dev python3-numpy
-        python3-pandas python3-dask python3-distributed python3-pytest)
+        python3-pandas python3-dask python3-distributed python3-pytest
+        python3-build)
 # python3-w3lib: the w3lib profile is tested against it (python/tests);
 # python3-scrapy: uriscan.scrapy is tested against it, crawling a local site.
 # time: /usr/bin/time measures the tests' peak RSS (a fresh Debian has none).
