@@ -206,8 +206,10 @@ if [ -d "$shared" ]; then
     raw_sql "SELECT line, problem FROM read_uris('$log', format := '$1', field := '$2'$base_sql) WHERE problem IS NOT NULL" > "$work/got"
     compare "read_uris $args problems" "$work/want" "$work/got"
   done
-  [ "$(sql "SELECT count(*) FILTER (WHERE uri IS NULL AND problem IS NULL), count(*) FILTER (WHERE problem IS NOT NULL) FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/')")" = "0	2" ] ||
-    { echo "duckdb-test: read_uris: a row with neither a reference nor a problem, or not both problems"; status=1; }
+  # (The problems themselves are compared above; under the sanitizers the
+  # log is its first 3,000 lines, which have none.)
+  [ "$(sql "SELECT count(*) FILTER (WHERE uri IS NULL AND problem IS NULL) FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/')")" = 0 ] ||
+    { echo "duckdb-test: read_uris: a row with neither a reference nor a problem"; status=1; }
   "$uriscan" extract --quiet --with-line --from=combined --base=http://www.semicomplete.com/ "$log" 2>/dev/null | utf8 > "$work/want"
   raw_sql "SELECT line, uri FROM read_uris('$log', format := 'combined', base := 'http://www.semicomplete.com/') WHERE uri IS NOT NULL" > "$work/got"
   compare "read_uris combined with base" "$work/want" "$work/got"
