@@ -233,6 +233,10 @@ class NameCounts {
   uint64_t undercount_ = 0;
 };
 
+// A host's tag when it has no registrable domain (an IP-like name, a
+// public suffix itself).
+constexpr uint32_t kNoDomain = NameCounts::kNone - 1;
+
 // A chunk's names (a host's tag is its registrable domain's entry in
 // `domains`), or their totals.
 struct Tops {
@@ -447,7 +451,6 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
     // A host's entry is tagged with its registrable domain's entry in the
     // chunk (kNoDomain: it has none) when first met in the chunk; the
     // domain itself is looked up once a thread (DomainOf()).
-    constexpr uint32_t kNoDomain = NameCounts::kNone - 1;
     bool added;
     const std::string_view name = lowered(*uri.host());
     const uint32_t host = tops.hosts.Find(name, &added);
@@ -486,7 +489,6 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
 // memory of the hosts it met (up to 2^16 of them, then forgotten at once)
 // or the Public Suffix List.
 std::optional<std::string_view> StatsRun::DomainOf(std::string_view host) {
-  constexpr uint32_t kNoDomain = NameCounts::kNone - 1;
   thread_local NameCounts known;  // tag: the domain's entry in `domains`
   thread_local NameCounts domains;
   thread_local const PublicSuffixList* list = nullptr;
