@@ -133,10 +133,10 @@ class ExtractRun : public CommandRun {
                   const std::vector<ingest::LogFields>& fields,
                   std::string_view file, std::string* out) const;
 
-  friend std::unique_ptr<CommandRun> cli::MakeExtractor(const Options&,
-                                                   const std::string&,
-                                                   const std::string&,
-                                                   const BaseOption&, int*);
+  friend std::unique_ptr<CommandRun> cli::MakeExtractor(
+      const Options&, const std::string&, const std::string&,
+      const BaseOption&, int*,
+      std::function<ingest::LogLineVisitor*(size_t)>);
 
   ExtractOptions extract_;
   std::string field_;          // --field, as given
@@ -152,6 +152,8 @@ class ExtractRun : public CommandRun {
   ColumnSetup setup_;
   const ColumnWriter* writer_ = nullptr;  // of parsed_
   std::vector<Records> records_;  // per slot
+  // stats --from: what a chunk's log lines are told to, by slot.
+  std::function<ingest::LogLineVisitor*(size_t)> visitor_;
 };
 
 void ExtractRun::AddOptions(CLI::App* app) {
@@ -300,7 +302,7 @@ void ExtractRun::ProcessChunk(Chunk* c) {
   const ExtractCounts counts = ExtractRecords(
       c->input.text, r, extract_, opt_.max_line, c->first_line,
       columns_.empty() ? &c->out : &lines, &problems,
-      fields_ ? &fields : nullptr);
+      fields_ ? &fields : nullptr, visitor_ ? visitor_(c->slot) : nullptr);
   if (!columns_.empty()) AppendRows(lines, fields, *c->name, &c->out);
   c->totals.extracted = counts.references;
   c->totals.no_target = counts.no_target;
@@ -413,12 +415,12 @@ void ExtractRun::AppendRows(std::string_view lines,
 
 }  // namespace
 
-std::unique_ptr<CommandRun> MakeExtractor(const Options& opt,
-                                          const std::string& from,
-                                          const std::string& field,
-                                          const BaseOption& base,
-                                          int* status) {
+std::unique_ptr<CommandRun> MakeExtractor(
+    const Options& opt, const std::string& from, const std::string& field,
+    const BaseOption& base, int* status,
+    std::function<ingest::LogLineVisitor*(size_t slot)> visitor) {
   auto run = std::make_unique<ExtractRun>(opt);
+  run->visitor_ = std::move(visitor);
   if (!ParseLogFormat(from, &run->extract_.from)) {
     *status = Usage(Allowed("--from", "text, clf, combined, tsv, csv or jsonl",
                             from));

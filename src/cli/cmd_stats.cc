@@ -259,6 +259,187 @@ struct Tops {
   }
 };
 
+// The registrable domain of a lower-cased reg-name, from this thread's
+// memory of the hosts it met (up to 2^16 of them, then forgotten at once)
+// or the Public Suffix List.
+std::optional<std::string_view> DomainOf(const PublicSuffixList* suffixes,
+                                         std::string_view host) {
+  thread_local NameCounts known;  // tag: the domain's entry in `domains`
+  thread_local NameCounts domains;
+  thread_local const PublicSuffixList* list = nullptr;
+  if (list != suffixes || known.size() > NameCounts::kKept) {
+    known.Clear();
+    domains.Clear();
+    list = suffixes;
+  }
+  bool added;
+  const uint32_t k = known.Find(host, &added);
+  if (added) {
+    const auto domain = suffixes->Lookup(host).registrable_domain;
+    known.set_tag(k, domain ? domains.Find(*domain, &added) : kNoDomain);
+  }
+  if (known.tag(k) == kNoDomain) return std::nullopt;
+  return domains.name(known.tag(k));
+}
+
+// ASCII lower case (a valid URI's scheme or reg-name) in *scratch, copied
+// only when the text has an upper-case letter.
+std::string_view Lowered(std::string_view text, std::string* scratch) {
+  const auto upper = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
+  if (std::none_of(text.begin(), text.end(), upper)) return text;
+  scratch->assign(text);
+  for (char& ch : *scratch)
+    if (upper(ch)) ch = static_cast<char>(ch - 'A' + 'a');
+  return *scratch;
+}
+
+// A problem of a log (a malformed line, or a reference with an error
+// kind), with the first few lines that have it.
+struct LogProblem {
+  struct Sample {
+    std::string file;
+    uint64_t line, column;
+    std::string text;  // the log line (a reference error: the reference)
+  };
+  static constexpr size_t kSamples = 3;
+  static constexpr size_t kSampleBytes = 160;  // of a sample's text
+  std::string_view kind, message;  // static strings
+  uint64_t count = 0;
+  std::vector<Sample> samples;  // in input order, up to kSamples
+};
+
+// With --from=clf or --from=combined: what the log holds beside its
+// references, in the spirit of GoAccess. A chunk's, then the totals.
+struct LogReport final : ingest::LogLineVisitor {
+  uint64_t requests = 0;  // lines in the format
+  std::array<uint64_t, 1000> status{};  // by code
+  uint64_t no_status = 0;                // "-", or not a 3-digit code
+  std::array<uint64_t, 24> hours{};      // by hour of the day, UTC
+  uint64_t no_time = 0;
+  uint64_t bytes = 0, no_size = 0;  // %b's sum (saturating); "-"s
+  NameCounts paths, referrers, agents;  // with --top
+  std::vector<LogProblem> problems;     // in order of first appearance
+  // The chunk's: each reference's log line (from the chunk's first, 0).
+  std::vector<uint64_t> reference_lines;
+  // Set when the top lists are counted (--top).
+  const PublicSuffixList* suffixes = nullptr;
+
+  void Line(uint64_t line, const ingest::LogFields& f,
+            size_t references) override {
+    reference_lines.insert(reference_lines.end(), references, line);
+    ++requests;
+    if (f.status >= 0) {
+      ++status[f.status];
+    } else {
+      ++no_status;
+    }
+    if (f.has_time) {
+      const int64_t day = 86400 * int64_t{1000000};
+      const int64_t in_day = (f.time % day + day) % day;
+      ++hours[in_day / (3600 * int64_t{1000000})];
+    } else {
+      ++no_time;
+    }
+    if (f.bytes < 0) {
+      ++no_size;
+    } else if (__builtin_add_overflow(bytes, static_cast<uint64_t>(f.bytes),
+                                      &bytes)) {
+      bytes = UINT64_MAX;
+    }
+    if (!suffixes) return;
+    if (f.has_user_agent) agents.Add(f.user_agent);
+    if (f.has_referer) {
+      // Its registrable domain; a host without one (an IP literal, a
+      // public suffix) as itself. A referer that is no URI with a host is
+      // not counted.
+      const UriReference ref = ParseUriReference(f.referer);
+      if (!ref.valid() || !ref.host() || ref.host()->empty()) return;
+      if (ref.host_kind() != HostKind::kRegName) {
+        referrers.Add(*ref.host());
+        return;
+      }
+      thread_local std::string lower;
+      const std::string_view host = Lowered(*ref.host(), &lower);
+      const std::optional<std::string_view> domain = DomainOf(suffixes, host);
+      referrers.Add(domain ? *domain : host);
+    }
+  }
+  // Counts a problem, and keeps its line as a sample while it has fewer
+  // than kSamples.
+  void AddProblem(std::string_view kind, std::string_view message,
+                  const std::string& file, uint64_t line, uint64_t column,
+                  std::string_view text) {
+    LogProblem& p = Find(kind, message);
+    ++p.count;
+    if (p.samples.size() >= LogProblem::kSamples) return;
+    if (text.size() > LogProblem::kSampleBytes) {
+      size_t cut = LogProblem::kSampleBytes;  // not inside a UTF-8 sequence
+      while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+        --cut;
+      text = text.substr(0, cut);
+    }
+    if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+    p.samples.push_back({file, line, column, std::string(text)});
+  }
+  // Adds a chunk's report (the next in input order) and sets its counts
+  // to 0; its name tables keep their names for the next chunk, as Tops'.
+  void Merge(LogReport* c) {
+    requests += std::exchange(c->requests, 0);
+    for (size_t k = 0; k < status.size(); ++k)
+      status[k] += std::exchange(c->status[k], 0);
+    no_status += std::exchange(c->no_status, 0);
+    for (size_t k = 0; k < hours.size(); ++k)
+      hours[k] += std::exchange(c->hours[k], 0);
+    no_time += std::exchange(c->no_time, 0);
+    if (__builtin_add_overflow(bytes, std::exchange(c->bytes, 0), &bytes))
+      bytes = UINT64_MAX;
+    no_size += std::exchange(c->no_size, 0);
+    const auto names = [](NameCounts* total, NameCounts* chunk) {
+      total->Merge(chunk);
+      if (chunk->size() > NameCounts::kKept) chunk->Clear();
+    };
+    names(&paths, &c->paths);
+    names(&referrers, &c->referrers);
+    names(&agents, &c->agents);
+    for (LogProblem& p : c->problems) {
+      LogProblem& total = Find(p.kind, p.message);
+      total.count += p.count;
+      for (LogProblem::Sample& s : p.samples)
+        if (total.samples.size() < LogProblem::kSamples)
+          total.samples.push_back(std::move(s));
+    }
+    c->problems.clear();
+  }
+  // Most frequent first; ties by kind, then message.
+  std::vector<const LogProblem*> SortedProblems() const {
+    std::vector<const LogProblem*> sorted;
+    for (const LogProblem& p : problems) sorted.push_back(&p);
+    std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+      if (a->count != b->count) return a->count > b->count;
+      return a->kind != b->kind ? a->kind < b->kind : a->message < b->message;
+    });
+    return sorted;
+  }
+  // Requests by class: 1xx to 5xx, then the others (other codes, none).
+  std::array<uint64_t, 6> Classes() const {
+    std::array<uint64_t, 6> classes{};
+    for (size_t k = 0; k < status.size(); ++k)
+      classes[k >= 100 && k < 600 ? k / 100 - 1 : 5] += status[k];
+    classes[5] += no_status;
+    return classes;
+  }
+
+ private:
+  LogProblem& Find(std::string_view kind, std::string_view message) {
+    for (LogProblem& p : problems)
+      if (p.kind == kind && p.message == message) return p;
+    problems.push_back({kind, message, 0, {}});
+    return problems.back();
+  }
+};
+constexpr const char* kStatusClasses[6] = {"1xx", "2xx", "3xx",
+                                           "4xx", "5xx", "other"};
+
 class StatsRun : public CommandRun {
  public:
   using CommandRun::CommandRun;
@@ -314,7 +495,12 @@ class StatsRun : public CommandRun {
       return Usage("--field and --base need --from");
     if (from_.empty()) return -1;
     int status = -1;
-    extractor_ = MakeExtractor(opt_, from_, field_, base_, &status);
+    report_ = from_ == "clf" || from_ == "combined";
+    extractor_ = MakeExtractor(
+        opt_, from_, field_, base_, &status,
+        report_ ? std::function<ingest::LogLineVisitor*(size_t)>(
+                      [this](size_t slot) { return &chunk_reports_[slot]; })
+                : nullptr);
     return extractor_ ? -1 : status;
   }
   int Begin(size_t window, std::string* out) override {
@@ -323,18 +509,24 @@ class StatsRun : public CommandRun {
     chunk_histograms_.resize(window);
     chunk_tops_.resize(window);
     if (top_ > 0) suffixes_ = std::make_unique<PublicSuffixList>();
+    if (report_) {
+      chunk_reports_.resize(window);
+      for (LogReport& r : chunk_reports_) r.suffixes = suffixes_.get();
+    }
     return -1;
   }
   // The histograms and names of a chunk's rows, on its worker thread.
   bool PrepareChunk(const Batch& rows, Chunk* c) override;
-  std::optional<std::string_view> DomainOf(std::string_view host);
   // Merged in input order on the main thread (the counts do not depend on
   // the order, but the trimming of names past NameCounts::kKept does).
   void Emit(const Chunk& c, std::string* /*out*/, Totals* /*t*/) override {
     histograms_total_.Add(chunk_histograms_[c.slot]);
     chunk_histograms_[c.slot] = Histograms{};
     tops_total_.Merge(&chunk_tops_[c.slot]);
+    if (report_) report_total_.Merge(&chunk_reports_[c.slot]);
   }
+  // The log report's samples name their lines (Chunk::first_line).
+  bool NumberedRecords() const override { return report_; }
   bool WantsRiskFlags() const override { return true; }
   // It keeps only totals: a chunk is taken 4096 rows at a time (see
   // validate). Not a log's: what extraction keeps per log line is bounded
@@ -386,6 +578,9 @@ class StatsRun : public CommandRun {
   std::vector<Tops> chunk_tops_;
   Histograms histograms_total_;
   Tops tops_total_;
+  bool report_ = false;  // --from=clf or combined: the log report
+  std::vector<LogReport> chunk_reports_;
+  LogReport report_total_;
   std::vector<std::string> targets_;  // per slot: what the log's lines give
 };
 
@@ -394,7 +589,22 @@ class StatsRun : public CommandRun {
 // counts as malformed.
 void StatsRun::ProcessChunk(Chunk* c) {
   if (from_.empty()) return CommandRun::ProcessChunk(c);
+  if (report_) chunk_reports_[c->slot].reference_lines.clear();
+  const std::string_view log_text = c->input.text;
   extractor_->ProcessChunk(c);  // the references into c->out
+  if (report_) {  // the malformed lines, with a few samples of each
+    LogReport& report = chunk_reports_[c->slot];
+    size_t pos = 0;
+    uint64_t at = 0;  // the line at `pos` (diagnostics come in line order)
+    for (const Diagnostic& d : c->diagnostics) {
+      for (; at < d.row && pos < log_text.size(); ++at)
+        pos = std::min(log_text.find('\n', pos), log_text.size() - 1) + 1;
+      const std::string_view line =
+          log_text.substr(pos, log_text.find('\n', pos) - pos);
+      report.AddProblem(d.kind, d.message, *c->name, c->first_line + d.row,
+                        d.column, line);
+    }
+  }
   Totals log;
   log.log_lines = c->totals.lines;
   log.malformed = c->totals.malformed;
@@ -417,32 +627,31 @@ void StatsRun::ProcessChunk(Chunk* c) {
 }
 
 bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
-  if (!histograms_ && top_ == 0) return true;
+  if (!histograms_ && top_ == 0 && !report_) return true;
   Histograms& h = chunk_histograms_[c->slot];
   Tops& tops = chunk_tops_[c->slot];
+  LogReport* report = report_ ? &chunk_reports_[c->slot] : nullptr;
   thread_local std::string lower;
-  // ASCII lower case (a valid URI's scheme or reg-name), copied only when
-  // the text has an upper-case letter.
-  const auto lowered = [](std::string_view text) -> std::string_view {
-    const auto upper = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
-    if (std::none_of(text.begin(), text.end(), upper)) return text;
-    lower.assign(text);
-    for (char& ch : lower)
-      if (upper(ch)) ch = static_cast<char>(ch - 'A' + 'a');
-    return lower;
-  };
   // A line too long has no URI: not counted, in a run of lines or alone.
   if (c->too_long_line) return true;
   for (size_t i = 0; i < c->spans.size(); ++i) {
     const UriReference uri = c->spans.Row(i, rows.data);
     if (uri.text().size() > opt_.max_line) continue;
     h.uri[Bucket(uri.text().size())]++;
-    if (!uri.valid()) continue;
+    if (!uri.valid()) {
+      if (report && i < report->reference_lines.size())
+        report->AddProblem(ErrorKindName(uri.error().kind),
+                           ErrorKindMessage(uri.error().kind), *c->name,
+                           c->first_line + report->reference_lines[i],
+                           uri.error().offset + 1, uri.text());
+      continue;
+    }
     if (uri.host()) h.host[Bucket(uri.host()->size())]++;
     h.path[Bucket(uri.path().size())]++;
     if (uri.query()) h.query[Bucket(uri.query()->size())]++;
     if (top_ == 0) continue;
-    if (uri.scheme()) tops.schemes.Add(lowered(*uri.scheme()));
+    if (report) report->paths.Add(uri.path());
+    if (uri.scheme()) tops.schemes.Add(Lowered(*uri.scheme(), &lower));
     if (!uri.host() || uri.host()->empty()) continue;
     if (uri.host_kind() != HostKind::kRegName) {
       tops.hosts.Add(*uri.host());  // an IP address, as written
@@ -452,11 +661,12 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
     // chunk (kNoDomain: it has none) when first met in the chunk; the
     // domain itself is looked up once a thread (DomainOf()).
     bool added;
-    const std::string_view name = lowered(*uri.host());
+    const std::string_view name = Lowered(*uri.host(), &lower);
     const uint32_t host = tops.hosts.Find(name, &added);
     tops.hosts.Count(host);
     if (added) {
-      const std::optional<std::string_view> domain = DomainOf(name);
+      const std::optional<std::string_view> domain =
+          DomainOf(suffixes_.get(), name);
       tops.hosts.set_tag(host, domain ? tops.domains.Find(*domain, &added)
                                       : kNoDomain);
     }
@@ -483,28 +693,6 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
     }
   }
   return true;
-}
-
-// The registrable domain of a lower-cased reg-name, from this thread's
-// memory of the hosts it met (up to 2^16 of them, then forgotten at once)
-// or the Public Suffix List.
-std::optional<std::string_view> StatsRun::DomainOf(std::string_view host) {
-  thread_local NameCounts known;  // tag: the domain's entry in `domains`
-  thread_local NameCounts domains;
-  thread_local const PublicSuffixList* list = nullptr;
-  if (list != suffixes_.get() || known.size() > NameCounts::kKept) {
-    known.Clear();
-    domains.Clear();
-    list = suffixes_.get();
-  }
-  bool added;
-  const uint32_t k = known.Find(host, &added);
-  if (added) {
-    const auto domain = suffixes_->Lookup(host).registrable_domain;
-    known.set_tag(k, domain ? domains.Find(*domain, &added) : kNoDomain);
-  }
-  if (known.tag(k) == kNoDomain) return std::nullopt;
-  return domains.name(known.tag(k));
 }
 
 std::vector<std::pair<std::string, uint64_t>> StatsRun::TopErrorKinds(
@@ -549,12 +737,61 @@ std::string StatsRun::Extras(const Totals& t) const {
       out += "    " + quoted + " " + std::to_string(n) + "\n";
     }
   };
+  const auto count = [&](const char* label, uint64_t n) {
+    std::snprintf(line, sizeof line, "    %-18s %llu\n", label,
+                  static_cast<unsigned long long>(n));
+    out += line;
+  };
+  if (report_) {
+    const LogReport& r = report_total_;
+    out += "  log report (" + from_ + ")\n";
+    count("requests", r.requests);
+    const std::array<uint64_t, 6> classes = r.Classes();
+    for (size_t k = 0; k < classes.size(); ++k) {
+      if (classes[k] == 0) continue;
+      const std::string label = std::string("status ") + kStatusClasses[k];
+      count(label.c_str(), classes[k]);
+      for (size_t code = k * 100 + 100; k < 5 && code < k * 100 + 200; ++code)
+        if (r.status[code] > 0)
+          count(("  " + std::to_string(code)).c_str(), r.status[code]);
+    }
+    // By hour, six to a line: "    by hour (UTC)      00 361  01 360 ...".
+    for (size_t h = 0; h < r.hours.size(); h += 6) {
+      out += h == 0 ? "    by hour (UTC)     " : "                      ";
+      for (size_t k = h; k < h + 6; ++k)
+        out += (k == h ? " " : "  ") + std::string(k < 10 ? "0" : "") +
+               std::to_string(k) + " " + std::to_string(r.hours[k]);
+      out += '\n';
+    }
+    if (r.no_time > 0) count("no time", r.no_time);
+    count("bytes sent", r.bytes);
+    if (r.no_size > 0) count("no size (\"-\")", r.no_size);
+    if (!r.problems.empty())
+      out += "    problems (the first " +
+             std::to_string(LogProblem::kSamples) +
+             " lines of each; a reference's error: the reference)\n";
+    for (const LogProblem* p : r.SortedProblems()) {
+      out += "      " + std::string(p->kind) + ": " + std::string(p->message) +
+             "  " + std::to_string(p->count) + "\n";
+      for (const LogProblem::Sample& e : p->samples) {
+        out += "        " + (e.file == "-" ? "<stdin>" : e.file) + ":" +
+               std::to_string(e.line) + ":" + std::to_string(e.column) + " ";
+        AppendJsonString(e.text, &out);
+        out += '\n';
+      }
+    }
+  }
   if (top_ > 0) {
     list("hosts", tops_total_.hosts.Top(top_));
     list("domains", tops_total_.domains.Top(top_));
     list("schemes", tops_total_.schemes.Top(top_));
     list("parameters", tops_total_.params.Top(top_));
     list("error kinds", TopErrorKinds(t));
+    if (report_) {
+      list("paths", report_total_.paths.Top(top_));
+      list("referring domains", report_total_.referrers.Top(top_));
+      list("user agents", report_total_.agents.Top(top_));
+    }
   }
   if (histograms_) {
     out += "  lengths in bytes: uri host path query (valid references "
@@ -635,7 +872,62 @@ std::string StatsRun::Json(const Totals& t, double wall) const {
     j += '{';
     for (size_t k = 0; k < kNoTargetKinds; ++k)
       num(NoTargetName(static_cast<NoTarget>(k)), t.no_target[k]);
-    j += "}}";
+    j += '}';
+    key("report");
+    if (!report_) {
+      j += "null";
+    } else {
+      const LogReport& r = report_total_;
+      j += '{';
+      num("requests", r.requests);
+      key("status_classes");
+      j += '{';
+      const std::array<uint64_t, 6> classes = r.Classes();
+      for (size_t k = 0; k < classes.size(); ++k)
+        num(kStatusClasses[k], classes[k]);
+      j += '}';
+      key("status_codes");
+      j += '{';
+      for (size_t k = 0; k < r.status.size(); ++k)
+        if (r.status[k] > 0) num(std::to_string(k).c_str(), r.status[k]);
+      j += '}';
+      num("no_status", r.no_status);
+      key("hours_utc");
+      j += '[';
+      for (size_t k = 0; k < r.hours.size(); ++k)
+        j += (k ? "," : "") + std::to_string(r.hours[k]);
+      j += ']';
+      num("no_time", r.no_time);
+      num("bytes_sent", r.bytes);
+      num("no_size", r.no_size);
+      pairs("paths", r.paths.Top(top_), r.paths.undercount());
+      pairs("referring_domains", r.referrers.Top(top_),
+            r.referrers.undercount());
+      pairs("user_agents", r.agents.Top(top_), r.agents.undercount());
+      key("problems");
+      j += '[';
+      for (const LogProblem* p : r.SortedProblems()) {
+        if (j.back() != '[') j += ',';
+        j += '{';
+        str("kind", p->kind);
+        str("message", p->message);
+        num("count", p->count);
+        key("samples");
+        j += '[';
+        for (const LogProblem::Sample& e : p->samples) {
+          if (j.back() != '[') j += ',';
+          j += '{';
+          str("file", e.file == "-" ? "<stdin>" : e.file);
+          num("line", e.line);
+          num("column", e.column);
+          str("text", e.text);
+          j += '}';
+        }
+        j += "]}";
+      }
+      j += "]}";
+    }
+    j += '}';
   }
   num("lines", t.lines);
   num("bytes", t.bytes);

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -264,11 +265,12 @@ struct BaseOption;
 // and its counts (lines, extracted, malformed, no_target) in Chunk::totals.
 // The references are extracted as written (the caller's --lenient applies
 // to its own scan of them). Null with *status after a usage error.
-std::unique_ptr<CommandRun> MakeExtractor(const Options& opt,
-                                          const std::string& from,
-                                          const std::string& field,
-                                          const BaseOption& base,
-                                          int* status);
+// `visitor`, when given, names what each chunk's log lines (clf,
+// combined) are told to, by the chunk's slot (ingest::LogLineVisitor).
+std::unique_ptr<CommandRun> MakeExtractor(
+    const Options& opt, const std::string& from, const std::string& field,
+    const BaseOption& base, int* status,
+    std::function<ingest::LogLineVisitor*(size_t slot)> visitor = nullptr);
 
 // CommandSpec::make of a command whose class is `Run`.
 template <typename Run>

@@ -33,6 +33,7 @@ struct Sink {
   std::vector<ExtractProblem>* problems;
   std::vector<LogFields>* fields = nullptr;  // clf, combined: per reference
   const LogFields* line_fields = nullptr;    // the current line's
+  LogLineVisitor* visitor = nullptr;         // clf, combined: each line
   ExtractCounts counts;
 
   void Emit(uint64_t line, std::string_view ref) {
@@ -664,13 +665,14 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
     }
     bad_at = i + 1;
   }
-  if (sink->fields) {
-    thread_local LogFields f;
+  thread_local LogFields f;
+  if (sink->fields || sink->visitor) {
     TakeLogFields(l, l.substr(date_at, close - date_at), request, status,
                   bytes, referer_read ? &referer : nullptr,
                   combined && !bad ? &agent : nullptr, &f);
     sink->line_fields = &f;
   }
+  const uint64_t before = sink->counts.references;
   if (sink->opt.referer) {
     thread_local std::string scratch;
     if (referer_read && referer != "-")
@@ -678,6 +680,8 @@ void ExtractLogLine(std::string_view l, uint64_t line, Sink* sink) {
   } else {
     ExtractRequestTarget(request, request_at, line, sink);
   }
+  if (sink->visitor)
+    sink->visitor->Line(line, f, sink->counts.references - before);
   if (bad) sink->Problem(line, bad_at, bad);
 }
 
@@ -849,8 +853,9 @@ const char* NoTargetName(NoTarget kind) {
 ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
                       uint64_t first_line, std::string* out,
                       std::vector<ExtractProblem>* problems,
-                      std::vector<LogFields>* fields) {
-  Sink sink{opt, first_line, out, problems, fields, nullptr, {}};
+                      std::vector<LogFields>* fields,
+                      LogLineVisitor* visitor) {
+  Sink sink{opt, first_line, out, problems, fields, nullptr, visitor, {}};
   switch (opt.from) {
     case LogFormat::kText:
       ExtractText(text, &sink);

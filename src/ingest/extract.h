@@ -77,14 +77,27 @@ struct LogFields {
   bool has_referer = false, has_user_agent = false;
 };
 
+// clf, combined: told of every line in the format (its fields parsed),
+// whether or not it gives a reference: `stats --from`'s log report.
+class LogLineVisitor {
+ public:
+  virtual ~LogLineVisitor() = default;
+  // `line` counts from the text's first line (0), as ExtractProblem's;
+  // `references` is the number the line gave (written before the call).
+  virtual void Line(uint64_t line, const LogFields& fields,
+                    size_t references) = 0;
+};
+
 // Appends the references found in `text` (whole records) to *out, one per
 // line, each after "LINE\t" with --with-line (`first_line` is the number of
 // the text's first line). `fields` (clf, combined), when given, gets one
-// entry per reference: the fields of its line.
+// entry per reference: the fields of its line; `visitor` (clf, combined),
+// when given, is told of each line in the format.
 ExtractCounts Extract(std::string_view text, const ExtractOptions& opt,
                       uint64_t first_line, std::string* out,
                       std::vector<ExtractProblem>* problems,
-                      std::vector<LogFields>* fields = nullptr);
+                      std::vector<LogFields>* fields = nullptr,
+                      LogLineVisitor* visitor = nullptr);
 
 // "[10/Oct/2000:13:55:36 -0700]"'s inside (strftime's %d/%b/%Y:%H:%M:%S %z,
 // the time of the Common Log Format) as microseconds since the epoch, UTC;

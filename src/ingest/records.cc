@@ -160,7 +160,8 @@ ExtractCounts ExtractRecords(std::string_view text, const RecordInfo& info,
                              const ExtractOptions& opt, size_t max_line,
                              uint64_t first_line, std::string* out,
                              std::vector<ExtractProblem>* problems,
-                             std::vector<LogFields>* fields) {
+                             std::vector<LogFields>* fields,
+                             LogLineVisitor* visitor) {
   if (info.overlong_lines == 1) {  // dropped (RecordCutter): a long line
     problems->push_back({0, max_line + 1, ErrorKindName(ErrorKind::kTooLong),
                          ErrorKindMessage(ErrorKind::kTooLong)});
@@ -201,7 +202,8 @@ ExtractCounts ExtractRecords(std::string_view text, const RecordInfo& info,
                          kOverlongRecord});
   const size_t found = problems->size();
   const ExtractCounts counts =
-      Extract(body, x, first_line + header_lines, out, problems, fields);
+      Extract(body, x, first_line + header_lines, out, problems, fields,
+              visitor);
   for (size_t k = found; k < problems->size(); ++k)
     (*problems)[k].line += header_lines;
   // In the order of their lines, as a reader of stderr expects (Extract()

@@ -90,12 +90,14 @@ class RecordCutter {
 // Extract() writes them; what is wrong in it, lines longer than max_line
 // included, in *problems (line numbers from the run's first line, in order).
 // `fields`, when given (clf, combined), gets the log fields of each
-// reference's line, one entry per reference.
+// reference's line, one entry per reference; `visitor`, when given, is told
+// of each line in the format (Extract()).
 ExtractCounts ExtractRecords(std::string_view text, const RecordInfo& info,
                              const ExtractOptions& opt, size_t max_line,
                              uint64_t first_line, std::string* out,
                              std::vector<ExtractProblem>* problems,
-                             std::vector<LogFields>* fields = nullptr);
+                             std::vector<LogFields>* fields = nullptr,
+                             LogLineVisitor* visitor = nullptr);
 
 // Calls f(line, reference) for each "LINE\tREFERENCE\n" of `out` (what
 // Extract() writes with_line), in order; `line` is the number as written.
