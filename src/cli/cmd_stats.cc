@@ -34,7 +34,11 @@ constexpr char kHelp[] =
     "                              kinds, risk flags, throughput\n"
     "      [--from=F]              of the references extract --from=F\n"
     "                              writes (text, clf, combined, tsv, csv,\n"
-    "                              jsonl), and the input's lines by kind\n"
+    "                              jsonl), and the input's lines by kind;\n"
+    "                              clf, combined: a log report (requests\n"
+    "                              by status and hour, bytes sent, top\n"
+    "                              paths, referring domains and user\n"
+    "                              agents, problems with sample lines)\n"
     "      [--field=X]             as extract takes it: combined: target\n"
     "                              or referer; tsv, csv: a column; jsonl:\n"
     "                              a key\n"
@@ -1002,93 +1006,217 @@ std::string StatsRun::Json(const Totals& t, double wall) const {
   return j;
 }
 
-// One section of the page: a horizontal bar chart (inline SVG) of
-// `rows` and a table of the same numbers, each cell with the JSON path of
-// its value in data-key, so that the page can be checked against
-// --format=json.
+// The page: sections in a grid, each a table whose rows hold a label, a
+// number and a bar drawn to scale (a chart beside its numbers, no script);
+// rows of 0 are left out and a long table is folded after kShown rows.
+// Every number carries in data-key the JSON path of its value, so that the
+// page can be checked against --format=json.
 struct ChartRow {
   std::string label, key;  // key: the JSON path of the count
   uint64_t count;
 };
+constexpr size_t kShown = 10;
 
-void AppendSection(const std::string& title, const std::vector<ChartRow>& rows,
-                   std::string* h, bool chart = true) {
-  *h += "<section><h2>";
-  AppendHtmlText(title, h);
-  *h += "</h2>\n";
-  uint64_t most = 1;
-  for (const ChartRow& r : rows) most = std::max(most, r.count);
-  if (!chart) {  // counts of different things: a table alone
-    *h += "<table>";
-    for (const ChartRow& r : rows) {
-      *h += "<tr><td>";
-      AppendHtmlText(r.label, h);
-      *h += "</td><td data-key=\"";
-      AppendHtmlText(r.key, h);
-      *h += "\">" + std::to_string(r.count) + "</td></tr>";
-    }
-    *h += "</table></section>\n";
-    return;
-  }
-  constexpr int kLabel = 220, kBars = 360, kBar = 18, kGap = 4;
-  const int height = static_cast<int>(rows.size()) * (kBar + kGap) + kGap;
-  *h += "<svg role=\"img\" width=\"" + std::to_string(kLabel + kBars + 80) +
-        "\" height=\"" + std::to_string(std::max(height, kBar)) +
-        "\" xmlns=\"http://www.w3.org/2000/svg\">";
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const int y = kGap + static_cast<int>(i) * (kBar + kGap);
-    const int w = static_cast<int>(
-        static_cast<double>(rows[i].count) / static_cast<double>(most) *
-        kBars);
-    std::string label = rows[i].label.substr(0, 40);
-    *h += "<text x=\"" + std::to_string(kLabel - 6) + "\" y=\"" +
-          std::to_string(y + 13) + "\" text-anchor=\"end\">";
-    AppendHtmlText(label, h);
-    *h += "</text><rect x=\"" + std::to_string(kLabel) + "\" y=\"" +
-          std::to_string(y) + "\" width=\"" + std::to_string(std::max(w, 1)) +
-          "\" height=\"" + std::to_string(kBar) +
-          "\" fill=\"#4878a8\"/><text x=\"" +
-          std::to_string(kLabel + std::max(w, 1) + 6) + "\" y=\"" +
-          std::to_string(y + 13) + "\">" + std::to_string(rows[i].count) +
-          "</text>";
-  }
-  *h += "</svg>\n<table>";
-  for (const ChartRow& r : rows) {
-    *h += "<tr><td>";
+void AppendRows(const std::vector<ChartRow>& rows, size_t from, size_t to,
+                uint64_t most, bool bars, std::string* h) {
+  char width[32];
+  for (size_t i = from; i < to; ++i) {
+    const ChartRow& r = rows[i];
+    *h += "<tr><td class=\"l\" title=\"";
     AppendHtmlText(r.label, h);
-    *h += "</td><td data-key=\"";
+    *h += "\">";
+    AppendHtmlText(r.label, h);
+    *h += "</td><td class=\"n\" data-key=\"";
     AppendHtmlText(r.key, h);
-    *h += "\">" + std::to_string(r.count) + "</td></tr>";
+    *h += "\">" + std::to_string(r.count) + "</td>";
+    if (bars) {
+      std::snprintf(width, sizeof width, "%.1f",
+                    100.0 * static_cast<double>(r.count) /
+                        static_cast<double>(std::max<uint64_t>(most, 1)));
+      *h += "<td class=\"b\"><i style=\"width:" + std::string(width) +
+            "%\"></i></td>";
+    }
+    *h += "</tr>";
   }
-  *h += "</table></section>\n";
+}
+
+// A section of `rows` (bars: with a bar each, rows of 0 left out; or a
+// table of every row); none when no row is left. `wide`: across the page.
+void AppendSection(const std::string& title, std::vector<ChartRow> rows,
+                   std::string* h, bool bars = true, bool wide = false) {
+  if (bars)
+    rows.erase(std::remove_if(rows.begin(), rows.end(),
+                              [](const ChartRow& r) { return r.count == 0; }),
+               rows.end());
+  if (rows.empty()) return;
+  uint64_t most = 0;
+  for (const ChartRow& r : rows) most = std::max(most, r.count);
+  *h += wide ? "<section class=\"w\"><h2>" : "<section><h2>";
+  AppendHtmlText(title, h);
+  *h += "</h2><table>";
+  const size_t shown = rows.size() > kShown + 2 ? kShown : rows.size();
+  AppendRows(rows, 0, shown, most, bars, h);
+  *h += "</table>";
+  if (shown < rows.size()) {
+    *h += "<details><summary>" + std::to_string(rows.size() - shown) +
+          " more</summary><table>";
+    AppendRows(rows, shown, rows.size(), most, bars, h);
+    *h += "</table></details>";
+  }
+  *h += "</section>\n";
+}
+
+// Requests by hour of the day: a column a bar, its count and hour beneath.
+void AppendHours(const LogReport& r, std::string* h) {
+  uint64_t most = 0;
+  for (uint64_t n : r.hours) most = std::max(most, n);
+  if (most == 0) return;
+  std::string bars, counts, hours;
+  for (size_t k = 0; k < r.hours.size(); ++k) {
+    if (r.hours[k] == 0) continue;
+    const int height = static_cast<int>(
+        std::max<double>(1, 80.0 * static_cast<double>(r.hours[k]) /
+                                static_cast<double>(most)));
+    bars += "<td><i style=\"height:" + std::to_string(height) + "px\"></i></td>";
+    counts += "<td data-key=\"log.report.hours_utc." + std::to_string(k) +
+              "\">" + std::to_string(r.hours[k]) + "</td>";
+    hours += std::string("<th>") + (k < 10 ? "0" : "") + std::to_string(k) +
+             "</th>";
+  }
+  *h += "<section class=\"w\"><h2>Requests by hour of the day (UTC)</h2>"
+        "<table class=\"c\"><tr>" + bars + "</tr><tr>" + counts +
+        "</tr><tr>" + hours + "</tr></table></section>\n";
+}
+
+// The problems of a log, most frequent first, each with its sample lines.
+void AppendProblems(const LogReport& r, std::string* h) {
+  const std::vector<const LogProblem*> problems = r.SortedProblems();
+  if (problems.empty()) return;
+  *h += "<section class=\"w\"><h2>Problems, with the first lines of each "
+        "(a reference's error: the reference)</h2>";
+  for (size_t i = 0; i < problems.size(); ++i) {
+    const LogProblem& p = *problems[i];
+    const std::string key = "log.report.problems." + std::to_string(i);
+    *h += "<table><tr><td class=\"l\">";
+    AppendHtmlText(std::string(p.kind) + ": " + std::string(p.message), h);
+    *h += "</td><td class=\"n\" data-key=\"" + key + ".count\">" +
+          std::to_string(p.count) + "</td></tr></table><ul>";
+    for (size_t k = 0; k < p.samples.size(); ++k) {
+      const LogProblem::Sample& e = p.samples[k];
+      *h += "<li>";
+      AppendHtmlText(e.file == "-" ? "<stdin>" : e.file, h);
+      *h += " line <span data-key=\"" + key + ".samples." +
+            std::to_string(k) + ".line\">" + std::to_string(e.line) +
+            "</span> column <span data-key=\"" + key + ".samples." +
+            std::to_string(k) + ".column\">" + std::to_string(e.column) +
+            "</span>: <code>";
+      AppendHtmlText(e.text, h);
+      *h += "</code></li>";
+    }
+    *h += "</ul>";
+  }
+  *h += "</section>\n";
+}
+
+std::vector<ChartRow> TopRows(
+    const std::string& key,
+    const std::vector<std::pair<std::string, uint64_t>>& list) {
+  std::vector<ChartRow> rows;
+  for (size_t i = 0; i < list.size(); ++i)
+    rows.push_back({list[i].first, key + "." + std::to_string(i), list[i].second});
+  return rows;
 }
 
 bool StatsRun::WriteHtml(const Totals& t, double wall) {
   std::string h =
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+      "<meta name=\"viewport\" content=\"width=device-width\">"
       "<title>uriscan stats</title><style>"
-      "body{font:14px sans-serif;margin:2em;max-width:64em;color:#222}"
-      "table{border-collapse:collapse;margin:.5em 0}"
-      "td{padding:1px 10px;border-bottom:1px solid #ddd}"
-      "td+td{text-align:right}svg text{font:12px sans-serif}"
+      "body{font:13px sans-serif;margin:1em 1.5em;color:#222}"
+      "h1{font-size:1.3em;margin:0 0 .2em}p{margin:0 0 .5em}"
+      "main{display:grid;grid-template-columns:repeat(auto-fill,"
+      "minmax(26em,1fr));gap:0 2em;align-items:start}"
+      "section.w{grid-column:1/-1}"
+      "h2{font-size:1em;margin:.8em 0 .2em;color:#345}"
+      "table{border-collapse:collapse;width:100%}"
+      "td{padding:0 6px;border-bottom:1px solid #eee}"
+      "td.l{max-width:24em;overflow:hidden;text-overflow:ellipsis;"
+      "white-space:nowrap}td.n{text-align:right;width:6em}"
+      "td.b{width:35%}td.b i,table.c i{display:block;background:#4878a8}"
+      "td.b i{height:.8em}"
+      "table.c{width:auto}table.c td,table.c th{border:0;padding:0 3px;"
+      "text-align:center;vertical-align:bottom;font-weight:normal}"
+      "table.c i{width:1.8em;margin:auto}"
+      "details summary{color:#567;cursor:pointer}"
+      "ul{margin:0 0 .4em;padding-left:1.5em}"
+      "code{font-size:.92em;word-break:break-all}"
       "</style></head><body>\n<h1>uriscan stats</h1>\n<p>";
   for (const std::string& f : opt_.files) {
     AppendHtmlText(f == "-" ? "<stdin>" : f, &h);
     h += " ";
   }
   h += opt_.lenient ? "(lenient)" : "(strict)";
-  h += "</p>\n";
-  std::vector<ChartRow> summary = {
-      {"lines", "lines", t.lines},     {"bytes", "bytes", t.bytes},
-      {"valid", "valid", t.valid},     {"invalid", "invalid", t.lines - t.valid},
-      {"repaired (--lenient)", "repaired", t.repaired},
-      {"byte-order marks dropped", "byte_order_marks", t.boms}};
+  if (!from_.empty()) {
+    h += ", read as ";
+    AppendHtmlText(from_, &h);
+  }
+  char line[200];
+  const double scan = t.scan_seconds > 0 ? t.scan_seconds : 1e-9;
+  std::snprintf(line, sizeof line,
+                "; %.1f MB/s scanning (%zu thread%s, Highway target %s), "
+                "%.3f s in all.",
+                t.bytes / 1e6 / scan, opt_.threads,
+                opt_.threads == 1 ? "" : "s", DispatchedTargetName(), wall);
+  h += line;
+  h += "</p>\n<main>\n";
+  std::vector<ChartRow> summary;
   if (!from_.empty()) {
     summary.push_back({"log lines", "log.lines", t.log_lines});
     summary.push_back({"log references", "log.references", t.extracted});
     summary.push_back({"malformed log lines", "log.malformed", t.malformed});
   }
-  AppendSection("Summary", summary, &h, /*chart=*/false);
+  for (ChartRow r : std::vector<ChartRow>{
+           {"references scanned", "lines", t.lines},
+           {"bytes", "bytes", t.bytes},
+           {"valid", "valid", t.valid},
+           {"invalid", "invalid", t.lines - t.valid},
+           {"repaired (--lenient)", "repaired", t.repaired},
+           {"byte-order marks dropped", "byte_order_marks", t.boms}})
+    summary.push_back(r);
+  if (report_) {
+    const LogReport& r = report_total_;
+    summary.push_back({"requests", "log.report.requests", r.requests});
+    summary.push_back({"bytes sent", "log.report.bytes_sent", r.bytes});
+    summary.push_back({"requests without a size", "log.report.no_size",
+                       r.no_size});
+  }
+  AppendSection("Summary", summary, &h, /*bars=*/false);
+  if (report_) {
+    const LogReport& r = report_total_;
+    std::vector<ChartRow> classes, codes;
+    const std::array<uint64_t, 6> c = r.Classes();
+    for (size_t k = 0; k < c.size(); ++k)
+      classes.push_back({kStatusClasses[k],
+                         std::string("log.report.status_classes.") +
+                             kStatusClasses[k],
+                         c[k]});
+    AppendSection("Requests by status class", classes, &h);
+    for (size_t k = 0; k < r.status.size(); ++k)
+      codes.push_back({std::to_string(k),
+                       "log.report.status_codes." + std::to_string(k),
+                       r.status[k]});
+    AppendSection("Requests by status code", codes, &h);
+    AppendHours(r, &h);
+    AppendSection("Top paths", TopRows("log.report.paths.top",
+                                       r.paths.Top(top_)), &h);
+    AppendSection("Top referring domains",
+                  TopRows("log.report.referring_domains.top",
+                          r.referrers.Top(top_)), &h);
+    AppendSection("Top user agents",
+                  TopRows("log.report.user_agents.top", r.agents.Top(top_)),
+                  &h, true, /*wide=*/true);
+    AppendProblems(r, &h);
+  }
   std::vector<ChartRow> errors;
   for (int k = 1; k < kErrorKindCount; ++k) {
     const std::string name = ErrorKindName(static_cast<ErrorKind>(k));
@@ -1101,21 +1229,16 @@ bool StatsRun::WriteHtml(const Totals& t, double wall) {
                  {"ipv6", "host_kinds.ipv6", t.by_host[2]},
                  {"ipvfuture", "host_kinds.ipvfuture", t.by_host[3]}},
                 &h);
-  const auto top = [&](const char* title, const char* key,
-                       const std::vector<std::pair<std::string, uint64_t>>&
-                           list) {
-    std::vector<ChartRow> rows;
-    for (size_t i = 0; i < list.size(); ++i)
-      rows.push_back({list[i].first,
-                      std::string("top.") + key + "." + std::to_string(i),
-                      list[i].second});
-    AppendSection(title, rows, &h);
-  };
-  top("Top registrable domains", "registrable_domains",
-      tops_total_.domains.Top(top_));
-  top("Top hosts", "hosts", tops_total_.hosts.Top(top_));
-  top("Top parameter names", "parameter_names", tops_total_.params.Top(top_));
-  top("Schemes", "schemes", tops_total_.schemes.Top(top_));
+  AppendSection("Top registrable domains",
+                TopRows("top.registrable_domains",
+                        tops_total_.domains.Top(top_)), &h);
+  AppendSection("Top hosts", TopRows("top.hosts", tops_total_.hosts.Top(top_)),
+                &h);
+  AppendSection("Top parameter names",
+                TopRows("top.parameter_names", tops_total_.params.Top(top_)),
+                &h);
+  AppendSection("Schemes",
+                TopRows("top.schemes", tops_total_.schemes.Top(top_)), &h);
   const auto lengths = [&](const char* title, const char* key,
                            const Histogram& hist) {
     std::vector<ChartRow> rows;
@@ -1124,28 +1247,20 @@ bool StatsRun::WriteHtml(const Totals& t, double wall) {
                       std::string("histograms.") + key + "." +
                           std::to_string(b),
                       hist[b]});
-    while (!rows.empty() && rows.back().count == 0) rows.pop_back();
     AppendSection(title, rows, &h);
   };
   lengths("Line lengths", "uri_length", histograms_total_.uri);
   lengths("Host lengths", "host_length", histograms_total_.host);
   lengths("Path lengths", "path_length", histograms_total_.path);
   lengths("Query lengths", "query_length", histograms_total_.query);
-  std::vector<ChartRow> flags = {{"lines with any", "risk_flags.lines", t.flagged}};
+  std::vector<ChartRow> flags = {
+      {"lines with any", "risk_flags.lines", t.flagged}};
   for (int k = 0; k < risks::kCount; ++k)
     flags.push_back({RiskFlagName(k),
                      std::string("risk_flags.") + RiskFlagName(k),
                      t.by_risk[k]});
   AppendSection("Risk flags (RFC 3986 section 7)", flags, &h);
-  char line[200];
-  const double scan = t.scan_seconds > 0 ? t.scan_seconds : 1e-9;
-  std::snprintf(line, sizeof line,
-                "<section><h2>Throughput</h2><p>%.1f MB/s scanning (%zu "
-                "thread%s, Highway target %s); %.3f s in all.</p></section>\n",
-                t.bytes / 1e6 / scan, opt_.threads,
-                opt_.threads == 1 ? "" : "s", DispatchedTargetName(), wall);
-  h += line;
-  h += "</body></html>\n";
+  h += "</main></body></html>\n";
   std::string error;
   if (!html_file_.Open(&error, /*as_stdout=*/false) ||
       !html_file_.Write(h, &error) || !html_file_.Sync(&error) ||

@@ -292,6 +292,84 @@ std::vector<std::pair<std::string, std::string>> DataKeys(
   return cells;
 }
 
+// Checks every number of a page against the value of `j` its data-key
+// names (top.LIST.I: the count of the I-th entry; a path that ends on an
+// entry {"value", "count"}: its count), and that a number in a chart
+// (a row with a bar) is never 0; returns how many it checked.
+size_t CheckDataKeys(const std::string& page, const nlohmann::json& j) {
+  size_t checked = 0;
+  for (const auto& [key, number] : DataKeys(page)) {
+    std::vector<std::string> path;
+    std::istringstream parts(key);
+    for (std::string p; std::getline(parts, p, '.');) path.push_back(p);
+    const nlohmann::json* v = &j;
+    if (path[0] == "top") {  // top.LIST.I: the count of the I-th entry
+      v = &j["top"][path[1]]["top"][std::stoul(path[2])]["count"];
+    } else {
+      for (const std::string& p : path) {
+        if (v->is_array() && std::stoul(p) >= v->size()) {
+          ADD_FAILURE() << key;
+          return checked;
+        }
+        v = v->is_array() ? &(*v)[std::stoul(p)] : &(*v)[p];
+      }
+      if (v->is_object()) v = &(*v)["count"];
+    }
+    if (!v->is_number()) {
+      ADD_FAILURE() << key << " is not a number in the JSON";
+      continue;
+    }
+    EXPECT_EQ(std::to_string(v->get<uint64_t>()), number) << key;
+    ++checked;
+  }
+  // Rows of 0 are left out of the charts (only the summary shows them).
+  const std::string bar_row = "\"></td><td class=\"b\">";
+  for (size_t at = page.find(bar_row); at != std::string::npos;
+       at = page.find(bar_row, at + 1))
+    EXPECT_NE(page.substr(page.rfind('>', at - 1), 3), ">0<")
+        << page.substr(page.rfind("data-key", at), 60);
+  return checked;
+}
+
+// Headless Chromium (from Debian) on `page`: a screenshot with no console
+// error, the DOM it reads (*dom), and the number of pages it prints to a
+// PDF; false when Chromium is not installed.
+bool RenderInChromium(const std::string& dir, const std::string& page,
+                      std::string* dom, int* pages) {
+  if (std::system("command -v chromium > /dev/null 2>&1") != 0) return false;
+  const std::string chromium =
+      "chromium --headless --no-sandbox --disable-gpu --no-first-run "
+      "--user-data-dir='" + dir + "/profile' --enable-logging=stderr "
+      "--v=0 --window-size=1280,1600 ";
+  const Result shot = RunShell(
+      chromium + "--screenshot='" + dir + "/report.png' 'file://" + page +
+          "' > '" + dir + "/stdout' 2> '" + dir + "/stderr'",
+      dir);
+  EXPECT_EQ(shot.status, 0) << shot.err;
+  const std::string png = Slurp(dir + "/report.png");
+  EXPECT_EQ(png.substr(0, 4), "\x89PNG");
+  EXPECT_GT(png.size(), 10000u);  // drawn, not a blank page
+  EXPECT_EQ(shot.err.find("CONSOLE"), std::string::npos) << shot.err;
+  EXPECT_EQ(shot.err.find("Uncaught"), std::string::npos) << shot.err;
+  *dom = RunShell(chromium + "--dump-dom 'file://" + page + "' > '" + dir +
+                      "/stdout' 2> '" + dir + "/stderr'",
+                  dir)
+             .out;
+  // Printed (US Letter, the browser's default): its page tree's /Count.
+  const Result pdf = RunShell(chromium + "--no-pdf-header-footer "
+                              "--print-to-pdf='" + dir + "/report.pdf' "
+                              "'file://" + page + "' > '" + dir +
+                                  "/stdout' 2> '" + dir + "/stderr'",
+                              dir);
+  EXPECT_EQ(pdf.status, 0) << pdf.err;
+  const std::string text = Slurp(dir + "/report.pdf");
+  *pages = 0;
+  for (size_t at = text.find("/Count "); at != std::string::npos;
+       at = text.find("/Count ", at + 1))
+    *pages = std::max(*pages, std::atoi(text.c_str() + at + 7));
+  return true;
+}
+
 // --html=FILE: one page, no script and nothing fetched, whose every
 // number is --format=json's; rendered by a real browser (headless
 // Chromium, from Debian) without a console error.
@@ -310,51 +388,19 @@ TEST_F(CliTest, StatsHtmlReportHoldsTheJsonNumbersAndRendersInChromium) {
   for (const char* fetch : {"<script", "src=", "href=", "@import", "url("})
     EXPECT_EQ(page.find(fetch), std::string::npos) << fetch;
   // Every number of the page against the JSON value its data-key names.
-  size_t checked = 0;
-  for (const auto& [key, number] : DataKeys(page)) {
-    std::vector<std::string> path;
-    std::istringstream parts(key);
-    for (std::string p; std::getline(parts, p, '.');) path.push_back(p);
-    const nlohmann::json* v = &j;
-    if (path[0] == "top") {  // top.LIST.I: the count of the I-th entry
-      v = &j["top"][path[1]]["top"][std::stoul(path[2])]["count"];
-    } else {
-      for (const std::string& p : path) {
-        v = v->is_array() ? &(*v)[std::stoul(p)] : &(*v)[p];
-      }
-    }
-    ASSERT_TRUE(v->is_number()) << key;
-    EXPECT_EQ(std::to_string(v->get<uint64_t>()), number) << key;
-    ++checked;
-  }
-  EXPECT_GT(checked, 60u);
+  const size_t checked = CheckDataKeys(page, j);
+  EXPECT_GT(checked, 30u);
   // A label with markup in it is text, not markup: the parameter name
   // "%3Cb%3E" decodes to "<b>", which the page shows as text.
   EXPECT_NE(page.find("&lt;b&gt;"), std::string::npos);
   EXPECT_EQ(page.find("<b>"), std::string::npos);
-  if (std::system("command -v chromium > /dev/null 2>&1") != 0)
+  std::string dom;
+  int pages = 0;
+  if (!RenderInChromium(dir_, Path("report.html"), &dom, &pages))
     GTEST_SKIP() << "chromium is not installed (tools/setup.sh test does)";
-  const std::string chromium =
-      "chromium --headless --no-sandbox --disable-gpu --no-first-run "
-      "--user-data-dir='" + Path("profile") + "' --enable-logging=stderr "
-      "--v=0 --window-size=1000,3000 ";
-  const Result shot = RunShell(
-      chromium + "--screenshot='" + Path("report.png") + "' 'file://" +
-          Path("report.html") + "' > '" + dir_ + "/stdout' 2> '" + dir_ +
-          "/stderr'",
-      dir_);
-  EXPECT_EQ(shot.status, 0) << shot.err;
-  const std::string png = Slurp(Path("report.png"));
-  EXPECT_EQ(png.substr(0, 4), "\x89PNG");
-  EXPECT_GT(png.size(), 10000u);  // drawn, not a blank page
-  EXPECT_EQ(shot.err.find("CONSOLE"), std::string::npos) << shot.err;
-  EXPECT_EQ(shot.err.find("Uncaught"), std::string::npos) << shot.err;
   // The browser's own reading of the page holds every number too.
-  const Result dom = RunShell(
-      chromium + "--dump-dom 'file://" + Path("report.html") + "' > '" +
-          dir_ + "/stdout' 2> '" + dir_ + "/stderr'",
-      dir_);
-  EXPECT_EQ(DataKeys(dom.out).size(), checked);
+  EXPECT_EQ(DataKeys(dom).size(), checked);
+  EXPECT_EQ(pages, 1);
   EXPECT_EQ(Run("stats --html=/nonexistent/dir/r.html " + input).status, 2);
   // A new file only: an existing one (or a link planted in its place) is
   // refused before any input is read, and left as it was.
@@ -383,6 +429,175 @@ TEST_F(CliTest, StatsHtmlReportHoldsTheJsonNumbersAndRendersInChromium) {
   EXPECT_EQ(Run("stats --force " + input).err,
             "uriscan: --force applies to --html\n"
             "try 'uriscan stats --help'\n");
+}
+
+// --from=clf|combined: the log report (requests by status and hour, bytes,
+// top paths, referring domains and user agents, problems with their first
+// lines), the same in JSON and text whatever the threads and chunks.
+TEST_F(CliTest, StatsLogReportCountsWhatALogHolds) {
+  const auto line = [](const std::string& time, const std::string& request,
+                       const std::string& status, const std::string& bytes,
+                       const std::string& referer, const std::string& agent) {
+    return "10.0.0.1 - - [" + time + "] \"" + request + "\" " + status + " " +
+           bytes + " \"" + referer + "\" \"" + agent + "\"\n";
+  };
+  const std::string t0 = "10/Oct/2000:13:55:36 -0700";  // 20:55 UTC
+  const std::string t1 = "11/Oct/2000:00:10:00 +0000";  // 00:10 UTC
+  std::string log;
+  log += line(t0, "GET /a HTTP/1.1", "200", "100",
+              "http://www.Example.co.uk/x", "ua/1");                  // 1
+  log += line(t0, "GET /a?q=1 HTTP/1.1", "200", "50",
+              "https://shop.example.co.uk/", "ua/1");                 // 2
+  log += line(t1, "GET /b HTTP/1.1", "404", "-", "-", "ua/2");        // 3
+  log += line(t1, "-", "408", "0", "-", "-");                         // 4
+  log += "not-a-log-line\n";                                          // 5
+  log += line(t1, "GET /c%zz HTTP/1.1", "500", "7",
+              "http://192.0.2.1/p", "ua/1");                          // 6
+  log += line("bad time", "GET /a HTTP/1.1", "301", "1", "not a uri",
+              "ua/3");                                                 // 7
+  log += line(t1, "GET /d HTTP/1.1", "2x", "1", "-", "ua/2");         // 8
+  for (int i = 0; i < 5; ++i) log += "junk " + std::to_string(i) + "\n";
+  Write(Path("a.log"), log);
+  const Result r = Run("stats --format=json --top=5 --from=combined " +
+                       Path("a.log"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const nlohmann::json& report = j["log"]["report"];
+  EXPECT_EQ(report["requests"], 7);  // the lines in the format
+  EXPECT_EQ(report["status_classes"],
+            nlohmann::json::parse(R"({"1xx":0,"2xx":2,"3xx":1,"4xx":2,)"
+                                  R"("5xx":1,"other":1})"));
+  EXPECT_EQ(report["status_codes"],
+            nlohmann::json::parse(R"({"200":2,"301":1,"404":1,"408":1,)"
+                                  R"("500":1})"));
+  EXPECT_EQ(report["no_status"], 1);
+  std::vector<int> hours(24, 0);
+  hours[20] = 2;
+  hours[0] = 4;
+  EXPECT_EQ(report["hours_utc"], nlohmann::json(hours));
+  EXPECT_EQ(report["no_time"], 1);
+  EXPECT_EQ(report["bytes_sent"], 159);
+  EXPECT_EQ(report["no_size"], 1);
+  const auto top = [&](const char* list) {
+    std::string s;
+    for (const auto& e : report[list]["top"])
+      s += e["value"].get<std::string>() + "=" +
+           std::to_string(e["count"].get<int>()) + " ";
+    return s;
+  };
+  // Paths of the valid references (the line with "/c%zz" has none).
+  EXPECT_EQ(top("paths"), "/a=3 /b=1 /d=1 ");
+  // A referer's registrable domain, or its host when it has none; "-" and
+  // what is no URI with a host are not counted.
+  EXPECT_EQ(top("referring_domains"), "example.co.uk=2 192.0.2.1=1 ");
+  EXPECT_EQ(top("user_agents"), "ua/1=3 ua/2=2 ua/3=1 ");
+  // Problems, most frequent first, each with its first three lines.
+  const nlohmann::json& problems = report["problems"];
+  ASSERT_EQ(problems.size(), 2u) << problems;
+  EXPECT_EQ(problems[0]["kind"], "log-format");
+  EXPECT_EQ(problems[0]["message"], "expected host, ident and user");
+  EXPECT_EQ(problems[0]["count"], 6);
+  ASSERT_EQ(problems[0]["samples"].size(), 3u);
+  EXPECT_EQ(problems[0]["samples"][0],
+            nlohmann::json({{"file", Path("a.log")}, {"line", 5},
+                            {"column", 1}, {"text", "not-a-log-line"}}));
+  EXPECT_EQ(problems[0]["samples"][1]["line"], 9);
+  EXPECT_EQ(problems[0]["samples"][1]["column"], 6);
+  EXPECT_EQ(problems[0]["samples"][2]["text"], "junk 1");
+  EXPECT_EQ(problems[1]["kind"], "pct-encoded");
+  EXPECT_EQ(problems[1]["count"], 1);
+  EXPECT_EQ(problems[1]["samples"][0],
+            nlohmann::json({{"file", Path("a.log")}, {"line", 6},
+                            {"column", 3}, {"text", "/c%zz"}}));
+  // The same report whatever the threads and chunks, and from stdin.
+  nlohmann::json a = j;
+  a.erase("throughput");
+  for (const char* opts : {"--threads=1", "--threads=2 --chunk-size=1",
+                           "--threads=3 --chunk-size=100"}) {
+    nlohmann::json b = nlohmann::json::parse(
+        Run(std::string("stats --format=json --top=5 --from=combined ") +
+            opts + " " + Path("a.log")).out);
+    b.erase("throughput");
+    EXPECT_EQ(a, b) << opts;
+  }
+  const nlohmann::json piped = nlohmann::json::parse(
+      Run("stats --format=json --from=combined", log).out);
+  EXPECT_EQ(piped["log"]["report"]["problems"][0]["samples"][0]["file"],
+            "<stdin>");
+  // Two files: each sample names its file and line there.
+  const nlohmann::json two = nlohmann::json::parse(
+      Run("stats --format=json --from=combined " + Path("a.log") + " " +
+          Path("a.log")).out);
+  EXPECT_EQ(two["log"]["report"]["requests"], 14);
+  EXPECT_EQ(two["log"]["report"]["problems"][0]["count"], 12);
+  EXPECT_EQ(two["log"]["report"]["problems"][0]["samples"][2]["line"], 10);
+  // The text report, after the counts.
+  const Result text = Run("stats --top=1 --from=combined " + Path("a.log"));
+  for (const char* want :
+       {"  log report (combined)\n    requests           7\n",
+        "    status 2xx         2\n      200              2\n",
+        "    status other       1\n",
+        "    by hour (UTC)      00 4  01 0  02 0  03 0  04 0  05 0\n",
+        "    bytes sent         159\n    no size (\"-\")      1\n",
+        "      log-format: expected host, ident and user  6\n        " ,
+        "a.log:5:1 \"not-a-log-line\"\n",
+        "  top paths        (--top=1)\n    \"/a\" 3\n",
+        "  top referring domains (--top=1)\n    \"example.co.uk\" 2\n",
+        "  top user agents  (--top=1)\n    \"ua/1\" 3\n"})
+    EXPECT_NE(text.out.find(want), std::string::npos) << want << text.out;
+  // clf has no referer or user agent; other formats no report.
+  const nlohmann::json clf = nlohmann::json::parse(
+      Run("stats --format=json --from=clf", "1.2.3.4 - - [" + t1 +
+          "] \"GET /x HTTP/1.0\" 204 -\n").out);
+  EXPECT_EQ(clf["log"]["report"]["status_codes"]["204"], 1);
+  EXPECT_EQ(clf["log"]["report"]["user_agents"]["top"].size(), 0u);
+  EXPECT_TRUE(nlohmann::json::parse(
+                  Run("stats --format=json --from=text", "http://a/\n").out)
+                  ["log"]["report"].is_null());
+}
+
+// The log report as a page: the shared access log's fits two printed
+// pages in headless Chromium, every number equal to the JSON's, with the
+// samples of each problem and the long tables folded.
+TEST_F(CliTest, StatsLogReportPageFitsTwoPagesInChromium) {
+  const std::string log =
+      std::string(URISCAN_SHARED_CORPUS_DIR) + "/apache_access.log";
+  if (access(log.c_str(), R_OK) != 0)
+    GTEST_SKIP() << log << " is not there (the shared corpus)";
+  // 15 status codes: a table longer than the page shows unfolded.
+  std::string more;
+  for (int code = 200; code < 215; ++code)
+    more += "1.2.3.4 - - [11/Oct/2000:00:10:00 +0000] \"GET /x HTTP/1.1\" " +
+            std::to_string(code) + " 1 \"-\" \"u\"\n";
+  Write(Path("more.log"), more);
+  const std::string input = log + " " + Path("more.log");
+  const Result r = Run("stats --quiet --from=combined --html=" +
+                       Path("report.html") + " " + input);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(
+      Run("stats --format=json --from=combined " + input).out);
+  const std::string page = Slurp(Path("report.html"));
+  const size_t checked = CheckDataKeys(page, j);
+  for (const char* key :
+       {"log.report.status_classes.2xx", "log.report.status_codes.404",
+        "log.report.hours_utc.13", "log.report.paths.top.0",
+        "log.report.referring_domains.top.0", "log.report.user_agents.top.9",
+        "log.report.problems.0.samples.0.line", "log.report.bytes_sent"})
+    EXPECT_NE(page.find(std::string("data-key=\"") + key + "\""),
+              std::string::npos) << key;
+  EXPECT_NE(page.find("<code>/demo/jquery-magicpuff.html?iframe=true&amp;"),
+            std::string::npos);
+  // 21 status codes, 10 shown: the rest folded.
+  EXPECT_NE(page.find("<details><summary>11 more</summary>"),
+            std::string::npos);
+  EXPECT_EQ(page.find("data-key=\"errors.ipv6\""), std::string::npos);
+  std::string dom;
+  int pages = 0;
+  if (!RenderInChromium(dir_, Path("report.html"), &dom, &pages))
+    GTEST_SKIP() << "chromium is not installed (tools/setup.sh test does)";
+  EXPECT_EQ(DataKeys(dom).size(), checked);
+  EXPECT_GE(pages, 1);
+  EXPECT_LE(pages, 2);
 }
 
 }  // namespace uriscan_cli_test
