@@ -133,6 +133,8 @@ normalize --profile=w3lib	urls	normalize --profile=w3lib
 dedup	urls	dedup
 dedup --profile=crawler	urls	dedup --profile=crawler
 extract --from=combined (log)	log	extract --from=combined
+stats --from=combined (log)	log	stats --from=combined
+stats --from=combined --format=json (log)	log	stats --from=combined --format=json
 EOF2
 )
 names=(); inputs=(); argv=()

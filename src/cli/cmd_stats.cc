@@ -605,8 +605,10 @@ void StatsRun::ProcessChunk(Chunk* c) {
         pos = std::min(log_text.find('\n', pos), log_text.size() - 1) + 1;
       const std::string_view line =
           log_text.substr(pos, log_text.find('\n', pos) - pos);
+      // A line too long is not kept (whether it is depends on the chunks).
+      const bool kept = d.kind != ErrorKindName(ErrorKind::kTooLong);
       report.AddProblem(d.kind, d.message, *c->name, c->first_line + d.row,
-                        d.column, line);
+                        d.column, kept ? line : std::string_view());
     }
   }
   Totals log;

@@ -457,9 +457,11 @@ TEST_F(CliTest, StatsLogReportCountsWhatALogHolds) {
               "ua/3");                                                 // 7
   log += line(t1, "GET /d HTTP/1.1", "2x", "1", "-", "ua/2");         // 8
   for (int i = 0; i < 5; ++i) log += "junk " + std::to_string(i) + "\n";
+  log += line(t1, "GET /" + std::string(300, 'z') + " HTTP/1.1", "200", "1",
+              "-", "ua/1");                                            // 14
   Write(Path("a.log"), log);
-  const Result r = Run("stats --format=json --top=5 --from=combined " +
-                       Path("a.log"));
+  const Result r = Run("stats --format=json --top=5 --from=combined "
+                       "--max-line=200 " + Path("a.log"));
   ASSERT_EQ(r.status, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   const nlohmann::json& report = j["log"]["report"];
@@ -493,7 +495,7 @@ TEST_F(CliTest, StatsLogReportCountsWhatALogHolds) {
   EXPECT_EQ(top("user_agents"), "ua/1=3 ua/2=2 ua/3=1 ");
   // Problems, most frequent first, each with its first three lines.
   const nlohmann::json& problems = report["problems"];
-  ASSERT_EQ(problems.size(), 2u) << problems;
+  ASSERT_EQ(problems.size(), 3u) << problems;
   EXPECT_EQ(problems[0]["kind"], "log-format");
   EXPECT_EQ(problems[0]["message"], "expected host, ident and user");
   EXPECT_EQ(problems[0]["count"], 6);
@@ -509,13 +511,18 @@ TEST_F(CliTest, StatsLogReportCountsWhatALogHolds) {
   EXPECT_EQ(problems[1]["samples"][0],
             nlohmann::json({{"file", Path("a.log")}, {"line", 6},
                             {"column", 3}, {"text", "/c%zz"}}));
+  // A line too long is not kept: its sample has no text.
+  EXPECT_EQ(problems[2]["samples"][0],
+            nlohmann::json({{"file", Path("a.log")}, {"line", 14},
+                            {"column", 201}, {"text", ""}}));
   // The same report whatever the threads and chunks, and from stdin.
   nlohmann::json a = j;
   a.erase("throughput");
   for (const char* opts : {"--threads=1", "--threads=2 --chunk-size=1",
                            "--threads=3 --chunk-size=100"}) {
     nlohmann::json b = nlohmann::json::parse(
-        Run(std::string("stats --format=json --top=5 --from=combined ") +
+        Run(std::string("stats --format=json --top=5 --from=combined "
+                        "--max-line=200 ") +
             opts + " " + Path("a.log")).out);
     b.erase("throughput");
     EXPECT_EQ(a, b) << opts;
@@ -526,13 +533,14 @@ TEST_F(CliTest, StatsLogReportCountsWhatALogHolds) {
             "<stdin>");
   // Two files: each sample names its file and line there.
   const nlohmann::json two = nlohmann::json::parse(
-      Run("stats --format=json --from=combined " + Path("a.log") + " " +
-          Path("a.log")).out);
+      Run("stats --format=json --from=combined --max-line=200 " +
+          Path("a.log") + " " + Path("a.log")).out);
   EXPECT_EQ(two["log"]["report"]["requests"], 14);
   EXPECT_EQ(two["log"]["report"]["problems"][0]["count"], 12);
   EXPECT_EQ(two["log"]["report"]["problems"][0]["samples"][2]["line"], 10);
   // The text report, after the counts.
-  const Result text = Run("stats --top=1 --from=combined " + Path("a.log"));
+  const Result text =
+      Run("stats --top=1 --from=combined --max-line=200 " + Path("a.log"));
   for (const char* want :
        {"  log report (combined)\n    requests           7\n",
         "    status 2xx         2\n      200              2\n",
