@@ -762,7 +762,7 @@ std::string StatsRun::Extras(const Totals& t) const {
           count(("  " + std::to_string(code)).c_str(), r.status[code]);
     }
     // By hour, six to a line: "    by hour (UTC)      00 361  01 360 ...".
-    for (size_t h = 0; h < r.hours.size(); h += 6) {
+    for (size_t h = 0; r.requests > r.no_time && h < r.hours.size(); h += 6) {
       out += h == 0 ? "    by hour (UTC)     " : "                      ";
       for (size_t k = h; k < h + 6; ++k)
         out += (k == h ? " " : "  ") + std::string(k < 10 ? "0" : "") +
