@@ -270,6 +270,27 @@ TEST_F(CliTest, StatsTopStaysBoundedAndKeepsTheFrequent) {
   EXPECT_LE(count, 1000);
   EXPECT_GE(count + under, 1000);
   EXPECT_GT(under, 0);  // trimmed: more names than it keeps
+  // The trims fall between chunks: at another --chunk-size the counts may
+  // differ, each within its own bound; at another --threads they do not.
+  for (const char* chunk : {"64K", "4M"}) {
+    nlohmann::json one;
+    for (const char* threads : {"1", "3"}) {
+      nlohmann::json k = nlohmann::json::parse(
+          Run(std::string("stats --format=json --top=1 --chunk-size=") +
+              chunk + " --threads=" + threads + " " + Path("many.txt")).out);
+      k.erase("throughput");
+      const auto& h = k["top"]["hosts"];
+      EXPECT_EQ(h["top"][0]["value"], "hot.example") << chunk;
+      EXPECT_LE(h["top"][0]["count"].get<int>(), 1000) << chunk;
+      EXPECT_GE(h["top"][0]["count"].get<int>() +
+                    h["undercount"].get<int>(), 1000) << chunk;
+      if (one.is_null()) {
+        one = k;
+      } else {
+        EXPECT_EQ(k, one) << chunk;
+      }
+    }
+  }
 }
 
 // The (data-key, number) pairs of a page: each `data-key="K">N<`.
