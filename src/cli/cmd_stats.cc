@@ -301,7 +301,7 @@ std::string_view Lowered(std::string_view text, std::string* scratch) {
 // kind), with the first few lines that have it.
 struct LogProblem {
   struct Sample {
-    std::string file;
+    std::string file;  // as the report names it ("<stdin>")
     uint64_t line, column;
     std::string text;  // the log line (a reference error: the reference)
   };
@@ -383,7 +383,8 @@ struct LogReport final : ingest::LogLineVisitor {
       text = text.substr(0, cut);
     }
     if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-    p.samples.push_back({file, line, column, std::string(text)});
+    p.samples.push_back(
+        {file == "-" ? "<stdin>" : file, line, column, std::string(text)});
   }
   // Adds a chunk's report (the next in input order) and sets its counts
   // to 0; its name tables keep their names for the next chunk, as Tops'.
@@ -780,7 +781,7 @@ std::string StatsRun::Extras(const Totals& t) const {
       out += "      " + std::string(p->kind) + ": " + std::string(p->message) +
              "  " + std::to_string(p->count) + "\n";
       for (const LogProblem::Sample& e : p->samples) {
-        out += "        " + (e.file == "-" ? "<stdin>" : e.file) + ":" +
+        out += "        " + e.file + ":" +
                std::to_string(e.line) + ":" + std::to_string(e.column) + " ";
         AppendJsonString(e.text, &out);
         out += '\n';
@@ -923,7 +924,7 @@ std::string StatsRun::Json(const Totals& t, double wall) const {
         for (const LogProblem::Sample& e : p->samples) {
           if (j.back() != '[') j += ',';
           j += '{';
-          str("file", e.file == "-" ? "<stdin>" : e.file);
+          str("file", e.file);
           num("line", e.line);
           num("column", e.column);
           str("text", e.text);
@@ -1106,7 +1107,7 @@ void AppendProblems(const LogReport& r, std::string* h) {
     for (size_t k = 0; k < p.samples.size(); ++k) {
       const LogProblem::Sample& e = p.samples[k];
       *h += "<li>";
-      AppendHtmlText(e.file == "-" ? "<stdin>" : e.file, h);
+      AppendHtmlText(e.file, h);
       *h += " line <span data-key=\"" + key + ".samples." +
             std::to_string(k) + ".line\">" + std::to_string(e.line) +
             "</span> column <span data-key=\"" + key + ".samples." +

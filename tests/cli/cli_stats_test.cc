@@ -194,6 +194,16 @@ TEST_F(CliTest, StatsCountsHoldAcrossRunsOfRows) {
   }
 }
 
+// A top list of --format=json ({"top": [{"value", "count"}, ...]}) as
+// "VALUE=COUNT " for each entry, in order.
+std::string TopList(const nlohmann::json& list) {
+  std::string s;
+  for (const auto& e : list["top"])
+    s += e["value"].get<std::string>() + "=" +
+         std::to_string(e["count"].get<int>()) + " ";
+  return s;
+}
+
 // --format=json: one object, its counts those of the text report and of
 // the input; --top and the histograms counted from the rows.
 TEST_F(CliTest, StatsJsonTopAndHistograms) {
@@ -210,13 +220,7 @@ TEST_F(CliTest, StatsJsonTopAndHistograms) {
   EXPECT_EQ(j["errors"]["disallowed-byte"], 1);
   EXPECT_EQ(j["host_kinds"]["ipv6"], 1);
   EXPECT_TRUE(j["log"].is_null());
-  const auto top = [&](const char* list) {
-    std::string s;
-    for (const auto& e : j["top"][list]["top"])
-      s += e["value"].get<std::string>() + "=" +
-           std::to_string(e["count"].get<int>()) + " ";
-    return s;
-  };
+  const auto top = [&](const char* list) { return TopList(j["top"][list]); };
   EXPECT_EQ(top("hosts"), "a.example=2 [::1]=1 b.example.co.uk=1 ");
   EXPECT_EQ(top("registrable_domains"), "a.example=2 example.co.uk=1 ");
   EXPECT_EQ(top("schemes"), "http=3 https=1 ");
@@ -501,13 +505,7 @@ TEST_F(CliTest, StatsLogReportCountsWhatALogHolds) {
   EXPECT_EQ(report["no_time"], 1);
   EXPECT_EQ(report["bytes_sent"], 159);
   EXPECT_EQ(report["no_size"], 1);
-  const auto top = [&](const char* list) {
-    std::string s;
-    for (const auto& e : report[list]["top"])
-      s += e["value"].get<std::string>() + "=" +
-           std::to_string(e["count"].get<int>()) + " ";
-    return s;
-  };
+  const auto top = [&](const char* list) { return TopList(report[list]); };
   // Paths of the valid references (the line with "/c%zz" has none).
   EXPECT_EQ(top("paths"), "/a=3 /b=1 /d=1 ");
   // A referer's registrable domain, or its host when it has none; "-" and
