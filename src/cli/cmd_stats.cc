@@ -82,6 +82,17 @@ struct Histograms {
   }
 };
 
+// ASCII lower case (a valid URI's scheme or reg-name) in *scratch, copied
+// only when the text has an upper-case letter.
+std::string_view Lowered(std::string_view text, std::string* scratch) {
+  const auto upper = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
+  if (std::none_of(text.begin(), text.end(), upper)) return text;
+  scratch->assign(text);
+  for (char& ch : *scratch)
+    if (upper(ch)) ch = static_cast<char>(ch - 'A' + 'a');
+  return *scratch;
+}
+
 // Counts of names, most frequent first on demand. Past `kKept` names the
 // counts are trimmed as in Misra and Gries' frequent-items summary: every
 // count falls by the count of the name ranked kKept + 1 and those at 0
@@ -98,6 +109,9 @@ class NameCounts {
   static constexpr size_t kKept = size_t{1} << 16;
   static constexpr uint32_t kNone = UINT32_MAX;
 
+  static uint64_t Hash(std::string_view name) {
+    return XXH3_64bits(name.data(), name.size());
+  }
   // The entry of `name`, made with a count of 0 (and *added set) when new.
   // Lists and logs repeat a name on consecutive lines: the last one found
   // is compared first, before any hashing.
@@ -106,8 +120,33 @@ class NameCounts {
       *added = false;
       return last_;
     }
-    last_ = Find(name, XXH3_64bits(name.data(), name.size()), added);
+    last_ = Find(name, Hash(name), added);
     return last_;
+  }
+  // The same, `hash` being Hash(name).
+  uint32_t Find(std::string_view name, uint64_t hash, bool* added) {
+    if (2 * (entries_.size() + 1) > slots_.size()) Grow();
+    const size_t mask = slots_.size() - 1;
+    const uint64_t high = hash & ~uint64_t{UINT32_MAX};
+    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+      const uint64_t slot = slots_[i];
+      if (slot == 0) {
+        *added = true;
+        const auto at = static_cast<uint32_t>(entries_.size());
+        slots_[i] = Slot(hash, at);
+        entries_.push_back(Entry{hash, 0, names_.size(),
+                                 static_cast<uint32_t>(name.size()), kNone,
+                                 kNone});
+        names_.append(name);
+        return at;
+      }
+      if ((slot & ~uint64_t{UINT32_MAX}) != high) continue;
+      const auto at = static_cast<uint32_t>(slot - 1);  // the low half
+      if (Name(entries_[at]) == name) {
+        *added = false;
+        return at;
+      }
+    }
   }
   void Count(uint32_t entry, uint64_t n = 1) { entries_[entry].count += n; }
   void Add(std::string_view name, uint64_t n = 1) {
@@ -117,19 +156,57 @@ class NameCounts {
   // A number the caller keeps beside an entry (kNone until set).
   uint32_t tag(uint32_t entry) const { return entries_[entry].tag; }
   std::string_view name(uint32_t entry) const { return Name(entries_[entry]); }
+  uint64_t hash(uint32_t entry) const { return entries_[entry].hash; }
   void set_tag(uint32_t entry, uint32_t tag) { entries_[entry].tag = tag; }
+  // Every tag back to kNone.
+  void ClearTags() {
+    for (Entry& e : entries_) e.tag = kNone;
+  }
+  // Calls f(entry, count) for each entry whose count is above 0.
+  template <class F>
+  void ForEachCounted(F f) const {
+    for (uint32_t k = 0; k < entries_.size(); ++k)
+      if (entries_[k].count > 0) f(k, entries_[k].count);
+  }
 
   // Adds a chunk's counts to these and sets the chunk's to 0: the chunk's
   // table keeps its names (and their tags) for the next chunk of its slot,
-  // which likely meets most of them again (Tops::Merge clears it).
+  // which likely meets most of them again (Tops::Merge clears it). A chunk
+  // entry remembers its entry here, so a name met again costs no lookup
+  // until these are trimmed (a new `generation_`).
   void Merge(NameCounts* chunk) {
+    if (chunk->merged_generation_ != generation_) {
+      for (Entry& e : chunk->entries_) e.merged = kNone;
+      chunk->merged_generation_ = generation_;
+    }
     for (Entry& e : chunk->entries_) {
       if (e.count == 0) continue;
-      bool added;
-      Count(Find(chunk->Name(e), e.hash, &added), e.count);
+      if (e.merged == kNone) {
+        bool added;
+        e.merged = Find(chunk->Name(e), e.hash, &added);
+      }
+      Count(e.merged, e.count);
       e.count = 0;
     }
-    if (entries_.size() > 2 * kKept) Trim();
+    TrimIfFull();
+  }
+  // Adds a list of counted names (NameRuns), in its order, and calls
+  // counted(entry, count) for each.
+  template <class List, class F>
+  void MergeList(const List& list, F counted) {
+    for (size_t k = 0; k < list.size(); ++k) {
+      bool added;
+      const uint32_t entry = Find(list.name(k), list.hash(k), &added);
+      Count(entry, list.count(k));
+      counted(entry, list.count(k));
+    }
+  }
+  // Trims the counts (see above) when they hold more than 2 * kKept names;
+  // true when they did.
+  bool TrimIfFull() {
+    if (entries_.size() <= 2 * kKept) return false;
+    Trim();
+    return true;
   }
   std::vector<std::pair<std::string, uint64_t>> Top(size_t n) const {
     std::vector<std::pair<std::string, uint64_t>> all;
@@ -152,6 +229,7 @@ class NameCounts {
     entries_.clear();
     names_.clear();
     std::fill(slots_.begin(), slots_.end(), 0);
+    ++generation_;
   }
 
  private:
@@ -161,6 +239,7 @@ class NameCounts {
     size_t offset;  // of the name in names_
     uint32_t size;
     uint32_t tag;
+    uint32_t merged;  // its entry in the table it was merged into, or kNone
   };
   std::string_view Name(const Entry& e) const {
     return std::string_view(names_).substr(e.offset, e.size);
@@ -170,29 +249,6 @@ class NameCounts {
   // agree.
   static uint64_t Slot(uint64_t hash, uint32_t entry) {
     return (hash & ~uint64_t{UINT32_MAX}) | (uint64_t{entry} + 1);
-  }
-  uint32_t Find(std::string_view name, uint64_t hash, bool* added) {
-    if (2 * (entries_.size() + 1) > slots_.size()) Grow();
-    const size_t mask = slots_.size() - 1;
-    const uint64_t high = hash & ~uint64_t{UINT32_MAX};
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
-      const uint64_t slot = slots_[i];
-      if (slot == 0) {
-        *added = true;
-        const auto at = static_cast<uint32_t>(entries_.size());
-        slots_[i] = Slot(hash, at);
-        entries_.push_back(Entry{hash, 0, names_.size(),
-                                 static_cast<uint32_t>(name.size()), kNone});
-        names_.append(name);
-        return at;
-      }
-      if ((slot & ~uint64_t{UINT32_MAX}) != high) continue;
-      const auto at = static_cast<uint32_t>(slot - 1);  // the low half
-      if (Name(entries_[at]) == name) {
-        *added = false;
-        return at;
-      }
-    }
   }
   // Twice the slots (16 at first), every entry placed again.
   void Grow() {
@@ -219,7 +275,7 @@ class NameCounts {
     for (const Entry& e : entries_) {
       if (e.count <= fall) continue;
       kept.push_back(Entry{e.hash, e.count - fall, names.size(), e.size,
-                           kNone});
+                           kNone, kNone});
       names.append(Name(e));
     }
     last_ = kNone;
@@ -228,6 +284,7 @@ class NameCounts {
     std::fill(slots_.begin(), slots_.end(), 0);
     Place();
     undercount_ += fall;
+    ++generation_;
   }
 
   std::vector<Entry> entries_;
@@ -235,29 +292,128 @@ class NameCounts {
   std::string names_;
   uint32_t last_ = kNone;  // the entry Find() gave last
   uint64_t undercount_ = 0;
+  // Entry numbers hold until generation_ changes (a Clear or a Trim); the
+  // generation of the table this one was last merged into.
+  uint64_t generation_ = 0, merged_generation_ = UINT64_MAX;
 };
 
 // A host's tag when it has no registrable domain (an IP-like name, a
 // public suffix itself).
 constexpr uint32_t kNoDomain = NameCounts::kNone - 1;
 
-// A chunk's names (a host's tag is its registrable domain's entry in
-// `domains`), or their totals.
+// A worker's names of a chunk, counted a run of lines at a time in a table
+// small enough to stay in the cache (up to kRun names), each run's names
+// then listed with their counts for the main thread (NameCounts::MergeList):
+// a name on many lines of a run costs one lookup in the totals.
+class NameRuns {
+ public:
+  void Add(std::string_view name, uint64_t n = 1) {
+    bool added;
+    run_.Count(run_.Find(name, &added), n);
+    if (added && run_.size() == kRun) EndRun();
+  }
+  // Lists the run's names and starts another.
+  void EndRun() {
+    run_.ForEachCounted([this](uint32_t e, uint64_t n) {
+      const std::string_view name = run_.name(e);
+      list_.push_back(Listed{run_.hash(e), n, names_.size(), name.size()});
+      names_.append(name);
+    });
+    run_.Clear();
+  }
+  void ClearList() {
+    list_.clear();
+    names_.clear();
+  }
+  // The list.
+  size_t size() const { return list_.size(); }
+  uint64_t hash(size_t k) const { return list_[k].hash; }
+  uint64_t count(size_t k) const { return list_[k].count; }
+  std::string_view name(size_t k) const {
+    return std::string_view(names_).substr(list_[k].offset, list_[k].size);
+  }
+
+ private:
+  static constexpr size_t kRun = 4096;
+  struct Listed {
+    uint64_t hash, count;
+    size_t offset, size;  // of the name in names_
+  };
+  NameCounts run_;
+  std::vector<Listed> list_;
+  std::string names_;
+};
+
+// A name as written on a run of consecutive lines (lists and logs repeat a
+// scheme or a host line after line), counted lower-cased in a Table once
+// the run ends: one comparison a line, no lookup. `last` is a view of the
+// chunk's text, so the run ends with the chunk at the latest.
+template <class Table>
+struct Repeats {
+  std::string_view last;
+  uint64_t lines = 0;
+  bool upper = false;  // `last` may hold upper case
+  void Add(std::string_view name, bool may_be_upper, Table* table,
+           std::string* scratch) {
+    if (lines > 0 && name == last) return ++lines, void();
+    End(table, scratch);
+    last = name;
+    lines = 1;
+    upper = may_be_upper;
+  }
+  void End(Table* table, std::string* scratch) {
+    if (lines > 0) table->Add(upper ? Lowered(last, scratch) : last, lines);
+    lines = 0;
+  }
+};
+
+// A chunk's names, on its worker: the hosts (reg-names lower-cased, IP
+// addresses as written) in lists, the schemes and parameter names in
+// tables that keep their names for the slot's next chunk.
+struct ChunkTops {
+  NameRuns reg_names, ip_hosts;
+  NameCounts schemes, params;
+  Repeats<NameCounts> scheme_lines;
+  Repeats<NameRuns> reg_name_lines;
+  // As the chunk ends.
+  void End() {
+    std::string scratch;
+    scheme_lines.End(&schemes, &scratch);
+    reg_name_lines.End(&reg_names, &scratch);
+    reg_names.EndRun();
+    ip_hosts.EndRun();
+  }
+};
+
+// The totals. A host's tag is its registrable domain's entry in `domains`
+// (kNoDomain: it has none), looked up in the Public Suffix List when the
+// host is first met, or met again after a trim.
 struct Tops {
   NameCounts hosts, domains, schemes, params;
-  // Adds a chunk's counts; the chunk's tables keep their names for the next
-  // chunk until one holds more than NameCounts::kKept (the hosts and their
-  // domains go together).
-  void Merge(Tops* chunk) {
-    hosts.Merge(&chunk->hosts);
-    domains.Merge(&chunk->domains);
+  // Adds a chunk's counts on the main thread, in input order: the trims
+  // fall between the same chunks at any --threads.
+  void Merge(ChunkTops* chunk, const PublicSuffixList* suffixes) {
+    hosts.MergeList(chunk->reg_names, [&](uint32_t host, uint64_t n) {
+      uint32_t domain = hosts.tag(host);
+      if (domain == NameCounts::kNone) {
+        const std::optional<std::string_view> d =
+            suffixes->Lookup(hosts.name(host)).registrable_domain;
+        bool added;
+        domain = d ? domains.Find(*d, &added) : kNoDomain;
+        hosts.set_tag(host, domain);
+      }
+      if (domain != kNoDomain) domains.Count(domain, n);
+    });
+    hosts.MergeList(chunk->ip_hosts, [this](uint32_t host, uint64_t) {
+      hosts.set_tag(host, kNoDomain);
+    });
+    chunk->reg_names.ClearList();
+    chunk->ip_hosts.ClearList();
+    hosts.TrimIfFull();  // the tags of the hosts kept are looked up again
+    if (domains.TrimIfFull()) hosts.ClearTags();  // entries renumbered
     schemes.Merge(&chunk->schemes);
     params.Merge(&chunk->params);
     constexpr size_t kMost = NameCounts::kKept;
-    if (chunk->hosts.size() > kMost || chunk->domains.size() > kMost) {
-      chunk->hosts.Clear();
-      chunk->domains.Clear();
-    }
     if (chunk->schemes.size() > kMost) chunk->schemes.Clear();
     if (chunk->params.size() > kMost) chunk->params.Clear();
   }
@@ -284,17 +440,6 @@ std::optional<std::string_view> DomainOf(const PublicSuffixList* suffixes,
   }
   if (known.tag(k) == kNoDomain) return std::nullopt;
   return domains.name(known.tag(k));
-}
-
-// ASCII lower case (a valid URI's scheme or reg-name) in *scratch, copied
-// only when the text has an upper-case letter.
-std::string_view Lowered(std::string_view text, std::string* scratch) {
-  const auto upper = [](char ch) { return ch >= 'A' && ch <= 'Z'; };
-  if (std::none_of(text.begin(), text.end(), upper)) return text;
-  scratch->assign(text);
-  for (char& ch : *scratch)
-    if (upper(ch)) ch = static_cast<char>(ch - 'A' + 'a');
-  return *scratch;
 }
 
 // A problem of a log (a malformed line, or a reference with an error
@@ -513,6 +658,7 @@ class StatsRun : public CommandRun {
     targets_.resize(window);
     chunk_histograms_.resize(window);
     chunk_tops_.resize(window);
+    counts_rows_ = histograms_ || top_ > 0 || report_;
     if (top_ > 0) suffixes_ = std::make_unique<PublicSuffixList>();
     if (report_) {
       chunk_reports_.resize(window);
@@ -520,14 +666,17 @@ class StatsRun : public CommandRun {
     }
     return -1;
   }
-  // The histograms and names of a chunk's rows, on its worker thread.
+  // The histograms and names of a chunk's rows, on its worker thread: the
+  // parameter names of a run of rows at once, the rest row by row.
   bool PrepareChunk(const Batch& rows, Chunk* c) override;
+  bool Row(size_t i, const UriReference& uri, uint32_t risk_flags,
+           Chunk* c) override;
   // Merged in input order on the main thread (the counts do not depend on
   // the order, but the trimming of names past NameCounts::kKept does).
   void Emit(const Chunk& c, std::string* /*out*/, Totals* /*t*/) override {
     histograms_total_.Add(chunk_histograms_[c.slot]);
     chunk_histograms_[c.slot] = Histograms{};
-    tops_total_.Merge(&chunk_tops_[c.slot]);
+    tops_total_.Merge(&chunk_tops_[c.slot], suffixes_.get());
     if (report_) report_total_.Merge(&chunk_reports_[c.slot]);
   }
   // The log report's samples name their lines (Chunk::first_line).
@@ -580,7 +729,8 @@ class StatsRun : public CommandRun {
   size_t top_ = 0;
   std::unique_ptr<PublicSuffixList> suffixes_;
   std::vector<Histograms> chunk_histograms_;
-  std::vector<Tops> chunk_tops_;
+  std::vector<ChunkTops> chunk_tops_;
+  bool counts_rows_ = false;  // Row() counts: --histograms, --top, a log
   Histograms histograms_total_;
   Tops tops_total_;
   bool report_ = false;  // --from=clf or combined: the log report
@@ -593,7 +743,10 @@ class StatsRun : public CommandRun {
 // and counted, and the log's lines beside them; a line `extract` reports
 // counts as malformed.
 void StatsRun::ProcessChunk(Chunk* c) {
-  if (from_.empty()) return CommandRun::ProcessChunk(c);
+  if (from_.empty()) {
+    CommandRun::ProcessChunk(c);
+    return chunk_tops_[c->slot].End();
+  }
   if (report_) chunk_reports_[c->slot].reference_lines.clear();
   const std::string_view log_text = c->input.text;
   extractor_->ProcessChunk(c);  // the references into c->out
@@ -628,77 +781,81 @@ void StatsRun::ProcessChunk(Chunk* c) {
     c->out.clear();
     c->input.text = targets;
     CommandRun::ProcessChunk(c);
+    chunk_tops_[c->slot].End();
   }
   c->input_lines = log_lines;
   Add(log, &c->totals);
 }
 
 bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
-  if (!histograms_ && top_ == 0 && !report_) return true;
-  Histograms& h = chunk_histograms_[c->slot];
-  Tops& tops = chunk_tops_[c->slot];
-  LogReport* report = report_ ? &chunk_reports_[c->slot] : nullptr;
+  if (top_ == 0 || c->too_long_line) return true;
+  ChunkTops& tops = chunk_tops_[c->slot];
+  // The schemes and hosts of the valid rows, from the columns: a scheme is
+  // [uri_begin, scheme_end), a host [host_begin, host_end) (ComponentSpans).
+  const ComponentSpans& spans = c->spans;
   thread_local std::string lower;
-  // A line too long has no URI: not counted, in a run of lines or alone.
-  if (c->too_long_line) return true;
-  for (size_t i = 0; i < c->spans.size(); ++i) {
-    const UriReference uri = c->spans.Row(i, rows.data);
-    if (uri.text().size() > opt_.max_line) continue;
-    h.uri[Bucket(uri.text().size())]++;
-    if (!uri.valid()) {
-      if (report && i < report->reference_lines.size())
-        report->AddProblem(ErrorKindName(uri.error().kind),
-                           ErrorKindMessage(uri.error().kind), *c->name,
-                           c->first_line + report->reference_lines[i],
-                           uri.error().offset + 1, uri.text());
+  for (size_t i = 0; i < spans.size(); ++i) {
+    const uint32_t begin = spans.uri_begin[i];
+    if (spans.error_kind[i] != 0 || spans.uri_end[i] - begin > opt_.max_line)
+      continue;
+    const uint16_t f = spans.flags[i];
+    const bool upper = f & flags::kHasUpperCase;  // in the scheme or host
+    if (f & flags::kHasScheme)
+      tops.scheme_lines.Add({rows.data + begin, spans.scheme_end[i] - begin},
+                            upper, &tops.schemes, &lower);
+    if (!(f & flags::kHasAuthority)) continue;
+    const std::string_view host(rows.data + spans.host_begin[i],
+                                spans.host_end[i] - spans.host_begin[i]);
+    if (host.empty()) continue;
+    const auto kind = static_cast<HostKind>((f & flags::kHostKindMask) >>
+                                            flags::kHostKindShift);
+    if (kind != HostKind::kRegName)
+      tops.ip_hosts.Add(host);  // an IP address, as written
+    else
+      tops.reg_name_lines.Add(host, upper, &tops.reg_names, &lower);
+  }
+  // The parameter names, from the whole run of rows at once.
+  thread_local QueryParams params;
+  thread_local std::string decoded;
+  ExtractQueryParams(rows.data, c->spans, &params);
+  for (size_t k = 0; k < params.size(); ++k) {
+    const size_t r = params.row[k];  // a line over --max-line has none
+    if (c->spans.uri_end[r] - c->spans.uri_begin[r] > opt_.max_line)
+      continue;
+    const std::string_view raw(rows.data + params.name_begin[k],
+                               params.name_end[k] - params.name_begin[k]);
+    if (raw.find_first_of("%+") == std::string_view::npos) {
+      tops.params.Add(raw);  // decoding would change nothing
       continue;
     }
+    decoded.resize(raw.size());
+    decoded.resize(Decode(raw, Decoding::kForm, decoded.data()));
+    tops.params.Add(decoded);
+  }
+  return true;
+}
+
+bool StatsRun::Row(size_t i, const UriReference& uri, uint32_t /*risks*/,
+                   Chunk* c) {
+  // A line too long has no URI: not counted, in a run of lines or alone.
+  if (!counts_rows_ || uri.error().kind == ErrorKind::kTooLong) return true;
+  Histograms& h = chunk_histograms_[c->slot];
+  if (histograms_) h.uri[Bucket(uri.text().size())]++;
+  if (!uri.valid()) {
+    LogReport* report = report_ ? &chunk_reports_[c->slot] : nullptr;
+    if (report && i < report->reference_lines.size())
+      report->AddProblem(ErrorKindName(uri.error().kind),
+                         ErrorKindMessage(uri.error().kind), *c->name,
+                         c->first_line + report->reference_lines[i],
+                         uri.error().offset + 1, uri.text());
+    return true;
+  }
+  if (histograms_) {
     if (uri.host()) h.host[Bucket(uri.host()->size())]++;
     h.path[Bucket(uri.path().size())]++;
     if (uri.query()) h.query[Bucket(uri.query()->size())]++;
-    if (top_ == 0) continue;
-    if (report) report->paths.Add(uri.path());
-    if (uri.scheme()) tops.schemes.Add(Lowered(*uri.scheme(), &lower));
-    if (!uri.host() || uri.host()->empty()) continue;
-    if (uri.host_kind() != HostKind::kRegName) {
-      tops.hosts.Add(*uri.host());  // an IP address, as written
-      continue;
-    }
-    // A host's entry is tagged with its registrable domain's entry in the
-    // chunk (kNoDomain: it has none) when first met in the chunk; the
-    // domain itself is looked up once a thread (DomainOf()).
-    bool added;
-    const std::string_view name = Lowered(*uri.host(), &lower);
-    const uint32_t host = tops.hosts.Find(name, &added);
-    tops.hosts.Count(host);
-    if (added) {
-      const std::optional<std::string_view> domain =
-          DomainOf(suffixes_.get(), name);
-      tops.hosts.set_tag(host, domain ? tops.domains.Find(*domain, &added)
-                                      : kNoDomain);
-    }
-    if (tops.hosts.tag(host) != kNoDomain)
-      tops.domains.Count(tops.hosts.tag(host));
   }
-  if (top_ > 0) {
-    thread_local QueryParams params;
-    thread_local std::string decoded;
-    ExtractQueryParams(rows.data, c->spans, &params);
-    for (size_t k = 0; k < params.size(); ++k) {
-      const size_t r = params.row[k];  // a line over --max-line has none
-      if (c->spans.uri_end[r] - c->spans.uri_begin[r] > opt_.max_line)
-        continue;
-      const std::string_view raw(rows.data + params.name_begin[k],
-                                 params.name_end[k] - params.name_begin[k]);
-      if (raw.find_first_of("%+") == std::string_view::npos) {
-        tops.params.Add(raw);  // decoding would change nothing
-        continue;
-      }
-      decoded.resize(raw.size());
-      decoded.resize(Decode(raw, Decoding::kForm, decoded.data()));
-      tops.params.Add(decoded);
-    }
-  }
+  if (report_ && top_ > 0) chunk_reports_[c->slot].paths.Add(uri.path());
   return true;
 }
 

@@ -255,6 +255,64 @@ TEST_F(CliTest, StatsJsonTopAndHistograms) {
   EXPECT_EQ(Run("stats --top=-1", in).status, 2);
 }
 
+// A host or scheme on a run of lines is counted once for the run, whatever
+// its case; hosts are counted in runs of up to 4096 names each on the
+// workers, IP addresses as written and with no registrable domain; every
+// count is exact below 65,536 names, at any --threads and --chunk-size.
+TEST_F(CliTest, StatsTopCountsRunsOfLinesAndIpAddresses) {
+  std::string in =
+      "http://Example.COM/a\nhttp://Example.COM/b\nhttp://Example.COM/c\n"
+      "http://example.com/b\nhttp://example.com/b\nHTTP://example.com/\n"
+      "http://192.0.2.1/\nhttp://192.0.2.1/x\nhttp://[2001:DB8::1]/\n";
+  for (int i = 0; i < 5000; ++i) {
+    in += "https://n" + std::to_string(i) + ".example.org/\n";
+    if (i % 1000 == 999) in += "http://EXAMPLE.com/\n";
+  }
+  in += "http://example.com/\n";
+  nlohmann::json first;
+  for (const char* opts : {"", " --threads=1", " --threads=3 --chunk-size=16",
+                           " --threads=2 --chunk-size=1K"}) {
+    const Result r = Run(std::string("stats --format=json --top=3") + opts, in);
+    ASSERT_EQ(r.status, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    const auto top = [&](const char* list) { return TopList(j["top"][list]); };
+    EXPECT_EQ(top("hosts"), "example.com=12 192.0.2.1=2 [2001:DB8::1]=1 ")
+        << opts;
+    EXPECT_EQ(top("registrable_domains"), "example.org=5000 example.com=12 ")
+        << opts;
+    EXPECT_EQ(top("schemes"), "https=5000 http=15 ") << opts;
+    EXPECT_EQ(j["top"]["hosts"]["undercount"], 0) << opts;
+    j.erase("throughput");
+    if (first.is_null()) first = j;
+    EXPECT_EQ(j, first) << opts;
+  }
+  // Past 2 * 65,536 registrable domains they are trimmed, the hosts kept
+  // are looked up again, and an IP address still has none.
+  std::string many;
+  for (int i = 0; i < 140000; ++i) {
+    many += "http://d" + std::to_string(i) + ".com/\n";
+    if (i % 100 == 0) many += "http://192.0.2.7/\nhttp://www.hot.com/\n";
+  }
+  Write(Path("domains.txt"), many);
+  const Result r = Run("stats --format=json --top=2 " + Path("domains.txt"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const auto& domains = j["top"]["registrable_domains"];
+  EXPECT_GT(domains["undercount"].get<int>(), 0);
+  EXPECT_EQ(domains["top"][0]["value"], "hot.com");
+  EXPECT_GE(domains["top"][0]["count"].get<int>() +
+                domains["undercount"].get<int>(), 1400);
+  const auto& hosts = j["top"]["hosts"];
+  EXPECT_EQ(hosts["top"][0]["value"], "192.0.2.7") << hosts;
+  EXPECT_EQ(hosts["top"][1]["value"], "www.hot.com") << hosts;
+  EXPECT_GE(hosts["top"][0]["count"].get<int>() +
+                hosts["undercount"].get<int>(), 1400);
+  for (const auto& d : domains["top"]) {  // none of 192.0.2.7
+    const std::string name = d["value"];
+    EXPECT_EQ(name.substr(name.size() - 4), ".com") << name;
+  }
+}
+
 // Past NameCounts::kKept names, counts are trimmed with a bound that is
 // reported: a frequent host stays first among 200,000 others.
 TEST_F(CliTest, StatsTopStaysBoundedAndKeepsTheFrequent) {
