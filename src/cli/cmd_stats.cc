@@ -404,9 +404,9 @@ struct Tops {
       }
       if (domain != kNoDomain) domains.Count(domain, n);
     });
-    hosts.MergeList(chunk->ip_hosts, [this](uint32_t host, uint64_t) {
-      hosts.set_tag(host, kNoDomain);
-    });
+    // An IP address never reaches the list of reg-names: its tag is never
+    // read.
+    hosts.MergeList(chunk->ip_hosts, [](uint32_t, uint64_t) {});
     chunk->reg_names.ClearList();
     chunk->ip_hosts.ClearList();
     hosts.TrimIfFull();  // the tags of the hosts kept are looked up again
@@ -658,7 +658,6 @@ class StatsRun : public CommandRun {
     targets_.resize(window);
     chunk_histograms_.resize(window);
     chunk_tops_.resize(window);
-    counts_rows_ = histograms_ || top_ > 0 || report_;
     if (top_ > 0) suffixes_ = std::make_unique<PublicSuffixList>();
     if (report_) {
       chunk_reports_.resize(window);
@@ -730,7 +729,6 @@ class StatsRun : public CommandRun {
   std::unique_ptr<PublicSuffixList> suffixes_;
   std::vector<Histograms> chunk_histograms_;
   std::vector<ChunkTops> chunk_tops_;
-  bool counts_rows_ = false;  // Row() counts: --histograms, --top, a log
   Histograms histograms_total_;
   Tops tops_total_;
   bool report_ = false;  // --from=clf or combined: the log report
@@ -837,8 +835,10 @@ bool StatsRun::PrepareChunk(const Batch& rows, Chunk* c) {
 
 bool StatsRun::Row(size_t i, const UriReference& uri, uint32_t /*risks*/,
                    Chunk* c) {
+  // Row by row: the histograms, and the log report's problems and paths.
   // A line too long has no URI: not counted, in a run of lines or alone.
-  if (!counts_rows_ || uri.error().kind == ErrorKind::kTooLong) return true;
+  if ((!histograms_ && !report_) || uri.error().kind == ErrorKind::kTooLong)
+    return true;
   Histograms& h = chunk_histograms_[c->slot];
   if (histograms_) h.uri[Bucket(uri.text().size())]++;
   if (!uri.valid()) {
