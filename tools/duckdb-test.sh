@@ -11,6 +11,10 @@
 #   (default build/duckdb; --sanitize: a Debug build under AddressSanitizer
 #   and UndefinedBehaviorSanitizer in build/duckdb-asan, the extension and
 #   the shell both instrumented: the sanitizer tier of tools/test.sh --full)
+#   A BUILD_DIR that exists keeps its configuration and targets and gets
+#   the extension beside them, compiled with the library objects it has
+#   (tools/test.sh: build/ext, which the PostgreSQL test made). URISCAN=PATH:
+#   the command to compare with (then it is not built here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -30,14 +34,19 @@ fi
 build=${1:-$build}
 bash tools/setup.sh duckdb
 bash tools/setup.sh build
-# A new build directory gets the extension alone; one that exists (the
-# sanitizer step's build/asan) keeps its other targets and adds it.
-fresh=(-DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF)
+# A new build directory gets the extension alone, configured as above; one
+# that exists keeps its configuration and other targets and adds it.
+fresh=("${config[@]}" -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF)
 [ -f "$build/CMakeCache.txt" ] && fresh=()
-cmake -S . -B "$build" "${config[@]}" -DURISCAN_BUILD_DUCKDB=ON "${fresh[@]}" \
-  > /dev/null
-cmake --build "$build" -j2 > /dev/null
-uriscan=$build/uriscan
+cmake -S . -B "$build" -DURISCAN_BUILD_DUCKDB=ON "${fresh[@]}" > /dev/null
+if [ -n "${URISCAN:-}" ]; then
+  cmake --build "$build" -j2 --target uriscan_duckdb uriscan_duckdb_shell \
+    > /dev/null
+  uriscan=$URISCAN
+else
+  cmake --build "$build" -j2 > /dev/null
+  uriscan=$build/uriscan
+fi
 ext=$(cd "$build/duckdb" && pwd)/uriscan.duckdb_extension
 host=$build/duckdb/uriscan-duckdb
 work=$(mktemp -d)
@@ -507,7 +516,7 @@ kill "$writer" 2>/dev/null || true
 wait "$writer" 2>/dev/null || true
 check "every row still comes in order" "48010 http://e/48010" \
   "$(seq 1 48010 | sed 's|^|http://e/|' > "$work/many.txt"; timeout 60 "$host" --mode=tsv -c "SELECT count(*) || ' ' || last(uri) FROM read_uris(['$work/many.txt'])" 2>&1)"
-cmake --install "$build" --prefix "$work/prefix" > /dev/null
+cmake --install "$build" --prefix "$work/prefix" --component duckdb > /dev/null
 check "installed" "b.example" \
   "$("$work/prefix/bin/uriscan-duckdb" --mode=tsv -c "SELECT uri_host('http://b.example/')")"
 # --mode=json: numbers, booleans, NULL, lists, structs and maps as JSON's

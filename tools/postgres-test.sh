@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The PostgreSQL extension on a real server: installs Debian's PostgreSQL 15
 # and its server headers (tools/setup.sh postgres), builds uriscan with
-# -DURISCAN_BUILD_POSTGRES=ON in build/postgres, installs the extension into
+# -DURISCAN_BUILD_POSTGRES=ON in BUILD_DIR, installs the extension into
 # the system's PostgreSQL 15 (as root), then in a throw-away cluster
 # (pg_virtualenv) runs, in a SQL_ASCII and a UTF8 database, the edge cases
 # against their expected output (postgres/test/expected/) and every function
@@ -9,17 +9,30 @@
 # plan. Prints PASS or FAIL; exits non-zero on failure. KEEP_OUTPUT=DIR
 # copies an edge case's output that differs into DIR (to review, then make
 # it the expected output).
+# usage: tools/postgres-test.sh [BUILD_DIR]   (default build/postgres; one
+#   that exists keeps its configuration and other targets, as tools/test.sh's
+#   build/ext does). URISCAN=PATH: the command to compare with (then it is
+#   not built here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 [ "$(id -u)" -eq 0 ] || { echo "postgres-test: run as root" >&2; exit 2; }
 
 bash tools/setup.sh postgres
-build=build/postgres
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DURISCAN_BUILD_POSTGRES=ON -DURISCAN_BUILD_TESTS=OFF \
-  -DURISCAN_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j2 --target uriscan_pg uriscan_cli
+build=${1:-build/postgres}
+# A new build directory gets the extension alone, RelWithDebInfo; one that
+# exists keeps its configuration and other targets and adds it.
+fresh=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DURISCAN_BUILD_TESTS=OFF
+       -DURISCAN_BUILD_BENCH=OFF)
+[ -f "$build/CMakeCache.txt" ] && fresh=()
+cmake -S . -B "$build" -DURISCAN_BUILD_POSTGRES=ON "${fresh[@]}" >/dev/null
+if [ -n "${URISCAN:-}" ]; then
+  uriscan=$URISCAN
+  cmake --build "$build" -j2 --target uriscan_pg
+else
+  uriscan=$build/uriscan
+  cmake --build "$build" -j2 --target uriscan_pg uriscan_cli
+fi
 cmake --install "$build" --component postgres >/dev/null
 
 work=$(mktemp -d)
@@ -32,7 +45,7 @@ if [ ${#corpora[@]} -eq 0 ]; then
   echo "postgres-test: FAIL: no shared corpora in ../shared/corpus" >&2
   exit 1
 fi
-/usr/bin/python3 postgres/test/prepare.py "$build/uriscan" "$work" \
+/usr/bin/python3 postgres/test/prepare.py "$uriscan" "$work" \
   "${corpora[@]}"
 # The UTF8 database loads only the lines that are UTF-8.
 mkdir "$work/utf8"
@@ -49,9 +62,9 @@ printf '%s\n' 'http://a/?q=%00&r=x%00y' 'http://b/p%E9?x=%E9&y=caf%C3%A9' \
   'http://c/%5C?b=%5C%5C&t=%09%0A%0D&n=%5CN' 'http://d/?z=%FF%C0%AF#%00' \
   > "$work/hostile.txt"
 printf 'http://e/\\x?\001=\351\thttp://f/\n' >> "$work/hostile.txt"
-"$build/uriscan" params --quiet "$work/hostile.txt" \
+"$uriscan" params --quiet "$work/hostile.txt" \
   > "$work/hostile_params.tsv" 2>/dev/null
-"$build/uriscan" parse --quiet --format=tsv --no-header \
+"$uriscan" parse --quiet --format=tsv --no-header \
   --columns=line,valid,at,error,path_decoded,query_decoded,fragment_decoded,path_segments,param_names,param:x \
   "$work/hostile.txt" > "$work/hostile_parse.tsv" 2>/dev/null
 
@@ -168,7 +181,7 @@ compare_status=0
 pg_virtualenv -t bash "$work/run.sh" "$work" >"$work/cluster.log" 2>&1 ||
   compare_status=$?
 
-# What the server said stays in build/postgres/test-out for a look later.
+# What the server said stays in BUILD_DIR/test-out for a look later.
 rm -rf "$build/test-out"
 cp -r "$work/out" "$build/test-out"
 cp "$work/cluster.log" "$build/test-out/"

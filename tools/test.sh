@@ -77,10 +77,13 @@ if [ -f ../shared/tools/check_cli.py ]; then
   step "the shared command-line contract checker" \
     /usr/bin/python3 ../shared/tools/check_cli.py build/test/uriscan all
 fi
+# The two extensions in one build, build/ext (position-independent, arenas
+# in malloc): the library compiled once for both, compared with build/test's
+# command.
 step "PostgreSQL 15 extension: pg_virtualenv cluster, SQL_ASCII and UTF8" \
-  bash tools/postgres-test.sh
+  env URISCAN="$root/build/test/uriscan" bash tools/postgres-test.sh build/ext
 step "DuckDB extension: libduckdb.so from npm, compared with the command" \
-  bash tools/duckdb-test.sh
+  env URISCAN="$root/build/test/uriscan" bash tools/duckdb-test.sh build/ext
 if [ "$full" = 1 ]; then
   step "build/asan (Debug, -fsanitize=address,undefined): ctest, DuckDB" \
     sanitized
