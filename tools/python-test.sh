@@ -38,9 +38,13 @@ tar -xzf "$tmp"/uriscan-*.tar.gz -C "$tmp"
 # in another one, compiles from the cache.
 CCACHE_BASEDIR=$tmp "$venv/bin/pip" install --quiet --no-build-isolation \
   --no-index "$tmp"/uriscan-*/
-# From outside python/, so that `import uriscan` is the installed package.
+# From outside python/, so that `import uriscan` is the installed package;
+# two pytest workers, one per core, with pytest-xdist (tools/setup.sh test
+# installs it; one process without it).
+workers=()
+/usr/bin/python3 -c 'import xdist' 2>/dev/null && workers=(-n 2)
 (cd "$root/python/tests" &&
- URISCAN_CLI=$reference "$venv/bin/python" -m pytest -q \
+ URISCAN_CLI=$reference "$venv/bin/python" -m pytest -q "${workers[@]}" \
    -p no:cacheprovider .)
 
 cd "$tmp"

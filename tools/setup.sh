@@ -14,11 +14,13 @@ python=(python3 python3-dev python3-venv python3-pip python3-setuptools
         python3-wheel python3-pybind11 pybind11-dev python3-numpy
         python3-pandas python3-dask python3-distributed python3-pytest
         python3-build)
+# python3-pytest-xdist: pytest on both cores (tools/python-test.sh).
 # python3-w3lib: the w3lib profile is tested against it (python/tests);
 # python3-scrapy: uriscan.scrapy is tested against it, crawling a local site.
 # time: /usr/bin/time measures the tests' peak RSS (a fresh Debian has none).
 test=("${package[@]}" libgtest-dev nlohmann-json3-dev liburiparser-dev
-      gzip zstd zsh fish chromium time "${python[@]}" python3-w3lib python3-scrapy)
+      gzip zstd zsh fish chromium time "${python[@]}" python3-pytest-xdist
+      python3-w3lib python3-scrapy)
 bench=("${build[@]}" libbenchmark-dev liburiparser-dev libboost-url1.81-dev
        libcurl4-openssl-dev)
 # The aarch64 cross build (tools/cross-test.sh): Debian's cross compiler,
