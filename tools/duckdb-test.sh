@@ -13,8 +13,9 @@
 #   the shell both instrumented: the sanitizer tier of tools/test.sh --full)
 #   A BUILD_DIR that exists keeps its configuration and targets and gets
 #   the extension beside them, compiled with the library objects it has
-#   (tools/test.sh: build/ext, which the PostgreSQL test made). URISCAN=PATH:
-#   the command to compare with (then it is not built here).
+#   (tools/test.sh: build/ext, which the PostgreSQL test made).
+#   URISCAN_CLI=PATH: the command to compare with (then it is not built
+#   here), as the Python tests take it.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -39,10 +40,10 @@ bash tools/setup.sh build
 fresh=("${config[@]}" -DURISCAN_BUILD_TESTS=OFF -DURISCAN_BUILD_BENCH=OFF)
 [ -f "$build/CMakeCache.txt" ] && fresh=()
 cmake -S . -B "$build" -DURISCAN_BUILD_DUCKDB=ON "${fresh[@]}" > /dev/null
-if [ -n "${URISCAN:-}" ]; then
+if [ -n "${URISCAN_CLI:-}" ]; then
   cmake --build "$build" -j2 --target uriscan_duckdb uriscan_duckdb_shell \
     > /dev/null
-  uriscan=$URISCAN
+  uriscan=$URISCAN_CLI
 else
   cmake --build "$build" -j2 > /dev/null
   uriscan=$build/uriscan

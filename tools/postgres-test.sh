@@ -11,7 +11,7 @@
 # it the expected output).
 # usage: tools/postgres-test.sh [BUILD_DIR]   (default build/postgres; one
 #   that exists keeps its configuration and other targets, as tools/test.sh's
-#   build/ext does). URISCAN=PATH: the command to compare with (then it is
+#   build/ext does). URISCAN_CLI=PATH: the command to compare with (then it is
 #   not built here).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,8 +26,8 @@ fresh=(-DCMAKE_BUILD_TYPE=RelWithDebInfo -DURISCAN_BUILD_TESTS=OFF
        -DURISCAN_BUILD_BENCH=OFF)
 [ -f "$build/CMakeCache.txt" ] && fresh=()
 cmake -S . -B "$build" -DURISCAN_BUILD_POSTGRES=ON "${fresh[@]}" >/dev/null
-if [ -n "${URISCAN:-}" ]; then
-  uriscan=$URISCAN
+if [ -n "${URISCAN_CLI:-}" ]; then
+  uriscan=$URISCAN_CLI
   cmake --build "$build" -j2 --target uriscan_pg
 else
   uriscan=$build/uriscan

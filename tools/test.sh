@@ -81,9 +81,9 @@ fi
 # in malloc): the library compiled once for both, compared with build/test's
 # command.
 step "PostgreSQL 15 extension: pg_virtualenv cluster, SQL_ASCII and UTF8" \
-  env URISCAN="$root/build/test/uriscan" bash tools/postgres-test.sh build/ext
+  env URISCAN_CLI="$root/build/test/uriscan" bash tools/postgres-test.sh build/ext
 step "DuckDB extension: libduckdb.so from npm, compared with the command" \
-  env URISCAN="$root/build/test/uriscan" bash tools/duckdb-test.sh build/ext
+  env URISCAN_CLI="$root/build/test/uriscan" bash tools/duckdb-test.sh build/ext
 if [ "$full" = 1 ]; then
   step "build/asan (Debug, -fsanitize=address,undefined): ctest, DuckDB" \
     sanitized
